@@ -1,0 +1,10 @@
+module github.com/placement-syncd/placement-syncd
+
+go 1.26.8
+
+require (
+	github.com/mattn/go-sqlite3 v1.14.53
+	go.uber.org/zap v1.28.0
+)
+
+require go.uber.org/multierr v1.10.0 // indirect

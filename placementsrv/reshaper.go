@@ -1,0 +1,3 @@
+package placementsrv
+
+func (s *Server) reshape(r *request) (*response, error) { return nil, errNotImplemented }

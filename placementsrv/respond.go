@@ -1,0 +1,150 @@
+package placementsrv
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+)
+
+// response is what a handler returns on success; one writer (writeResponse)
+// turns it into bytes on the wire.
+type response struct {
+	status int
+	body   any // JSON-encoded when non-nil
+	// lastModified, when non-zero, is sent with Cache-Control: no-cache
+	// from microversion 1.15.
+	lastModified time.Time
+	header       http.Header
+}
+
+func ok(body any) *response { return &response{status: http.StatusOK, body: body} }
+
+func noContent() *response { return &response{status: http.StatusNoContent} }
+
+// withLastModified sets the cache headers' time.
+func (r *response) withLastModified(t time.Time) *response {
+	r.lastModified = t
+	return r
+}
+
+func (r *response) setHeader(k, v string) *response {
+	if r.header == nil {
+		r.header = http.Header{}
+	}
+	r.header.Set(k, v)
+	return r
+}
+
+// writeResponse writes a successful answer.
+func writeResponse(w http.ResponseWriter, req *request, resp *response) {
+	h := w.Header()
+	for k, vs := range resp.header {
+		h[k] = vs
+	}
+	if !resp.lastModified.IsZero() && req.mv.AtLeast(microversion.CacheHeaders) {
+		h.Set("Last-Modified", resp.lastModified.UTC().Format(http.TimeFormat))
+		h.Set("Cache-Control", "no-cache")
+	}
+	if resp.body == nil {
+		if resp.status != http.StatusNoContent {
+			h.Set("Content-Length", "0")
+		}
+		w.WriteHeader(resp.status)
+		return
+	}
+	b, err := marshalJSON(resp.body)
+	if err != nil {
+		writeError(w, req, errorf(http.StatusInternalServerError, "failed to encode response"))
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(resp.status)
+	if req.Method != http.MethodHead {
+		_, _ = w.Write(b)
+	}
+}
+
+// marshalJSON encodes without HTML escaping, as Python's json does.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	return b[:len(b)-1], nil // drop Encode's newline
+}
+
+var (
+	brRE      = regexp.MustCompile(`(?i)<br.*?>`)
+	commentRE = regexp.MustCompile(`(?s)<!--|-->`)
+	tagRE     = regexp.MustCompile(`(?s)<.*?>`)
+)
+
+// stripTags mirrors webob's strip_tags, which upstream's error bodies pass
+// through: newlines become spaces and <br> becomes a newline.
+func stripTags(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "\r", "")
+	s = brRE.ReplaceAllString(s, "\n")
+	s = commentRE.ReplaceAllString(s, "")
+	s = tagRE.ReplaceAllString(s, "")
+	return s
+}
+
+// errorBody is Placement's error document.
+type errorBody struct {
+	Errors []errorItem `json:"errors"`
+}
+
+type errorItem struct {
+	Status     int    `json:"status"`
+	Title      string `json:"title"`
+	Detail     string `json:"detail"`
+	Code       string `json:"code,omitempty"`
+	RequestID  string `json:"request_id,omitempty"`
+	MaxVersion string `json:"max_version,omitempty"`
+	MinVersion string `json:"min_version,omitempty"`
+}
+
+// writeError renders e as Placement's error JSON. The code appears only when
+// a microversion >= 1.23 was negotiated; min/max versions only on a 406 from
+// negotiation itself.
+func writeError(w http.ResponseWriter, req *request, e *httpError) {
+	var detail string
+	if e.Raw {
+		detail = stripTags(e.Detail)
+	} else {
+		detail = stripTags(explanations[e.Status] + "<br /><br />\n" + e.Detail + "\n\n")
+	}
+	item := errorItem{Status: e.Status, Title: errorTitle(e.Status), Detail: detail, RequestID: req.id}
+	if req.mvSet && req.mv.AtLeast(microversion.ErrorCodes) {
+		item.Code = e.Code
+		if item.Code == "" {
+			item.Code = CodeDefault
+		}
+	}
+	if e.Status == http.StatusNotAcceptable && !req.mvSet {
+		item.MaxVersion = microversion.Max.String()
+		item.MinVersion = microversion.Min.String()
+	}
+	h := w.Header()
+	for k, vs := range e.Headers {
+		h[k] = vs
+	}
+	b, _ := marshalJSON(errorBody{Errors: []errorItem{item}})
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.Status)
+	if req.Method != http.MethodHead {
+		_, _ = w.Write(b)
+	}
+}

@@ -1,0 +1,148 @@
+// Package schema validates Placement API request bodies and query strings
+// against the JSON Schemas of OpenStack Placement 8.0.0, reporting failures
+// with exactly the text Python's jsonschema 4.10.3 produces there.
+//
+// Placement clients (and the upstream functional tests) match substrings of
+// error details such as "Failed validating 'maxLength'" or
+// "JSON does not validate: 0 is less than the minimum of 1", so the
+// validator reproduces jsonschema's Draft 2020-12 semantics (the default
+// when a schema has no "$schema"), its best_match error selection and the
+// Python repr/pprint rendering of values — but only for the keywords that
+// Placement's schemas use. Compile rejects any other keyword that affects
+// validation rather than silently ignoring it.
+//
+// The Placement schemas themselves are built by New, once, into a Set whose
+// accessors take the request microversion's minor number (every Placement
+// microversion is 1.x). Compiled schemas are immutable and safe for
+// concurrent use.
+package schema
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Schema is a compiled JSON Schema.
+type Schema struct {
+	root *node
+}
+
+// Compile builds a Schema from a JSON document, keeping its key order
+// (which decides error precedence, as it does upstream).
+func Compile(schemaJSON []byte) (*Schema, error) {
+	v, err := decodeOrdered(schemaJSON)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return compileValue(v)
+}
+
+func compileValue(v any) (*Schema, error) {
+	n, err := compile(v)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return &Schema{root: n}, nil
+}
+
+// Validate checks a document decoded by encoding/json (with UseNumber, so
+// that ints and floats stay distinct as in Python; plain float64 values are
+// treated as Python floats). Go maps are unordered, so where Python would
+// show keys in request order, sorted order is used; ValidateJSON avoids
+// that. The result is nil, a *ValidationError, or an error for Go values
+// that JSON decoding cannot produce.
+func (s *Schema) Validate(doc any) error {
+	v, err := fromGo(doc)
+	if err != nil {
+		return err
+	}
+	return s.validateValue(v)
+}
+
+// ValidateJSON decodes body and validates it, keeping the key order of the
+// request so that messages match upstream byte for byte. Malformed JSON is
+// reported as a plain error (never a *ValidationError); handlers should
+// have rejected it already with their own "Malformed JSON" message.
+func (s *Schema) ValidateJSON(body []byte) error {
+	v, err := decodeOrdered(body)
+	if err != nil {
+		return err
+	}
+	return s.validateValue(v)
+}
+
+// ValidateQuery validates query parameters the way Placement's
+// validate_query_params does: as an object of strings in which a repeated
+// parameter takes its last value.
+func (s *Schema) ValidateQuery(q url.Values) error {
+	return s.validateValue(fromQuery(q))
+}
+
+func (s *Schema) validateValue(v any) error {
+	e := bestMatch(s.root.iterErrors(v))
+	if e == nil {
+		return nil
+	}
+	return newValidationError(e)
+}
+
+// ValidationError is the error jsonschema.validate would raise.
+type ValidationError struct {
+	// Message is jsonschema's ValidationError.message, e.g.
+	// "'name' is a required property".
+	Message string
+	// Keyword is the failing schema keyword ("required", "maxLength", ...).
+	Keyword string
+	// Path locates the failing instance value: string keys and int indices.
+	// Like upstream's relative_path it is relative to the enclosing
+	// anyOf/oneOf value when the error was chosen from inside one.
+	Path []any
+	// SchemaPath is the path to Keyword within the (sub)schema, likewise
+	// relative.
+	SchemaPath []any
+
+	text string
+}
+
+// Error returns the same text as Python's str(ValidationError): the message,
+// the failing keyword with its schema, and the offending instance.
+func (e *ValidationError) Error() string { return e.text }
+
+func newValidationError(e *vError) *ValidationError {
+	schemaLoc := e.schemaPath
+	if len(schemaLoc) > 0 {
+		schemaLoc = schemaLoc[:len(schemaLoc)-1]
+	}
+	var b strings.Builder
+	b.WriteString(e.message)
+	b.WriteString("\n\nFailed validating ")
+	b.WriteString(strRepr(e.keyword))
+	b.WriteString(" in ")
+	b.WriteString(formatAsIndex("schema", schemaLoc))
+	b.WriteString(":\n    ")
+	b.WriteString(indentTail(pformat(e.schema.src)))
+	b.WriteString("\n\nOn ")
+	b.WriteString(formatAsIndex("instance", e.path))
+	b.WriteString(":\n    ")
+	b.WriteString(indentTail(pformat(e.instance)))
+	return &ValidationError{
+		Message:    e.message,
+		Keyword:    e.keyword,
+		Path:       append([]any(nil), e.path...),
+		SchemaPath: append([]any(nil), e.schemaPath...),
+		text:       strings.TrimRight(b.String(), " \t\n\r\v\f"),
+	}
+}
+
+// indentTail indents every line after the first by four spaces, as the
+// textwrap.indent/dedent dance in jsonschema's __str__ ends up doing.
+func indentTail(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "" {
+			lines[i] = "    " + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

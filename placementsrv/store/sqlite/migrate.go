@@ -1,0 +1,95 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"time"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migrations returns the embedded migration scripts in order; the schema
+// version of a database is the number applied.
+func migrations() []string {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		panic(err) // the pattern is constant and valid
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LatestSchemaVersion is the schema version this binary writes.
+func LatestSchemaVersion() int { return len(migrations()) }
+
+// schemaVersion reads how many migrations a database has applied; a new,
+// empty file is version 0.
+func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'`).Scan(&n)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var v sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, err
+	}
+	return int(v.Int64), nil
+}
+
+// applyMigrations applies each pending migration in its own transaction,
+// recording it, so a failure never leaves a half-applied step.
+func applyMigrations(ctx context.Context, db *sql.DB, from int, now time.Time) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	for i, name := range migrations() {
+		v := i + 1
+		if v <= from {
+			continue
+		}
+		body, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback() //nolint:errcheck
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, v, name, now.UnixNano()); err != nil {
+			tx.Rollback() //nolint:errcheck
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion opens path read-only and reports its schema version and
+// the binary's, for 'db version'.
+func SchemaVersion(ctx context.Context, path string) (current, latest int, err error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return 0, 0, fmt.Errorf("open database %s: %w", path, err)
+	}
+	defer db.Close()
+	current, err = schemaVersion(ctx, db)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read schema version of %s: %w", path, err)
+	}
+	return current, LatestSchemaVersion(), nil
+}
