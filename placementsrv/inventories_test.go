@@ -127,8 +127,8 @@ func (e *invEnv) snapshot() invSnapshot {
 	return invSnapshot{Inventories: r.json(e.t), Classes: c.json(e.t)["resource_classes"].([]any)}
 }
 
-// wantError checks Placement's error document.
-func wantError(t *testing.T, r invResult, status int, detail string) {
+// invWantError checks Placement's error document.
+func invWantError(t *testing.T, r invResult, status int, detail string) {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
@@ -154,8 +154,8 @@ func wantError(t *testing.T, r invResult, status int, detail string) {
 	}
 }
 
-// errorCode returns the code of an error document.
-func errorCode(t *testing.T, r invResult) string {
+// invErrorCode returns the code of an error document.
+func invErrorCode(t *testing.T, r invResult) string {
 	t.Helper()
 	errs, _ := r.json(t)["errors"].([]any)
 	if len(errs) != 1 {
@@ -252,7 +252,7 @@ func TestInventoryRoutesRejectBadInput(t *testing.T) {
 	for _, tc := range invBadInputCases {
 		t.Run(tc.name, func(t *testing.T) {
 			body := strings.ReplaceAll(tc.body, `"resource_provider_generation": 0`, `"resource_provider_generation": 1`)
-			wantError(t, e.do(tc.method, tc.path, tc.version, body), http.StatusBadRequest, tc.detail)
+			invWantError(t, e.do(tc.method, tc.path, tc.version, body), http.StatusBadRequest, tc.detail)
 			if after := e.snapshot(); !reflect.DeepEqual(before, after) {
 				t.Fatalf("state changed:\nbefore %v\nafter  %v", before, after)
 			}
@@ -263,7 +263,7 @@ func TestInventoryRoutesRejectBadInput(t *testing.T) {
 func TestInventoryReservedEqualTotalByMicroversion(t *testing.T) {
 	e := newInvEnv(t)
 	body := `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8, "reserved": 8}}}`
-	wantError(t, e.do("PUT", invRPPath+"/inventories", "1.25", body), 400, "The reserved value is greater than or equal to total.")
+	invWantError(t, e.do("PUT", invRPPath+"/inventories", "1.25", body), 400, "The reserved value is greater than or equal to total.")
 	r := e.do("PUT", invRPPath+"/inventories", "1.26", body)
 	if r.status != 200 {
 		t.Fatalf("1.26: %d %s", r.status, r.body)
@@ -282,7 +282,7 @@ func TestInventoryReservedEqualTotalByMicroversion(t *testing.T) {
 	}
 	// PUT one follows the same rule.
 	one := `{"resource_provider_generation": 1, "total": 4, "reserved": 4}`
-	wantError(t, e.do("PUT", invRPPath+"/inventories/VCPU", "1.25", one), 400, "greater than or equal to total")
+	invWantError(t, e.do("PUT", invRPPath+"/inventories/VCPU", "1.25", one), 400, "greater than or equal to total")
 	if r := e.do("PUT", invRPPath+"/inventories/VCPU", "1.26", one); r.status != 200 {
 		t.Fatalf("PUT one at 1.26: %d %s", r.status, r.body)
 	}
@@ -304,12 +304,12 @@ func TestInventoryCreateAndGenerations(t *testing.T) {
 		t.Fatalf("generation %v", g)
 	}
 	dup := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "VCPU", "total": 8}`)
-	wantError(t, dup, 409, "Update conflict")
+	invWantError(t, dup, 409, "Update conflict")
 	stale := e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {}}`)
-	wantError(t, stale, 409, "resource provider generation conflict")
+	invWantError(t, stale, 409, "resource provider generation conflict")
 	staleOne := e.do("PUT", invRPPath+"/inventories/VCPU", "1.39", `{"resource_provider_generation": 0, "total": 1}`)
-	wantError(t, staleOne, 409, "resource provider generation conflict")
-	if errorCode(t, staleOne) != "placement.concurrent_update" {
+	invWantError(t, staleOne, 409, "resource provider generation conflict")
+	if invErrorCode(t, staleOne) != "placement.concurrent_update" {
 		t.Fatalf("missing error code: %s", staleOne.body)
 	}
 	e.restart()
@@ -320,8 +320,8 @@ func TestInventoryCreateAndGenerations(t *testing.T) {
 	if m := got.json(t); m["allocation_ratio"] != 16.0 || m["resource_provider_generation"] != 1.0 {
 		t.Fatalf("after restart: %v", m)
 	}
-	wantError(t, e.do("GET", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB for "+invTestRP)
-	wantError(t, e.do("DELETE", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB found for delete")
+	invWantError(t, e.do("GET", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB for "+invTestRP)
+	invWantError(t, e.do("DELETE", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB found for delete")
 }
 
 // seedInvAllocation writes a consumer with one allocation on the test
@@ -359,7 +359,7 @@ func TestDeleteAllInventories(t *testing.T) {
 	}
 	before := e.snapshot()
 	r := e.do("DELETE", invRPPath+"/inventories", "1.4", "")
-	wantError(t, r, 405, "The method DELETE is not allowed for this resource.")
+	invWantError(t, r, 405, "The method DELETE is not allowed for this resource.")
 	if r.header.Get("Allow") != "" {
 		t.Fatalf("version-gated 405 has Allow %q", r.header.Get("Allow"))
 	}
@@ -373,19 +373,19 @@ func TestDeleteAllInventories(t *testing.T) {
 	e.start()
 	const inUse = "Inventory for 'VCPU, DISK_GB' on resource provider '" + invTestRP + "' in use."
 	r = e.do("DELETE", invRPPath+"/inventories", "1.39", "")
-	wantError(t, r, 409, inUse)
-	if errorCode(t, r) != "placement.inventory.inuse" {
+	invWantError(t, r, 409, inUse)
+	if invErrorCode(t, r) != "placement.inventory.inuse" {
 		t.Fatalf("code: %s", r.body)
 	}
 	r = e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 1, "inventories": {}}`)
-	wantError(t, r, 409, "update conflict: "+inUse)
+	invWantError(t, r, 409, "update conflict: "+inUse)
 	// Upstream's quirk: DELETE of one in-use inventory says concurrent_update.
 	r = e.do("DELETE", invRPPath+"/inventories/VCPU", "1.39", "")
-	wantError(t, r, 409, "Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider")
-	if errorCode(t, r) != "placement.concurrent_update" {
+	invWantError(t, r, 409, "Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider")
+	if invErrorCode(t, r) != "placement.concurrent_update" {
 		t.Fatalf("code: %s", r.body)
 	}
-	wantError(t, e.do("DELETE", "/resource_classes/CUSTOM_NONE", "1.39", ""), 404, "No such resource class CUSTOM_NONE.")
+	invWantError(t, e.do("DELETE", "/resource_classes/CUSTOM_NONE", "1.39", ""), 404, "No such resource class CUSTOM_NONE.")
 	if after := e.snapshot(); !reflect.DeepEqual(before, after) {
 		t.Fatalf("refused deletes changed state:\nbefore %v\nafter  %v", before, after)
 	}
@@ -428,7 +428,7 @@ func TestDeleteAllInventories(t *testing.T) {
 
 func TestResourceClassLifecycle(t *testing.T) {
 	e := newInvEnv(t)
-	wantError(t, e.do("GET", "/resource_classes", "1.1", ""), 404, "The resource could not be found.")
+	invWantError(t, e.do("GET", "/resource_classes", "1.1", ""), 404, "The resource could not be found.")
 	r := e.do("PUT", "/resource_classes/CUSTOM_GOLD", "1.7", "")
 	if r.status != 201 || r.header.Get("Location") != e.srv.URL+"/resource_classes/CUSTOM_GOLD" {
 		t.Fatalf("PUT 1.7 create: %d %v", r.status, r.header)
@@ -436,11 +436,11 @@ func TestResourceClassLifecycle(t *testing.T) {
 	if r := e.do("PUT", "/resource_classes/CUSTOM_GOLD", "1.7", ""); r.status != 204 {
 		t.Fatalf("PUT 1.7 existing: %d", r.status)
 	}
-	wantError(t, e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_GOLD"}`), 409, "Conflicting resource class already exists: CUSTOM_GOLD")
+	invWantError(t, e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_GOLD"}`), 409, "Conflicting resource class already exists: CUSTOM_GOLD")
 	if r := e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_SILVER"}`); r.status != 201 {
 		t.Fatalf("POST: %d %s", r.status, r.body)
 	}
-	wantError(t, e.do("PUT", "/resource_classes/CUSTOM_SILVER", "1.6", `{"name": "CUSTOM_GOLD"}`), 409, "Resource class already exists: CUSTOM_GOLD")
+	invWantError(t, e.do("PUT", "/resource_classes/CUSTOM_SILVER", "1.6", `{"name": "CUSTOM_GOLD"}`), 409, "Resource class already exists: CUSTOM_GOLD")
 	r = e.do("PUT", "/resource_classes/CUSTOM_SILVER", "1.6", `{"name": "CUSTOM_BRONZE"}`)
 	if r.status != 200 || r.json(t)["name"] != "CUSTOM_BRONZE" {
 		t.Fatalf("rename: %d %s", r.status, r.body)
@@ -448,7 +448,7 @@ func TestResourceClassLifecycle(t *testing.T) {
 	if r := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "CUSTOM_GOLD", "total": 1}`); r.status != 201 {
 		t.Fatalf("inventory: %d %s", r.status, r.body)
 	}
-	wantError(t, e.do("DELETE", "/resource_classes/CUSTOM_GOLD", "1.39", ""), 409, "Error in delete resource class: Cannot delete resource class CUSTOM_GOLD. Class is in use in inventory.")
+	invWantError(t, e.do("DELETE", "/resource_classes/CUSTOM_GOLD", "1.39", ""), 409, "Error in delete resource class: Cannot delete resource class CUSTOM_GOLD. Class is in use in inventory.")
 	e.restart()
 	if r := e.do("GET", "/resource_classes/CUSTOM_BRONZE", "1.15", ""); r.status != 200 || r.header.Get("Last-Modified") == "" {
 		t.Fatalf("GET renamed after restart: %d %v", r.status, r.header)
@@ -456,7 +456,7 @@ func TestResourceClassLifecycle(t *testing.T) {
 	if r := e.do("DELETE", "/resource_classes/CUSTOM_BRONZE", "1.39", ""); r.status != 204 {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
-	wantError(t, e.do("GET", "/resource_classes/CUSTOM_BRONZE", "1.39", ""), 404, "No such resource class CUSTOM_BRONZE.")
+	invWantError(t, e.do("GET", "/resource_classes/CUSTOM_BRONZE", "1.39", ""), 404, "No such resource class CUSTOM_BRONZE.")
 }
 
 // FuzzDecodeInventories checks that no PUT-all body makes the decoder
