@@ -159,6 +159,7 @@ func TestE2E_ServeAndTerminate(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /: %s", resp.Status)
 	}

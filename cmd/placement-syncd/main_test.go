@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // testBin holds the placement-syncd binary built for the e2e tests of this
@@ -26,10 +28,18 @@ const (
 	testCommit  = "0123456789abcdef"
 )
 
+// TestMain also checks that run leaves no goroutine behind once its
+// context has ended (every actor has an owner and stops).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if testBin.dir != "" {
 		os.RemoveAll(testBin.dir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }

@@ -154,6 +154,7 @@ func TestRun_Serve(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /: %s", resp.Status)
 	}
