@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -41,6 +42,8 @@ type Server struct {
 	now    func() time.Time
 	auth   string
 	routes []route
+	// schemas are the compiled request schemas, shared read-only.
+	schemas *schema.Set
 }
 
 // New validates opts and builds a Server.
@@ -48,7 +51,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		return nil, errors.New("placementsrv: a store is required")
 	}
-	s := &Server{store: opts.Store, log: opts.Logger, now: opts.Now, auth: opts.Auth}
+	s := &Server{store: opts.Store, log: opts.Logger, now: opts.Now, auth: opts.Auth, schemas: schema.New()}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
