@@ -18,7 +18,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -42,8 +41,6 @@ type Server struct {
 	now    func() time.Time
 	auth   string
 	routes []route
-	// schemas are the compiled request schemas, shared read-only.
-	schemas *schema.Set
 }
 
 // New validates opts and builds a Server.
@@ -51,7 +48,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		return nil, errors.New("placementsrv: a store is required")
 	}
-	s := &Server{store: opts.Store, log: opts.Logger, now: opts.Now, auth: opts.Auth, schemas: schema.New()}
+	s := &Server{store: opts.Store, log: opts.Logger, now: opts.Now, auth: opts.Auth}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
