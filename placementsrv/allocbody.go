@@ -127,7 +127,7 @@ func (o jsonObject) optInt(key string) (*int64, error) {
 	if !ok || string(raw) == "null" {
 		return nil, nil
 	}
-	n, err := jsonInt(raw)
+	n, err := allocJSONInt(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (o jsonObject) intOr(key string, def int64) (int64, error) {
 	if !ok {
 		return def, nil
 	}
-	return jsonInt(raw)
+	return allocJSONInt(raw)
 }
 
 // floatOr decodes the member key as a number, or returns def when absent.
@@ -156,10 +156,10 @@ func (o jsonObject) floatOr(key string, def float64) (float64, error) {
 	return strconv.ParseFloat(n.String(), 64)
 }
 
-// jsonInt reads an integer as jsonschema's "integer" admits it: a whole
+// allocJSONInt reads an integer as jsonschema's "integer" admits it: a whole
 // number, possibly written as a float (1.0). Values beyond int64 are
 // clamped; they fail every inventory limit anyway.
-func jsonInt(raw json.RawMessage) (int64, error) {
+func allocJSONInt(raw json.RawMessage) (int64, error) {
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return 0, err
@@ -190,7 +190,7 @@ func decodeResources(rpUUID string, raw json.RawMessage) ([]store.Allocation, er
 	}
 	out := make([]store.Allocation, 0, len(obj.keys))
 	for _, rc := range obj.keys {
-		n, err := jsonInt(obj.vals[rc])
+		n, err := allocJSONInt(obj.vals[rc])
 		if err != nil {
 			return nil, fmt.Errorf("resources %s: %w", rc, err)
 		}
