@@ -199,7 +199,7 @@ func (s *Store) DeleteInventory(ctx context.Context, uuid, className string) err
 			return nil, err
 		}
 		if _, ok := rp.inventories[rc]; !ok {
-			return nil, inventoryNotFound(rc.name)
+			return nil, store.Errorf(store.ErrInventoryNotFound, "No inventory of class "+rc.name+" found for delete")
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?`, rp.id, rc.id); err != nil {
 			return nil, fmt.Errorf("delete inventory %s: %w", rc.name, err)
