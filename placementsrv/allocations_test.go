@@ -121,7 +121,7 @@ func (e *alEnv) snapshot() string {
 	return b.String()
 }
 
-// wantError checks Placement's error document.
+// alWantError checks Placement's error document.
 func alWantError(t *testing.T, r alResp, status int, code, detail string) {
 	t.Helper()
 	if r.status != status {
@@ -139,7 +139,7 @@ func alWantError(t *testing.T, r alResp, status int, code, detail string) {
 		t.Fatalf("not an error document: %s", r.body)
 	}
 	got := doc.Errors[0]
-	if got.Status != status || got.Title != http.StatusText(status) && status != 415 {
+	if got.Status != status || got.Title != http.StatusText(status) {
 		t.Errorf("error status/title %d %q", got.Status, got.Title)
 	}
 	if code != "" && got.Code != code {
