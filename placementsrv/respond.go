@@ -58,7 +58,7 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 		w.WriteHeader(resp.status)
 		return
 	}
-	b, err := marshalJSON(resp.body)
+	b, err := encodeBody(resp.body)
 	if err != nil {
 		writeError(w, req, errorf(http.StatusInternalServerError, "failed to encode response"))
 		return
@@ -69,6 +69,14 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 	if req.Method != http.MethodHead {
 		_, _ = w.Write(b)
 	}
+}
+
+// encodeBody encodes a response body; rawJSON is already encoded.
+func encodeBody(body any) ([]byte, error) {
+	if raw, ok := body.(rawJSON); ok {
+		return raw, nil
+	}
+	return marshalJSON(body)
 }
 
 // marshalJSON encodes without HTML escaping, as Python's json does.
