@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 )
 
 // maxBodyBytes bounds request bodies; the largest legitimate bodies (POST
@@ -34,6 +35,10 @@ type request struct {
 
 // param returns a path parameter by its route name.
 func (r *request) param(name string) string { return r.params[name] }
+
+// minor is the negotiated microversion's minor number (all are 1.x), as
+// the schema accessors take it.
+func (r *request) minor() int { return r.mv.Minor }
 
 // at reports whether the negotiated microversion is at least v.
 func (r *request) at(v microversion.Version) bool { return r.mv.AtLeast(v) }
@@ -191,16 +196,11 @@ func acceptsJSON(accept string) bool {
 	return false
 }
 
-// validator is what the schema package's compiled schemas provide.
-type validator interface {
-	Validate(doc any) error
-}
-
 // decodeJSON requires a JSON content type, reads the body, decodes it with
 // numbers kept exact, and validates it against sch (when non-nil). The
 // errors are upstream's: 415, "Malformed JSON: ..." and "JSON does not
 // validate: ...".
-func (r *request) decodeJSON(sch validator) (any, error) {
+func (r *request) decodeJSON(sch *schema.Schema) (any, error) {
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
 	}
@@ -216,7 +216,9 @@ func (r *request) decodeJSON(sch validator) (any, error) {
 		return nil, badRequest("Malformed JSON: %s", err)
 	}
 	if sch != nil {
-		if err := sch.Validate(doc); err != nil {
+		// ValidateJSON re-reads the body to keep key order, which decides
+		// the wording of some messages exactly as upstream's.
+		if err := sch.ValidateJSON(body); err != nil {
 			return nil, badRequest("JSON does not validate: %s", err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -36,11 +37,12 @@ type Options struct {
 
 // Server is the Placement API. It is safe for concurrent use.
 type Server struct {
-	store  store.Store
-	log    *zap.Logger
-	now    func() time.Time
-	auth   string
-	routes []route
+	store   store.Store
+	log     *zap.Logger
+	now     func() time.Time
+	auth    string
+	routes  []route
+	schemas *schema.Set
 }
 
 // New validates opts and builds a Server.
@@ -61,6 +63,7 @@ func New(opts Options) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("placementsrv: unsupported auth strategy %q", opts.Auth)
 	}
+	s.schemas = schema.New()
 	s.routes = s.routeTable()
 	return s, nil
 }

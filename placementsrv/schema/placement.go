@@ -140,7 +140,7 @@ func New() *Set {
 	rpPut := clone(rpPost)
 	at(rpPut, "properties").del("uuid")
 	rpPost14 := clone(rpPost)
-	at(rpPost14, "properties").set("parent_provider_uuid", obj(
+	at(rpPost14, "properties").put("parent_provider_uuid", obj(
 		"anyOf", []any{
 			obj("type", "string", "format", "uuid"),
 			obj("type", "null"),
@@ -160,13 +160,13 @@ func New() *Set {
 		"additionalProperties", false,
 	)}
 	rpList[3] = clone(rpList[0])
-	at(rpList[3], "properties").set("member_of", obj("type", "string"))
+	at(rpList[3], "properties").put("member_of", obj("type", "string"))
 	rpList[4] = clone(rpList[3])
-	at(rpList[4], "properties").set("resources", obj("type", "string"))
+	at(rpList[4], "properties").put("resources", obj("type", "string"))
 	rpList[14] = clone(rpList[4])
-	at(rpList[14], "properties").set("in_tree", obj("type", "string", "format", "uuid"))
+	at(rpList[14], "properties").put("in_tree", obj("type", "string", "format", "uuid"))
 	rpList[18] = clone(rpList[14])
-	at(rpList[18], "properties").set("required", obj("type", "string"))
+	at(rpList[18], "properties").put("required", obj("type", "string"))
 	s.providerList = mustAll(rpList)
 
 	// Inventories.
@@ -185,7 +185,7 @@ func New() *Set {
 		"additionalProperties", false,
 	)
 	invPost := clone(invBase)
-	at(invPost, "properties").set("resource_class", obj("type", "string", "pattern", rcPattern))
+	at(invPost, "properties").put("resource_class", obj("type", "string", "pattern", rcPattern))
 	appendRequired(invPost, "resource_class")
 	removeRequired(invPost, "resource_provider_generation")
 	invRecord := clone(invBase)
@@ -218,7 +218,7 @@ func New() *Set {
 	// Traits.
 	trait := obj("type", "string", "minLength", 1, "maxLength", 255)
 	customTrait := clone(trait)
-	customTrait.set("pattern", customPattern)
+	customTrait.put("pattern", customPattern)
 	traitsPut := obj(
 		"type", "object",
 		"properties", obj(
@@ -228,8 +228,8 @@ func New() *Set {
 		"additionalProperties", false,
 	)
 	rpTraits := clone(traitsPut)
-	at(rpTraits, "properties", "traits").set("items", clone(trait))
-	at(rpTraits, "properties").set("resource_provider_generation", obj("type", "integer"))
+	at(rpTraits, "properties", "traits").put("items", clone(trait))
+	at(rpTraits, "properties").put("resource_provider_generation", obj("type", "integer"))
 	appendRequired(rpTraits, "resource_provider_generation")
 	traitList := obj(
 		"type", "object",
@@ -295,8 +295,8 @@ func New() *Set {
 		"additionalProperties", false,
 	)}
 	put[8] = clone(put[0])
-	at(put[8], "properties").set("project_id", idString())
-	at(put[8], "properties").set("user_id", idString())
+	at(put[8], "properties").put("project_id", idString())
+	at(put[8], "properties").put("user_id", idString())
 	appendRequired(put[8], "project_id", "user_id")
 	put[12] = obj(
 		"type", "object",
@@ -323,7 +323,7 @@ func New() *Set {
 	)
 	// Allocations may be emptied (to delete them) in the POST and later PUT forms.
 	deletable := clone(put[12])
-	at(deletable, "properties", "allocations").set("minProperties", 0)
+	at(deletable, "properties", "allocations").put("minProperties", 0)
 	consumerGeneration := func() *object {
 		return obj("type", []string{"integer", "null"}, "additionalProperties", false)
 	}
@@ -334,13 +334,13 @@ func New() *Set {
 		"patternProperties", obj(uuidPattern, deletable),
 	)}
 	put[28] = clone(deletable)
-	at(put[28], "properties").set("consumer_generation", consumerGeneration())
+	at(put[28], "properties").put("consumer_generation", consumerGeneration())
 	appendRequired(put[28], "consumer_generation")
 	postConsumer28 := clone(deletable)
-	at(postConsumer28, "properties").set("consumer_generation", consumerGeneration())
+	at(postConsumer28, "properties").put("consumer_generation", consumerGeneration())
 	appendRequired(postConsumer28, "consumer_generation")
 	post[28] = clone(post[13])
-	post[28].set("patternProperties", obj(uuidPattern, postConsumer28))
+	post[28].put("patternProperties", obj(uuidPattern, postConsumer28))
 	mappings := obj(
 		"type", "object",
 		"minProperties", 1,
@@ -351,11 +351,11 @@ func New() *Set {
 		)),
 	)
 	put[34] = clone(put[28])
-	at(put[34], "properties").set("mappings", mappings)
+	at(put[34], "properties").put("mappings", mappings)
 	post[34] = clone(post[28])
-	post[34].set("patternProperties", obj(uuidPattern, put[34]))
+	post[34].put("patternProperties", obj(uuidPattern, put[34]))
 	put[38] = clone(put[34])
-	at(put[38], "properties").set("consumer_type", obj(
+	at(put[38], "properties").put("consumer_type", obj(
 		"type", "string",
 		"pattern", consumerTypePattern,
 		"minLength", 1,
@@ -363,14 +363,14 @@ func New() *Set {
 	))
 	appendRequired(put[38], "consumer_type")
 	post[38] = clone(post[34])
-	post[38].set("patternProperties", obj(uuidPattern, put[38]))
+	post[38].put("patternProperties", obj(uuidPattern, put[38]))
 	s.allocationsPut, s.allocationsPost = mustAll(put), mustAll(post)
 
 	// Reshaper: inventories per provider plus POST /allocations-style
 	// allocations that may be empty.
 	reshaperAllocs := func(p *object) *object {
 		a := clone(p)
-		a.set("minProperties", 0)
+		a.put("minProperties", 0)
 		return a
 	}
 	reshape := map[int]*object{30: obj(
@@ -388,9 +388,9 @@ func New() *Set {
 		"additionalProperties", false,
 	)}
 	reshape[34] = clone(reshape[30])
-	at(reshape[34], "properties").set("allocations", reshaperAllocs(post[34]))
+	at(reshape[34], "properties").put("allocations", reshaperAllocs(post[34]))
 	reshape[38] = clone(reshape[34])
-	at(reshape[38], "properties").set("allocations", reshaperAllocs(post[38]))
+	at(reshape[38], "properties").put("allocations", reshaperAllocs(post[38]))
 	s.reshaper = mustAll(reshape)
 
 	// Usages.
@@ -404,7 +404,7 @@ func New() *Set {
 		"additionalProperties", false,
 	)}
 	usages[38] = clone(usages[9])
-	at(usages[38], "properties").set("consumer_type", obj(
+	at(usages[38], "properties").put("consumer_type", obj(
 		"type", "string",
 		"pattern", consumerTypeGetPattern,
 		"minLength", 1,
@@ -420,7 +420,7 @@ func New() *Set {
 		"additionalProperties", false,
 	)}
 	ac[16] = clone(ac[10])
-	at(ac[16], "properties").set("limit", obj(
+	at(ac[16], "properties").put("limit", obj(
 		// Query values are always strings; integer is accepted too.
 		"type", []string{"integer", "string"},
 		"pattern", "^[1-9][0-9]*$",
@@ -428,36 +428,36 @@ func New() *Set {
 		"minLength", 1,
 	))
 	ac[17] = clone(ac[16])
-	at(ac[17], "properties").set("required", obj("type", []string{"string"}))
+	at(ac[17], "properties").put("required", obj("type", []string{"string"}))
 	ac[21] = clone(ac[17])
-	at(ac[21], "properties").set("member_of", obj("type", []string{"string"}))
+	at(ac[21], "properties").put("member_of", obj("type", []string{"string"}))
 	ac[25] = clone(ac[21])
 	at(ac[25], "properties").del("resources")
 	ac[25].del("required")
 	at(ac[25], "properties").del("required")
 	at(ac[25], "properties").del("member_of")
 	grouped := func(group, name string) string { return "^" + name + "(" + group + ")?$" }
-	ac[25].set("patternProperties", obj(
+	ac[25].put("patternProperties", obj(
 		grouped(groupPat, "resources"), obj("type", "string"),
 		grouped(groupPat, "required"), obj("type", "string"),
 		grouped(groupPat, "member_of"), obj("type", "string"),
 	))
-	at(ac[25], "properties").set("group_policy", obj(
+	at(ac[25], "properties").put("group_policy", obj(
 		"type", "string",
 		"enum", []string{"none", "isolate"},
 	))
 	ac[31] = clone(ac[25])
-	at(ac[31], "patternProperties").set(grouped(groupPat, "in_tree"), obj("type", "string"))
+	at(ac[31], "patternProperties").put(grouped(groupPat, "in_tree"), obj("type", "string"))
 	ac[33] = clone(ac[31])
 	pp33 := newObject()
 	for _, name := range []string{"resources", "required", "member_of", "in_tree"} {
-		pp33.set(grouped(groupPat133, name), obj("type", "string"))
+		pp33.put(grouped(groupPat133, name), obj("type", "string"))
 	}
-	ac[33].set("patternProperties", pp33)
+	ac[33].put("patternProperties", pp33)
 	ac[35] = clone(ac[33])
-	at(ac[35], "properties").set("root_required", obj("type", []string{"string"}))
+	at(ac[35], "properties").put("root_required", obj("type", []string{"string"}))
 	ac[36] = clone(ac[35])
-	at(ac[36], "properties").set("same_subtree", obj("type", []string{"string"}))
+	at(ac[36], "properties").put("same_subtree", obj("type", []string{"string"}))
 	s.candidates = mustAll(ac)
 
 	return s
@@ -572,3 +572,6 @@ func (s *Set) UsagesQuery(minor int) *Schema { return pick(s.usages, minor) }
 // variants introduced at 1.10, 1.16, 1.17, 1.21, 1.25, 1.31, 1.33, 1.35 and
 // 1.36. It is nil below 1.10.
 func (s *Set) AllocationCandidatesQuery(minor int) *Schema { return pick(s.candidates, minor) }
+
+// put is set with Go literals converted as obj does.
+func (o *object) put(k string, v any) { o.set(k, lit(v)) }

@@ -53,7 +53,7 @@ type vError struct {
 	context    []*vError
 }
 
-// compile turns a schema value into a node tree, rejecting keywords values
+// compile turns a schema value into a node tree, rejecting keyword values
 // that are malformed, so that validation itself cannot fail.
 func compile(v any) (*node, error) {
 	o, ok := v.(*object)
@@ -569,6 +569,17 @@ func checkUniqueItems(_ *node, kw *keyword, inst any) []*vError {
 	if !ok || !kw.boolean {
 		return nil
 	}
+	if allStrings(l) {
+		// Common case (aggregate uuids): linear instead of pairwise.
+		seen := make(map[string]struct{}, len(l))
+		for _, e := range l {
+			if _, dup := seen[e.(string)]; dup {
+				return newErr("%s has non-unique elements", pyRepr(l, false))
+			}
+			seen[e.(string)] = struct{}{}
+		}
+		return nil
+	}
 	for i := range l {
 		for j := i + 1; j < len(l); j++ {
 			if pyEqual(l[i], l[j]) {
@@ -577,6 +588,15 @@ func checkUniqueItems(_ *node, kw *keyword, inst any) []*vError {
 		}
 	}
 	return nil
+}
+
+func allStrings(l []any) bool {
+	for _, e := range l {
+		if _, ok := e.(string); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func checkPattern(_ *node, kw *keyword, inst any) []*vError {

@@ -327,7 +327,7 @@ func cmpNumbers(a, b *number) (c int, ok bool) {
 	if a.isInt() && b.isInt() {
 		return a.i.Cmp(b.i), true
 	}
-	if math.IsNaN(a.f) && !a.isInt() || math.IsNaN(b.f) && !b.isInt() {
+	if math.IsNaN(a.f) || math.IsNaN(b.f) { // ints keep f at zero
 		return 0, false
 	}
 	return toBigFloat(a).Cmp(toBigFloat(b)), true

@@ -115,7 +115,7 @@ inline({"type": "object", "patternProperties": {"^[a-z]+$": {"type": "integer"},
        {"xa": 1}, {"xa": "s"}, {"b": "s", "a": "t"})
 inline({"type": "object", "additionalProperties": {"type": "string"},
         "properties": {"k": {"type": "integer"}}},
-       {"k": 1, "a": "s"}, {"k": 1, "b": 1, "a": 2})
+       {"k": 1, "a": "s"}, {"k": 1, "b": 1}, {"k": "x", "b": 1})
 inline({"type": "object", "patternProperties": {}, "additionalProperties": False},
        {"a": 1})
 inline({"minProperties": 2, "maxProperties": 3},
@@ -371,6 +371,76 @@ query("AllocationCandidatesQuery/35", [["root_required", "x"]],
       [["same_subtree", "x"]])
 query("AllocationCandidatesQuery/36", [["same_subtree", "x"], ["limit", "10"]],
       [["same_subtree", "x"], ["limit", "010"]])
+
+# odd JSON shapes
+inline({"type": "array"}, '{"a": 1, "b": 2, "a": 3}', j({"": 1, "it's": {'q"': []}}),
+       j({"k" * 80: [1, 2, {"z": "v" * 60, "a": None}]}),
+       j([[["deep " * 10] * 2] * 2]), j({"a": "multi\nline\n" + "w " * 40}),
+       j(["\u00e9" * 70]), j({"\u00e9" * 40: "\u00e9" * 40}),
+       j([1.5, 1e20, -0.0, 10 ** 30, True, None]))
+inline({"properties": {"a": {"items": {"properties": {"b": {"maxItems": 0}}}}}},
+       j({"a": [{"b": [1]}, {"b": [{"x": "y" * 70}]}]}))
+
+
+# Random mutations of valid bodies, to cross-check error selection.
+def _mutations(rng, doc, depth=0):
+    """Yield a randomly damaged deep copy of doc."""
+    doc = json.loads(json.dumps(doc))
+    junk = [None, True, 0, -1, 1.5, "", "x", "VCPU", [], {}, [U1], {"a": 1},
+            U1, 2 ** 31, "CUSTOM_X", "a" * 300]
+    for _ in range(rng.randint(1, 3)):
+        # pick a random container on a random path
+        node = doc
+        path = []
+        while isinstance(node, (dict, list)) and node and rng.random() < 0.7:
+            k = rng.choice(list(node.keys()) if isinstance(node, dict)
+                           else list(range(len(node))))
+            if not isinstance(node[k], (dict, list)):
+                break
+            path.append(k)
+            node = node[k]
+        if isinstance(node, dict):
+            op = rng.randrange(3)
+            if op == 0 and node:
+                del node[rng.choice(list(node))]
+            elif op == 1 and node:
+                node[rng.choice(list(node))] = rng.choice(junk)
+            else:
+                node[rng.choice(["extra", "zz", "VCPU", "a-b", U2, "1"])] = \
+                    rng.choice(junk)
+        elif isinstance(node, list):
+            if node and rng.random() < 0.5:
+                node[rng.randrange(len(node))] = rng.choice(junk)
+            else:
+                node.append(rng.choice(junk))
+    return doc
+
+
+def _random_cases():
+    import random
+    rng = random.Random(20240601)
+    bases = [
+        ("AllocationsPut/0", alloc0), ("AllocationsPut/8",
+                                       dict(alloc0, project_id="p", user_id="u")),
+        ("AllocationsPut/12", a12), ("AllocationsPut/28", a28),
+        ("AllocationsPut/34", a34), ("AllocationsPut/38", a38),
+        ("AllocationsPost/13", p13), ("AllocationsPost/28", p28),
+        ("AllocationsPost/34", p34), ("AllocationsPost/38", p38),
+        ("ReshaperPost/30", dict(r30, allocations=p28)),
+        ("ReshaperPost/38", dict(r30, allocations=p38)),
+        ("InventoriesReplace", {"resource_provider_generation": 1, "inventories": {
+            "VCPU": {"total": 8, "reserved": 0, "allocation_ratio": 1.0},
+            "DISK_GB": {"total": 8, "min_unit": 1, "step_size": 1}}}),
+        ("ProviderTraitsSet", {"traits": ["A", "B"], "resource_provider_generation": 1}),
+        ("AggregatesPut/19", {"aggregates": [U1, U2], "resource_provider_generation": 1}),
+        ("ProviderCreate/14", {"name": "n", "uuid": U1, "parent_provider_uuid": U2}),
+    ]
+    for name, base in bases:
+        for _ in range(25):
+            body(name, _mutations(rng, base))
+
+
+_random_cases()
 
 
 def run():
