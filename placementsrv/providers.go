@@ -114,7 +114,7 @@ func (s *Server) getResourceProvider(r *request) (*response, error) {
 // createResourceProvider is POST /resource_providers: 201 with a Location
 // and no body before 1.20, 200 with the provider from 1.20.
 func (s *Server) createResourceProvider(r *request) (*response, error) {
-	doc, err := r.decodeJSON(s.schemas.ProviderCreate(r.mv.Minor))
+	doc, err := r.decodeJSON(s.schemas.ProviderCreate(r.minor()))
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func (s *Server) updateResourceProvider(r *request) (*response, error) {
 	if err != nil {
 		return nil, providerNotFound(err, uuid)
 	}
-	doc, err := r.decodeJSON(s.schemas.ProviderUpdate(r.mv.Minor))
+	doc, err := r.decodeJSON(s.schemas.ProviderUpdate(r.minor()))
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (s *Server) listResourceProviders(r *request) (*response, error) {
 		return nil, herr
 	}
 	q := queryValues(r)
-	if err := s.schemas.ProviderListQuery(r.mv.Minor).ValidateQuery(q); err != nil {
+	if err := s.schemas.ProviderListQuery(r.minor()).ValidateQuery(q); err != nil {
 		return nil, badRequest("Invalid query string parameters: %s", err)
 	}
 	f, herr := providerFilterFromQuery(q, r.mv)
