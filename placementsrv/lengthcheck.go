@@ -2,6 +2,7 @@ package placementsrv
 
 import (
 	"bytes"
+	"errors"
 	"net"
 )
 
@@ -64,8 +65,9 @@ type lengthCheckConn struct {
 
 func (c *lengthCheckConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
-		if c.err != nil {
-			return 0, c.err
+		if err := c.err; err != nil {
+			c.err = nil
+			return 0, err
 		}
 		if c.mode == modePassthrough && len(c.pending) == 0 {
 			return c.Conn.Read(p)
@@ -73,11 +75,18 @@ func (c *lengthCheckConn) Read(p []byte) (int, error) {
 		n, err := c.Conn.Read(c.buf[:])
 		c.feed(c.buf[:n])
 		if err != nil {
-			// Hand over what was held back; the reader sees the error
-			// after it.
-			c.out = append(c.out, c.pending...)
-			c.pending = nil
-			c.err = err
+			// net/http interrupts reads with past deadlines and carries
+			// on, so a timeout keeps the partial header; any other error
+			// ends the stream, so hand over what was held back.
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				c.out = append(c.out, c.pending...)
+				c.pending = nil
+			}
+			if len(c.out) == 0 {
+				return 0, err
+			}
+			c.err = err // reported on the next call, after the data
 		}
 	}
 	n := copy(p, c.out)
@@ -215,4 +224,13 @@ func parseDecimal(b []byte) (int64, bool) {
 		n = n*10 + int64(c-'0')
 	}
 	return n, true
+}
+
+// CloseWrite half-closes the underlying TCP connection, which net/http
+// uses to let a client read an error before the connection goes away.
+func (c *lengthCheckConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
