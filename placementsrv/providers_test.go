@@ -32,12 +32,12 @@ func snapshot(t *testing.T, ts *testServer) []byte {
 }
 
 type badCase struct {
-	name    string
-	c       call
-	status  int
-	detail  string // substring of the error detail
-	code    string // expected error code, when the version shows codes
-	noJSON  bool   // the answer is not a Placement error document
+	name   string
+	c      call
+	status int
+	detail string // substring of the error detail
+	code   string // expected error code, when the version shows codes
+	noJSON bool   // the answer is not a Placement error document
 }
 
 func runBadCases(t *testing.T, cases []badCase) {
@@ -81,17 +81,17 @@ func TestCreateProviderBadInput(t *testing.T) {
 		{"trailing data", post("1.39", `{"name": "a"} x`), 400, "Malformed JSON", "", false},
 		{"name wrong type", post("1.39", `{"name": 5}`), 400, "JSON does not validate: 5 is not of type 'string'", "", false},
 		{"body not an object", post("1.39", `["a"]`), 400, "is not of type 'object'", "", false},
-		{"name missing", post("1.39", `{"uuid": "` + otherUUID + `"}`), 400, "'name' is a required property", "", false},
+		{"name missing", post("1.39", `{"uuid": "`+otherUUID+`"}`), 400, "'name' is a required property", "", false},
 		{"unknown property", post("1.39", `{"name": "n", "colour": "blue"}`), 400, "Additional properties are not allowed", "", false},
 		{"bad uuid", post("1.39", `{"name": "n", "uuid": "not-a-uuid"}`), 400, "Failed validating 'format'", "", false},
-		{"name too long", post("1.39", `{"name": "` + long + `"}`), 400, "Failed validating 'maxLength'", "", false},
-		{"parent before 1.14", post("1.13", `{"name": "n", "parent_provider_uuid": "` + rootUUID + `"}`), 400, "Additional properties are not allowed", "", false},
+		{"name too long", post("1.39", `{"name": "`+long+`"}`), 400, "Failed validating 'maxLength'", "", false},
+		{"parent before 1.14", post("1.13", `{"name": "n", "parent_provider_uuid": "`+rootUUID+`"}`), 400, "Additional properties are not allowed", "", false},
 		{"bad parent uuid", post("1.39", `{"name": "n", "parent_provider_uuid": "nope"}`), 400, "JSON does not validate", "", false},
 		{"empty name", post("1.39", `{"name": ""}`), 400, "Object action create failed because: name is required", "", false},
-		{"self parent", post("1.39", `{"name": "n", "uuid": "` + strings.ReplaceAll(otherUUID, "1", "9") + `", "parent_provider_uuid": "` + strings.ReplaceAll(otherUUID, "1", "9") + `"}`), 400, "parent provider UUID cannot be same as UUID", "", false},
-		{"missing parent", post("1.39", `{"name": "n", "parent_provider_uuid": "` + strings.ReplaceAll(rootUUID, "6", "7") + `"}`), 400, `Unable to create resource provider "n", `, "", false},
+		{"self parent", post("1.39", `{"name": "n", "uuid": "`+strings.ReplaceAll(otherUUID, "1", "9")+`", "parent_provider_uuid": "`+strings.ReplaceAll(otherUUID, "1", "9")+`"}`), 400, "parent provider UUID cannot be same as UUID", "", false},
+		{"missing parent", post("1.39", `{"name": "n", "parent_provider_uuid": "`+strings.ReplaceAll(rootUUID, "6", "7")+`"}`), 400, `Unable to create resource provider "n", `, "", false},
 		{"duplicate name", post("1.39", `{"name": "root"}`), 409, "Conflicting resource provider name: root already exists.", "placement.duplicate_name", false},
-		{"duplicate uuid without dashes", post("1.39", `{"name": "n", "uuid": "` + strings.ReplaceAll(rootUUID, "-", "") + `"}`), 409, "Conflicting resource provider uuid: " + rootUUID + " already exists.", "placement.duplicate_name", false},
+		{"duplicate uuid without dashes", post("1.39", `{"name": "n", "uuid": "`+strings.ReplaceAll(rootUUID, "-", "")+`"}`), 409, "Conflicting resource provider uuid: " + rootUUID + " already exists.", "placement.duplicate_name", false},
 		{"wrong content type", call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name": "n"}`, Headers: map[string]string{"Content-Type": "text/plain"}}, 415, "The media type text/plain is not supported, use application/json", "", false},
 		{"unsupported microversion", post("1.99", `{"name": "n"}`), 406, "Unacceptable version header: 1.99", "", false},
 		{"malformed microversion", post("one.two", `{"name": "n"}`), 400, "invalid version string: one.two", "", false},
