@@ -21,6 +21,12 @@ const hexDigits = "0123456789abcdef"
 // U+2028/U+2029, and invalid UTF-8 as U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped appends the inside of s's JSON string form.
+func appendEscaped(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -63,8 +69,7 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }

@@ -64,18 +64,20 @@ func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []b
 	b = appendJSONString(b, p.Name)
 	b = append(b, `,"generation":`...)
 	b = appendInt(b, p.Generation)
-	b = append(b, `,"links":[{"rel":"self","href":`...)
-	b = appendJSONString(b, providerURL(p.UUID))
-	b = append(b, '}')
+	b = append(b, `,"links":[{"rel":"self","href":"/resource_providers/`...)
+	b = appendEscaped(b, p.UUID)
+	b = append(b, `"}`...)
 	for _, pr := range providerRels {
 		if !mv.AtLeast(pr.since) {
 			continue
 		}
 		b = append(b, `,{"rel":"`...)
 		b = append(b, pr.rel...)
-		b = append(b, `","href":`...)
-		b = appendJSONString(b, providerURL(p.UUID)+"/"+pr.rel)
-		b = append(b, '}')
+		b = append(b, `","href":"/resource_providers/`...)
+		b = appendEscaped(b, p.UUID)
+		b = append(b, '/')
+		b = append(b, pr.rel...)
+		b = append(b, `"}`...)
 	}
 	b = append(b, ']')
 	if mv.AtLeast(microversion.Nested) {

@@ -50,6 +50,9 @@ func (s *Store) ListProviders(ctx context.Context, f store.ProviderFilter) ([]st
 			one[0] = p
 			cands = one[:]
 		}
+		if m.trivial() {
+			out = make([]store.Provider, 0, len(cands))
+		}
 		for _, p := range cands {
 			if m.match(p) {
 				out = append(out, p.record())
@@ -183,6 +186,13 @@ func inAggregates(p *provider, groups [][]*aggregate) bool {
 		}
 	}
 	return true
+}
+
+// trivial reports whether m filters only by name or uuid, so that every
+// candidate will match.
+func (m *providerMatcher) trivial() bool {
+	return m.root == nil && len(m.required) == 0 && len(m.forbidden) == 0 && len(m.memberOf) == 0 &&
+		len(m.notMemberOf) == 0 && len(m.resources) == 0
 }
 
 // match applies every filter to p, cheapest first.
