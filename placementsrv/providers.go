@@ -105,6 +105,9 @@ func (s *Server) getResourceProvider(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyRPShow); err != nil {
+		return nil, err
+	}
 	uuid := r.param("uuid")
 	p, err := s.store.GetProvider(r.Context(), uuid)
 	if err != nil {
@@ -116,6 +119,12 @@ func (s *Server) getResourceProvider(r *request) (*response, error) {
 // createResourceProvider is POST /resource_providers: 201 with a Location
 // and no body before 1.20, 200 with the provider from 1.20.
 func (s *Server) createResourceProvider(r *request) (*response, error) {
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	if err := r.authorize(policyRPCreate); err != nil {
+		return nil, err
+	}
 	doc, err := r.decodeJSON(s.schemas.ProviderCreate(r.minor()))
 	if err != nil {
 		return nil, err
@@ -150,21 +159,14 @@ func (s *Server) createResourceProvider(r *request) (*response, error) {
 	return resp.setHeader("Location", absoluteURL(r, providerURL(p.UUID))), nil
 }
 
-// absoluteURL makes path absolute against the request's host, as webob
-// does for Location headers.
-func absoluteURL(r *request, path string) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host + path
-}
-
 // updateResourceProvider is PUT /resource_providers/{uuid}: rename, set a
 // parent (1.14) and re-parent or un-parent (1.37).
 func (s *Server) updateResourceProvider(r *request) (*response, error) {
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyRPUpdate); err != nil {
+		return nil, err
 	}
 	uuid := r.param("uuid")
 	before, err := s.store.GetProvider(r.Context(), uuid)
@@ -205,6 +207,9 @@ func (s *Server) updateResourceProvider(r *request) (*response, error) {
 
 // deleteResourceProvider is DELETE /resource_providers/{uuid}.
 func (s *Server) deleteResourceProvider(r *request) (*response, error) {
+	if err := r.authorize(policyRPDelete); err != nil {
+		return nil, err
+	}
 	uuid := r.param("uuid")
 	err := s.store.DeleteProvider(r.Context(), uuid)
 	switch {
@@ -224,6 +229,9 @@ func (s *Server) deleteResourceProvider(r *request) (*response, error) {
 func (s *Server) listResourceProviders(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyRPList); err != nil {
+		return nil, err
 	}
 	q := queryValues(r)
 	if err := s.schemas.ProviderListQuery(r.minor()).ValidateQuery(q); err != nil {

@@ -93,6 +93,7 @@ func TestCreateProviderBadInput(t *testing.T) {
 		{"duplicate name", post("1.39", `{"name": "root"}`), 409, "Conflicting resource provider name: root already exists.", "placement.duplicate_name", false},
 		{"duplicate uuid without dashes", post("1.39", `{"name": "n", "uuid": "`+strings.ReplaceAll(rootUUID, "-", "")+`"}`), 409, "Conflicting resource provider uuid: " + rootUUID + " already exists.", "placement.duplicate_name", false},
 		{"wrong content type", call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name": "n"}`, Headers: map[string]string{"Content-Type": "text/plain"}}, 415, "The media type text/plain is not supported, use application/json", "", false},
+		{"not admin", call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name": "n"}`, Headers: map[string]string{"X-Auth-Token": "user"}}, 403, "Policy does not allow placement:resource_providers:create to be performed.", "", false},
 		{"unsupported microversion", post("1.99", `{"name": "n"}`), 406, "Unacceptable version header: 1.99", "", false},
 		{"malformed microversion", post("one.two", `{"name": "n"}`), 400, "invalid version string: one.two", "", false},
 	})
@@ -145,6 +146,7 @@ func TestListProvidersBadQuery(t *testing.T) {
 		{"member_of list without in", get("1.39", "member_of="+agg+","+agg), 400, "Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' keyword", "", false},
 		{"member_of repeated before 1.24", get("1.23", "member_of="+agg+"&member_of="+agg), 400, "Multiple member_of parameters are not supported", "", false},
 		{"member_of forbidden before 1.32", get("1.31", "member_of=!"+agg), 400, "Forbidden member_of parameters are not supported in the specified microversion", "", false},
+		{"not admin", call{Method: "GET", Path: "/resource_providers", Version: "1.39", Headers: map[string]string{"X-Auth-Token": "user"}}, 403, "Policy does not allow placement:resource_providers:list to be performed.", "", false},
 		{"bad accept", call{Method: "GET", Path: "/resource_providers", Headers: map[string]string{"Accept": "text/plain"}}, 406, "406 Not Acceptable\n\n", "", true},
 	})
 }
@@ -153,6 +155,7 @@ func TestDeleteProviderErrors(t *testing.T) {
 	runBadCases(t, []badCase{
 		{"parent with child", call{Method: "DELETE", Path: "/resource_providers/" + rootUUID, Version: "1.39"}, 409,
 			"Unable to delete parent resource provider " + rootUUID + ": It has child resource providers.", "placement.resource_provider.cannot_delete_parent", false},
+		{"not admin", call{Method: "DELETE", Path: "/resource_providers/" + otherUUID, Version: "1.39", Headers: map[string]string{"X-Auth-Token": "user"}}, 403, "Policy does not allow placement:resource_providers:delete", "", false},
 		{"unknown", call{Method: "DELETE", Path: "/resource_providers/" + strings.ReplaceAll(rootUUID, "6", "7"), Version: "1.39"}, 404,
 			"found for delete", "", false},
 	})
