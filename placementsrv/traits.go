@@ -120,7 +120,10 @@ func (s *Server) putTrait(r *request) (*response, error) {
 		return nil, notFound("")
 	}
 	name := r.param("name")
-	if err := s.schemas.CustomTrait().Validate(name); err != nil {
+	// Python's "$" lets the pattern accept one final newline. Routing
+	// already dropped one; a second makes upstream store the name and then
+	// fail with a 500 on its Location header, so it is refused here.
+	if err := s.schemas.CustomTrait().Validate(name); err != nil || strings.HasSuffix(name, "\n") {
 		return nil, badRequest("%s", invalidTraitName)
 	}
 	t, created, err := s.store.EnsureTrait(r.Context(), name)
