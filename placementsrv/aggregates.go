@@ -35,6 +35,9 @@ func (s *Server) getAggregates(r *request) (*response, error) {
 	if !r.at(microversion.Aggregates) {
 		return nil, notFound("")
 	}
+	if err := r.authorize(policyAggregateList); err != nil {
+		return nil, err
+	}
 	uuid := r.param("uuid")
 	p, aggs, err := s.store.ProviderAggregates(r.Context(), uuid)
 	if err != nil {
@@ -80,6 +83,9 @@ func (s *Server) setAggregates(r *request) (*response, error) {
 	}
 	if !r.at(microversion.Aggregates) {
 		return nil, notFound("")
+	}
+	if err := r.authorize(policyAggregateUpdate); err != nil {
+		return nil, err
 	}
 	uuid := r.param("uuid")
 	// Upstream looks the provider up before reading the body.

@@ -91,6 +91,7 @@ func TestPutAggregatesBadInput(t *testing.T) {
 		{"stale generation at 1.19", taReq{mv: "1.19", body: env(`[]`, "5")}, 409, "generation already changed", ""},
 		{"before 1.1", taReq{mv: "1.0", body: `[]`}, 404, "The resource could not be found.", ""},
 		{"content type checked before version", taReq{mv: "1.0", ctype: "text/plain", body: `[]`}, 415, "use application/json", ""},
+		{"not admin", taReq{header: map[string]string{"X-Auth-Token": "user"}, body: env(`["`+agg3+`"]`, "1")}, 403, "Policy does not allow placement:resource_providers:aggregates:update to be performed.", CodeDefault},
 		{"unknown provider", taReq{path: "/resource_providers/" + taMissing + "/aggregates", body: env(`[]`, "0")}, 404, "No resource provider with uuid " + taMissing + " found", CodeDefault},
 		{"provider checked before body", taReq{path: "/resource_providers/" + taMissing + "/aggregates", body: `{`}, 404, "No resource provider with uuid", CodeDefault},
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -84,6 +83,9 @@ func (s *Server) listTraits(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyTraitList); err != nil {
+		return nil, err
+	}
 	f, err := s.traitFilter(r)
 	if err != nil {
 		return nil, err
@@ -108,6 +110,9 @@ func (s *Server) getTrait(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
 		return nil, notFound("")
 	}
+	if err := r.authorize(policyTraitShow); err != nil {
+		return nil, err
+	}
 	t, err := s.store.GetTrait(r.Context(), r.param("name"))
 	if err != nil {
 		return nil, traitNotFound(err)
@@ -118,6 +123,9 @@ func (s *Server) getTrait(r *request) (*response, error) {
 func (s *Server) putTrait(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
 		return nil, notFound("")
+	}
+	if err := r.authorize(policyTraitUpdate); err != nil {
+		return nil, err
 	}
 	name := r.param("name")
 	// Python's "$" lets the pattern accept one final newline. Routing
@@ -137,25 +145,12 @@ func (s *Server) putTrait(r *request) (*response, error) {
 	return resp.setHeader("Location", absoluteURL(r, "/traits/"+t.Name)).withLastModified(t.CreatedAt), nil
 }
 
-// absoluteURL makes path absolute against the request, as webob does with
-// a relative Location.
-func absoluteURL(r *request, path string) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	host := r.Host
-	if host == "" {
-		if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-			host = a.String()
-		}
-	}
-	return scheme + "://" + host + path
-}
-
 func (s *Server) deleteTrait(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
 		return nil, notFound("")
+	}
+	if err := r.authorize(policyTraitDelete); err != nil {
+		return nil, err
 	}
 	err := s.store.DeleteTrait(r.Context(), r.param("name"))
 	switch {
@@ -175,6 +170,9 @@ func (s *Server) listProviderTraits(r *request) (*response, error) {
 	}
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyRPTraitList); err != nil {
+		return nil, err
 	}
 	uuid := r.param("uuid")
 	p, ts, err := s.store.ProviderTraits(r.Context(), uuid)
@@ -234,6 +232,12 @@ func (s *Server) setProviderTraits(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
 		return nil, notFound("")
 	}
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	if err := r.authorize(policyRPTraitUpdate); err != nil {
+		return nil, err
+	}
 	req, err := s.decodeProviderTraits(r)
 	if err != nil {
 		return nil, err
@@ -261,6 +265,9 @@ func (s *Server) setProviderTraits(r *request) (*response, error) {
 func (s *Server) deleteProviderTraits(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
 		return nil, notFound("")
+	}
+	if err := r.authorize(policyRPTraitDelete); err != nil {
+		return nil, err
 	}
 	uuid := r.param("uuid")
 	err := s.store.DeleteProviderTraits(r.Context(), uuid)

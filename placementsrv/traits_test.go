@@ -89,6 +89,7 @@ func TestPutProviderTraitsBadInput(t *testing.T) {
 		{"generation checked before traits", taReq{body: `{"traits": ["CUSTOM_NOPE"], "resource_provider_generation": 7}`}, 409, "generation already changed", CodeConcurrentUpdate},
 		{"before 1.6", taReq{mv: "1.5", body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "The resource could not be found.", ""},
 		{"unknown provider", taReq{path: "/resource_providers/" + taMissing + "/traits", body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "No resource provider with uuid " + taMissing + " found", CodeDefault},
+		{"not admin", taReq{header: map[string]string{"X-Auth-Token": "user"}, body: `{"traits": [], "resource_provider_generation": 1}`}, 403, "Policy does not allow placement:resource_providers:traits:update to be performed.", CodeDefault},
 		{"body checked before provider", taReq{path: "/resource_providers/" + taMissing + "/traits", body: `{}`}, 400, "is a required property", CodeDefault},
 	}
 	for _, tc := range tests {
@@ -239,6 +240,10 @@ func TestDeleteTraitBadInput(t *testing.T) {
 		{"unknown non-custom", "NOPE", "1.39", 404, "No such trait(s): NOPE.", CodeDefault},
 		{"before 1.6", "CUSTOM_B", "1.5", 404, "The resource could not be found.", ""},
 	}
+	t.Run("not admin", func(t *testing.T) {
+		r := e.do(taReq{method: "DELETE", path: "/traits/CUSTOM_B", mv: "1.39", header: map[string]string{"X-Auth-Token": "user"}})
+		checkError(t, r, 403, "Policy does not allow placement:traits:delete to be performed.", CodeDefault)
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkError(t, e.do(taReq{method: "DELETE", path: "/traits/" + tc.trait, mv: tc.mv}), tc.status, tc.detail, tc.code)
