@@ -85,7 +85,7 @@ func (s *Store) SetProviderAggregates(ctx context.Context, uuid string, generati
 		}
 		bump := generation != nil
 		if bump {
-			if err := bumpProviderGeneration(ctx, tx, pr, now); err != nil {
+			if err := bumpGeneration(ctx, tx, pr, pr.generation, now); err != nil {
 				return nil, err
 			}
 		}

@@ -149,17 +149,8 @@ func (g *generations) get(p *provider) int64 {
 // bump increments p's generation in SQL, checking the old value.
 func (g *generations) bump(ctx context.Context, tx *sql.Tx, p *provider, now time.Time) error {
 	old := g.get(p)
-	res, err := tx.ExecContext(ctx, `UPDATE resource_providers SET generation = generation + 1, updated_at = ? WHERE id = ? AND generation = ?`,
-		nanos(now), p.id, old)
-	if err != nil {
-		return fmt.Errorf("increment generation of provider %s: %w", p.uuid, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("increment generation of provider %s: %w", p.uuid, err)
-	}
-	if n != 1 {
-		return store.Errorf(store.ErrConcurrentUpdate, "Another thread concurrently updated the resource provider data. Please retry your update")
+	if err := bumpGeneration(ctx, tx, p, old, now); err != nil {
+		return err
 	}
 	g.cur[p] = old + 1
 	return nil

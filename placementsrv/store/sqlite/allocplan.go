@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -187,15 +186,7 @@ func (plan *allocPlan) checkProvidersHaveInventory(classes map[*resourceClass]bo
 	if len(missing) == 0 {
 		return nil
 	}
-	cs := make([]*resourceClass, 0, len(classes))
-	for c := range classes {
-		cs = append(cs, c)
-	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.name
-	}
+	names := classNamesByID(classes)
 	return store.Errorf(store.ErrCapacityExceeded, "Inventory for '"+strings.Join(names, ", ")+"' on resource provider '"+strings.Join(missing, ", ")+"' invalid.")
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -95,7 +94,7 @@ func (s *Store) replaceInventoriesTx(ctx context.Context, tx *sql.Tx, now time.T
 		}
 		next[rc] = ni
 	}
-	if err := bumpGeneration(ctx, tx, rp, now); err != nil {
+	if err := bumpGeneration(ctx, tx, rp, rp.generation, now); err != nil {
 		return nil, err
 	}
 	return func() {
@@ -132,7 +131,7 @@ func (s *Store) AddInventory(ctx context.Context, uuid string, inv store.Invento
 		if err := insertInventory(ctx, tx, rp, ni); err != nil {
 			return nil, err
 		}
-		if err := bumpGeneration(ctx, tx, rp, now); err != nil {
+		if err := bumpGeneration(ctx, tx, rp, rp.generation, now); err != nil {
 			return nil, err
 		}
 		return func() {
@@ -171,7 +170,7 @@ func (s *Store) UpdateInventory(ctx context.Context, uuid string, generation int
 		if err := updateInventory(ctx, tx, rp, ni); err != nil {
 			return nil, err
 		}
-		if err := bumpGeneration(ctx, tx, rp, now); err != nil {
+		if err := bumpGeneration(ctx, tx, rp, rp.generation, now); err != nil {
 			return nil, err
 		}
 		return func() {
@@ -204,7 +203,7 @@ func (s *Store) DeleteInventory(ctx context.Context, uuid, className string) err
 		if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?`, rp.id, rc.id); err != nil {
 			return nil, fmt.Errorf("delete inventory %s: %w", rc.name, err)
 		}
-		if err := bumpGeneration(ctx, tx, rp, now); err != nil {
+		if err := bumpGeneration(ctx, tx, rp, rp.generation, now); err != nil {
 			return nil, err
 		}
 		return func() {
@@ -261,24 +260,6 @@ func updateInventory(ctx context.Context, tx *sql.Tx, rp *provider, i *inventory
 	return nil
 }
 
-// bumpGeneration increments rp's generation in SQL as a compare-and-swap
-// against the generation in memory.
-func bumpGeneration(ctx context.Context, tx *sql.Tx, rp *provider, now time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE resource_providers SET generation = generation + 1, updated_at = ? WHERE id = ? AND generation = ?`,
-		nanos(now), rp.id, rp.generation)
-	if err != nil {
-		return fmt.Errorf("increment generation of %s: %w", rp.uuid, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("increment generation of %s: %w", rp.uuid, err)
-	}
-	if n != 1 {
-		return concurrentProviderUpdate()
-	}
-	return nil
-}
-
 // checkNotInUse fails with ErrInventoryInUse when any of classes has
 // allocations on rp, naming them in id order as Placement does.
 func checkNotInUse(rp *provider, classes []*resourceClass) error {
@@ -298,15 +279,7 @@ func checkNotInUse(rp *provider, classes []*resourceClass) error {
 	if len(used) == 0 {
 		return nil
 	}
-	inUse := make([]*resourceClass, 0, len(used))
-	for rc := range used {
-		inUse = append(inUse, rc)
-	}
-	sort.Slice(inUse, func(i, j int) bool { return inUse[i].id < inUse[j].id })
-	names := make([]string, len(inUse))
-	for i, rc := range inUse {
-		names[i] = rc.name
-	}
+	names := classNamesByID(used)
 	return store.Errorf(store.ErrInventoryInUse, fmt.Sprintf("Inventory for '%s' on resource provider '%s' in use.", strings.Join(names, ", "), rp.uuid))
 }
 

@@ -235,3 +235,18 @@ func (st *state) lookupProvider(uuid string) (*provider, error) {
 	}
 	return p, nil
 }
+
+// classNamesByID returns the names of a set of classes ordered by id, the
+// order upstream's messages list them in.
+func classNamesByID(set map[*resourceClass]bool) []string {
+	cs := make([]*resourceClass, 0, len(set))
+	for c := range set {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.name
+	}
+	return names
+}

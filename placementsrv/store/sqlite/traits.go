@@ -300,7 +300,7 @@ func (s *Store) replaceProviderTraits(ctx context.Context, tx *sql.Tx, now time.
 			return nil, fmt.Errorf("add trait %s to provider %s: %w", t.name, p.uuid, err)
 		}
 	}
-	if err := bumpProviderGeneration(ctx, tx, p, now); err != nil {
+	if err := bumpGeneration(ctx, tx, p, p.generation, now); err != nil {
 		return nil, err
 	}
 	return func() {
@@ -330,22 +330,4 @@ func sortedTraitRecords(set map[*trait]struct{}) []store.Trait {
 // provider generation that is not the current one.
 func staleProviderGeneration() error {
 	return store.Errorf(store.ErrConcurrentUpdate, "Resource provider's generation already changed. Please update the generation and try again.")
-}
-
-// bumpProviderGeneration bumps p's generation in SQL with a compare-and-swap
-// on the generation the writer saw; the caller's apply updates memory.
-func bumpProviderGeneration(ctx context.Context, tx *sql.Tx, p *provider, now time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE resource_providers SET generation = generation + 1, updated_at = ? WHERE id = ? AND generation = ?`,
-		nanos(now), p.id, p.generation)
-	if err != nil {
-		return fmt.Errorf("increment generation of provider %s: %w", p.uuid, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("increment generation of provider %s: %w", p.uuid, err)
-	}
-	if n != 1 {
-		return store.Errorf(store.ErrConcurrentUpdate, "Another thread concurrently updated the resource provider data. Please retry your update")
-	}
-	return nil
 }
