@@ -14,6 +14,9 @@ type option struct {
 	a0, a1 int32
 	p0, p1 int32
 	single int32 // the only provider involved, or -1
+	// frozen is the mapping providers copied out of the per-anchor
+	// buffer the first time a candidate uses the option.
+	frozen []int32
 }
 
 // consEntry is the running total taken from one (provider, class).
@@ -63,9 +66,9 @@ type engine struct {
 	roots    []int32 // anchor of each candidate (round-robin)
 	dedup    map[string]struct{}
 	keyBuf   []byte
-	allocOut []Alloc
-	mapOut   []int32
-	mapsOut  [][]int32
+	allocOut arena[Alloc]
+	mapOut   arena[int32]
+	mapsOut  arena[[]int32]
 	stopped  bool
 }
 
@@ -187,9 +190,67 @@ func (e *engine) anywhere(g *group) bool {
 	return false
 }
 
+// narrowAnchors returns the only roots that can anchor a candidate when
+// some group's member_of or in_tree confines it (nil: any root). A group
+// with member_of only has options under the roots of its member
+// providers and the roots its sharing members anchor; with in_tree, under
+// that tree's root and the roots its sharing providers anchor.
+func (e *engine) narrowAnchors() []int32 {
+	ps := e.s.Providers
+	var cur map[int32]bool
+	restrict := func(next map[int32]bool) {
+		if cur == nil {
+			cur = next
+			return
+		}
+		for r := range cur {
+			if !next[r] {
+				delete(cur, r)
+			}
+		}
+	}
+	reach := func(out map[int32]bool, p int32) {
+		out[ps[p].Root] = true
+		if ps[p].Sharing {
+			for _, a := range ps[p].Anchors {
+				out[a] = true
+			}
+		}
+	}
+	for _, g := range e.groups {
+		if g.memberOf != nil {
+			next := map[int32]bool{}
+			for p := range g.memberOf {
+				reach(next, p)
+			}
+			restrict(next)
+		}
+		if g.inTree >= 0 && len(g.res) > 0 {
+			next := map[int32]bool{}
+			for _, p := range ps[g.inTree].Tree {
+				reach(next, p)
+			}
+			restrict(next)
+		}
+	}
+	if cur == nil {
+		return nil
+	}
+	out := make([]int32, 0, len(cur))
+	for r := range cur {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // run generates candidates anchor by anchor.
 func (e *engine) run() {
-	for _, r := range e.s.Roots {
+	roots := e.s.Roots
+	if narrow := e.narrowAnchors(); narrow != nil {
+		roots = narrow
+	}
+	for _, r := range roots {
 		if e.stopped {
 			return
 		}
@@ -498,11 +559,10 @@ func (e *engine) emit(r int32) bool {
 			}
 		}
 	}
-	start := len(e.allocOut)
-	for _, c := range cons {
-		e.allocOut = append(e.allocOut, Alloc{c.prov, c.class, c.total})
+	allocs := e.allocOut.take(len(cons))
+	for i, c := range cons {
+		allocs[i] = Alloc{c.prov, c.class, c.total}
 	}
-	allocs := e.allocOut[start:len(e.allocOut):len(e.allocOut)]
 	for i := 1; i < len(allocs); i++ {
 		for j := i; j > 0 && allocLess(allocs[j], allocs[j-1]); j-- {
 			allocs[j], allocs[j-1] = allocs[j-1], allocs[j]
@@ -518,17 +578,19 @@ func (e *engine) emit(r int32) bool {
 		}
 	}
 	if shared && e.seen(allocs) {
-		e.allocOut = e.allocOut[:start]
+		e.allocOut.giveBack(len(allocs))
 		return false
 	}
-	mstart := len(e.mapsOut)
+	maps := e.mapsOut.take(len(e.groups))
 	for d := range e.groups {
 		o := &e.opts[d][e.chosen[d]]
-		m0 := len(e.mapOut)
-		e.mapOut = append(e.mapOut, e.provBuf[o.p0:o.p1]...)
-		e.mapsOut = append(e.mapsOut, e.mapOut[m0:len(e.mapOut):len(e.mapOut)])
+		if o.frozen == nil {
+			o.frozen = e.mapOut.take(int(o.p1 - o.p0))
+			copy(o.frozen, e.provBuf[o.p0:o.p1])
+		}
+		maps[d] = o.frozen
 	}
-	e.cands = append(e.cands, Candidate{Allocs: allocs, Mappings: e.mapsOut[mstart:len(e.mapsOut):len(e.mapsOut)]})
+	e.cands = append(e.cands, Candidate{Allocs: allocs, Mappings: maps})
 	e.roots = append(e.roots, r)
 	e.rootEmit++
 	if e.target > 0 && len(e.cands) >= e.target {
@@ -603,18 +665,16 @@ func (e *engine) finish() Result {
 			cands[i], cands[j] = cands[j], cands[i]
 		}
 	}
-	trees := make([]uint64, (len(s.Providers)+63)/64)
+	var roots []int32
 	for _, c := range cands {
 		for _, a := range c.Allocs {
-			r := s.Providers[a.Provider].Root
-			trees[r/64] |= 1 << (r % 64)
+			roots = append(roots, s.Providers[a.Provider].Root)
 		}
 	}
+	slices.Sort(roots)
+	roots = slices.Compact(roots)
 	var sums []int32
-	for _, r := range s.Roots {
-		if trees[r/64]&(1<<(r%64)) == 0 {
-			continue
-		}
+	for _, r := range roots {
 		for _, p := range s.Providers[r].Tree {
 			if used == nil || used[p/64]&(1<<(p%64)) != 0 {
 				sums = append(sums, p)
