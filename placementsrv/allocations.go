@@ -1,11 +1,186 @@
 package placementsrv
 
-func (s *Server) listProviderAllocations(r *request) (*response, error) {
-	return nil, errNotImplemented
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// allocationsLastModified is the newest allocation's time, or now when
+// there is none, as upstream's _last_modified_from_allocations.
+func (s *Server) allocationsLastModified(allocs []store.Allocation) time.Time {
+	var t time.Time
+	for _, a := range allocs {
+		t = latest(t, lastModified(a.CreatedAt, a.UpdatedAt))
+	}
+	if t.IsZero() {
+		return s.now()
+	}
+	return t
 }
-func (s *Server) postAllocations(r *request) (*response, error)        { return nil, errNotImplemented }
-func (s *Server) getConsumerAllocations(r *request) (*response, error) { return nil, errNotImplemented }
-func (s *Server) putConsumerAllocations(r *request) (*response, error) { return nil, errNotImplemented }
+
+func resourcesOf(allocs []store.Allocation) map[string]int64 {
+	out := make(map[string]int64, len(allocs))
+	for _, a := range allocs {
+		out[a.ResourceClass] = a.Used
+	}
+	return out
+}
+
+// consumerTypeName shows a consumer's type, "unknown" when it has none.
+func consumerTypeName(t string) string {
+	if t == "" {
+		return store.UnknownConsumerType
+	}
+	return t
+}
+
+// getConsumerAllocations is GET /allocations/{consumer_uuid}. An unknown
+// consumer has no allocations rather than a 404, as upstream.
+func (s *Server) getConsumerAllocations(r *request) (*response, error) {
+	if herr := r.checkAccept(); herr != nil {
+		return nil, herr
+	}
+	held, err := s.store.ConsumerAllocations(r.Context(), r.param("consumer_uuid"))
+	if errors.Is(err, store.ErrNotFound) {
+		return ok(map[string]any{"allocations": map[string]any{}}).withLastModified(s.now()), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	type byProvider struct {
+		Generation int64            `json:"generation"`
+		Resources  map[string]int64 `json:"resources"`
+	}
+	allocs := map[string]*byProvider{}
+	for _, a := range held.Allocations {
+		bp := allocs[a.ProviderUUID]
+		if bp == nil {
+			bp = &byProvider{Resources: map[string]int64{}}
+			allocs[a.ProviderUUID] = bp
+		}
+		bp.Resources[a.ResourceClass] = a.Used
+		bp.Generation = a.ProviderGeneration
+	}
+	out := map[string]any{"allocations": allocs}
+	if r.at(microversion.AllocationsDict) {
+		out["project_id"] = held.Consumer.ProjectID
+		out["user_id"] = held.Consumer.UserID
+		if r.at(microversion.ConsumerGeneration) {
+			out["consumer_generation"] = held.Consumer.Generation
+		}
+		if r.at(microversion.ConsumerTypes) {
+			out["consumer_type"] = consumerTypeName(held.Consumer.ConsumerType)
+		}
+	}
+	return ok(out).withLastModified(s.allocationsLastModified(held.Allocations)), nil
+}
+
+// listProviderAllocations is GET /resource_providers/{uuid}/allocations.
+func (s *Server) listProviderAllocations(r *request) (*response, error) {
+	if herr := r.checkAccept(); herr != nil {
+		return nil, herr
+	}
+	uuid := r.param("uuid")
+	p, held, err := s.store.ProviderAllocations(r.Context(), uuid)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Resource provider '%s' not found: %s", uuid, store.Detail(err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	allocs := make(map[string]any, len(held))
+	var all []store.Allocation
+	for _, h := range held {
+		entry := map[string]any{"resources": resourcesOf(h.Allocations)}
+		if r.at(microversion.ConsumerGeneration) {
+			entry["consumer_generation"] = h.Consumer.Generation
+		}
+		allocs[h.Consumer.UUID] = entry
+		all = append(all, h.Allocations...)
+	}
+	out := map[string]any{"allocations": allocs, "resource_provider_generation": p.Generation}
+	return ok(out).withLastModified(s.allocationsLastModified(all)), nil
+}
+
+// putConsumerAllocations is PUT /allocations/{consumer_uuid} in all its
+// microversion forms.
+func (s *Server) putConsumerAllocations(r *request) (*response, error) {
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	raw := r.param("consumer_uuid")
+	consumerUUID, isUUID := consumerUUIDLike(raw)
+	if !isUUID {
+		return nil, badRequest("Malformed consumer_uuid: %s", raw)
+	}
+	body, err := r.readValidated(s.schemas.AllocationsPut(r.mv.Minor))
+	if err != nil {
+		return nil, err
+	}
+	req, err := decodeConsumerAllocations(consumerUUID, body, r.mv)
+	if err != nil {
+		return nil, badRequest("Malformed JSON: %s", err)
+	}
+	if err := s.store.ReplaceAllocations(r.Context(), []store.ConsumerAllocations{req}); err != nil {
+		return nil, allocationWriteError(err, "Unable to allocate inventory for consumer "+consumerUUID+": ")
+	}
+	return noContent(), nil
+}
+
+// postAllocations is POST /allocations (1.13): several consumers at once.
+func (s *Server) postAllocations(r *request) (*response, error) {
+	if !r.at(microversion.AllocationsPost) {
+		return nil, notFound("")
+	}
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	body, err := r.readValidated(s.schemas.AllocationsPost(r.mv.Minor))
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := decodeConsumersDict(body, r.mv)
+	if err != nil {
+		return nil, badRequest("Malformed JSON: %s", err)
+	}
+	if err := s.store.ReplaceAllocations(r.Context(), reqs); err != nil {
+		return nil, allocationWriteError(err, "Unable to allocate inventory ")
+	}
+	return noContent(), nil
+}
+
+// allocationWriteError maps store errors of an allocation write to
+// upstream's answers; notFoundPrefix differs between PUT and POST.
+func allocationWriteError(err error, notFoundPrefix string) error {
+	detail := store.Detail(err)
+	switch {
+	case errors.Is(err, store.ErrConsumerGeneration):
+		return conflict(CodeConcurrentUpdate, "%s", detail)
+	case errors.Is(err, store.ErrConcurrentUpdate):
+		return conflict(CodeConcurrentUpdate, "Inventory and/or allocations changed while attempting to allocate: %s", detail)
+	case errors.Is(err, store.ErrInvalid):
+		return badRequest("%s", detail)
+	case errors.Is(err, store.ErrNotFound):
+		return badRequest("%s%s", notFoundPrefix, detail)
+	case errors.Is(err, store.ErrCapacityExceeded):
+		return errorf(http.StatusConflict, "Unable to allocate inventory: %s", detail)
+	}
+	return err
+}
+
+// deleteConsumerAllocations is DELETE /allocations/{consumer_uuid}.
 func (s *Server) deleteConsumerAllocations(r *request) (*response, error) {
-	return nil, errNotImplemented
+	consumerUUID := r.param("consumer_uuid")
+	err := s.store.DeleteConsumerAllocations(r.Context(), consumerUUID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("No allocations for consumer '%s'", consumerUUID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return noContent(), nil
 }

@@ -1,3 +1,56 @@
 package placementsrv
 
-func (s *Server) reshape(r *request) (*response, error) { return nil, errNotImplemented }
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// reshape is POST /reshaper (1.30): inventories of several providers and
+// allocations of several consumers, replaced atomically.
+func (s *Server) reshape(r *request) (*response, error) {
+	if !r.at(microversion.Reshaper) {
+		return nil, notFound("")
+	}
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	body, err := r.readValidated(s.schemas.ReshaperPost(r.mv.Minor))
+	if err != nil {
+		return nil, err
+	}
+	invs, allocs, err := decodeReshape(body, r.mv)
+	if err != nil {
+		return nil, badRequest("Malformed JSON: %s", err)
+	}
+	if err := s.store.Reshape(r.Context(), invs, allocs); err != nil {
+		return nil, reshapeError(err)
+	}
+	return noContent(), nil
+}
+
+// reshapeError maps store errors to upstream's reshaper answers.
+func reshapeError(err error) error {
+	detail := store.Detail(err)
+	switch {
+	case errors.Is(err, store.ErrUnknownProvider):
+		uuid := strings.TrimSuffix(strings.TrimPrefix(detail, "No resource provider with uuid "), " found")
+		return codedf(http.StatusBadRequest, CodeProviderNotFound, "Resource provider %s in inventories not found: %s", uuid, detail)
+	case errors.Is(err, store.ErrProviderGeneration), errors.Is(err, store.ErrConsumerGeneration):
+		return conflict(CodeConcurrentUpdate, "%s", detail)
+	case errors.Is(err, store.ErrConcurrentUpdate):
+		return conflict(CodeConcurrentUpdate, "update conflict: %s", detail)
+	case errors.Is(err, store.ErrInvalid):
+		return badRequest("%s", detail)
+	case errors.Is(err, store.ErrNotFound):
+		return badRequest("malformed reshaper data: %s", detail)
+	case errors.Is(err, store.ErrInventoryInUse):
+		return conflict(CodeInventoryInUse, "update conflict: %s", detail)
+	case errors.Is(err, store.ErrCapacityExceeded):
+		return errorf(http.StatusConflict, "Unable to allocate inventory: %s", detail)
+	}
+	return err
+}

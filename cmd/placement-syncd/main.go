@@ -1,52 +1,172 @@
 // Command placement-syncd runs the Placement API server and its companions.
+//
+// Usage and exit codes are documented in README.md and in usage below.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"net"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-	"time"
 
-	"go.uber.org/zap"
-
-	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
+// Exit codes, documented in README.md ("Exit codes").
+const (
+	exitOK      = 0 // success, including a clean shutdown on SIGINT/SIGTERM
+	exitFailure = 1 // runtime failure: cannot listen, database I/O, server error
+	exitUsage   = 2 // bad command line or configuration file
+	exitSchema  = 3 // database schema newer than the binary, or older and not migrated
+)
+
+const usage = `usage: placement-syncd <command> [flags]
+
+commands:
+  serve        run the Placement API server
+  db migrate   apply pending database schema migrations
+  db version   print the database's schema version and the binary's
+  version      print version, commit and Go version
+
+Run 'placement-syncd <command> -h' for a command's flags.
+`
+
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintln(os.Stderr, "usage: placement-syncd serve [--listen ADDR] [--db PATH]")
-		os.Exit(2)
-	}
-	fs := flag.NewFlagSet("serve", flag.ExitOnError)
-	listen := fs.String("listen", "127.0.0.1:8778", "address to listen on")
-	dbPath := fs.String("db", "placement.db", "SQLite database file")
-	_ = fs.Parse(os.Args[2:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log, _ := zap.NewDevelopment()
-	st, err := sqlite.Open(ctx, *dbPath, sqlite.Options{Migrate: true, Logger: log})
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program behind main, minus signals and os.Exit, so
+// tests can drive it. ctx ending asks a running server to shut down.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdout, stderr)
+	code := exitCode(err)
+	if err != nil && !errors.Is(err, errHelp) && !errors.Is(err, errReported) {
+		// One line per joined error, e.g. several bad config keys.
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "placement-syncd: %s\n", line)
+		}
+	}
+	return code
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{errReported}
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(ctx, args[1:], stderr)
+	case "db":
+		if len(args) < 2 {
+			return usageError{errors.New("db: missing subcommand (migrate or version)")}
+		}
+		switch args[1] {
+		case "migrate":
+			return cmdDBMigrate(ctx, args[2:], stdout, stderr)
+		case "version":
+			return cmdDBVersion(ctx, args[2:], stdout, stderr)
+		}
+		return usageError{fmt.Errorf("db: unknown subcommand %q (migrate or version)", args[1])}
+	case "version", "--version":
+		return cmdVersion(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return usageError{fmt.Errorf("unknown command %q; run 'placement-syncd help'", args[0])}
+}
+
+var (
+	// errHelp: -h was given; the flag package already printed the usage.
+	errHelp = flag.ErrHelp
+	// errReported: the message is already on stderr; only the code remains.
+	errReported = errors.New("already reported")
+)
+
+// usageError marks a bad command line or configuration (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitCode maps an error to the documented exit code.
+func exitCode(err error) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return exitOK
+	case errors.Is(err, sqlite.ErrSchemaTooNew), errors.Is(err, sqlite.ErrSchemaTooOld):
+		return exitSchema
+	case errors.As(err, &ue):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// newFlagSet makes a flag set that reports errors instead of exiting.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, refusing stray positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		// The flag package has printed the error and the usage.
+		return usageError{errReported}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
+	}
+	return nil
+}
+
+// commonFlags are the flags shared by the commands that read the config.
+type commonFlags struct {
+	config string
+	db     string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "YAML configuration `file` (default: built-in defaults)")
+	fs.StringVar(&c.db, "db", "", "SQLite database `path`, overriding database.path (default \""+defaultDBPath+"\")")
+}
+
+// overrides returns the config overrides for the flags actually given.
+func (c *commonFlags) overrides(fs *flag.FlagSet) []override {
+	var out []override
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "db" {
+			v := c.db
+			out = append(out, override{Key: "database.path", Flag: "--db", Set: func(cfg *Config) { cfg.Database.Path = v }})
+		}
+	})
+	return out
+}
+
+// configure loads the config file and applies flag overrides; any error
+// is a configuration error (exit 2).
+func configure(path string, overrides []override) (Config, error) {
+	cfg, err := loadConfig(path, overrides)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return cfg, usageError{err}
 	}
-	defer st.Close()
-	srv, err := placementsrv.New(placementsrv.Options{Store: st, Logger: log})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if err := srv.Run(ctx, ln, 10*time.Second); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	return cfg, nil
 }

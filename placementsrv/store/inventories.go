@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Inventory is one resource class's inventory on a provider.
 type Inventory struct {
@@ -15,27 +18,47 @@ type Inventory struct {
 	UpdatedAt       time.Time
 }
 
-// Capacity is what may be allocated: (total - reserved) * ratio.
+// Inventory field defaults, as Placement applies them to omitted fields.
+const (
+	DefaultReserved        = 0
+	DefaultMinUnit         = 1
+	DefaultMaxUnit         = 2147483647
+	DefaultStepSize        = 1
+	DefaultAllocationRatio = 1.0
+)
+
+// Capacity is what may be allocated: (total - reserved) * ratio, truncated
+// toward zero as Python's int() does.
 func (i Inventory) Capacity() int64 {
 	return int64(float64(i.Total-i.Reserved) * i.AllocationRatio)
 }
 
+// ErrInventoryNotFound is the kind for a resource class the provider has
+// no inventory of; it is also an ErrNotFound.
+var ErrInventoryNotFound = fmt.Errorf("inventory %w", ErrNotFound)
+
 // InventoryStore manages inventories. Writes that take a generation
 // compare it with the provider's and fail with ErrConcurrentUpdate when it
-// differs; every write increments the provider generation.
+// differs; every write increments the provider generation. An unknown
+// resource class is ErrResourceClassNotFound.
 type InventoryStore interface {
 	// GetInventories returns the provider and its inventories sorted by
 	// resource class name.
 	GetInventories(ctx Ctx, uuid string) (Provider, []Inventory, error)
-	// SetInventories replaces all inventories (PUT).
+	// SetInventories replaces all inventories (PUT). Removing a class
+	// that has allocations is ErrInventoryInUse.
 	SetInventories(ctx Ctx, uuid string, generation int64, invs []Inventory) (Provider, []Inventory, error)
-	// AddInventory adds one inventory without a generation check (POST).
+	// AddInventory adds one inventory without a generation check (POST);
+	// an existing inventory of the class is ErrDuplicate.
 	AddInventory(ctx Ctx, uuid string, inv Inventory) (Provider, Inventory, error)
-	// UpdateInventory replaces one existing inventory (PUT one).
+	// UpdateInventory replaces one existing inventory (PUT one); a class
+	// the provider has no inventory of is ErrInventoryNotFound.
 	UpdateInventory(ctx Ctx, uuid string, generation int64, inv Inventory) (Provider, Inventory, error)
-	// DeleteInventory removes one inventory without a generation check.
+	// DeleteInventory removes one inventory without a generation check;
+	// ErrInventoryInUse when allocated, ErrInventoryNotFound when absent.
 	DeleteInventory(ctx Ctx, uuid, resourceClass string) error
 	// DeleteAllInventories removes every inventory without a generation
-	// check (microversion 1.5).
+	// check (microversion 1.5); it increments the generation even when
+	// there was nothing to remove.
 	DeleteAllInventories(ctx Ctx, uuid string) error
 }

@@ -1,14 +1,23 @@
 package store
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // MinCustomResourceClassID is the first id given to a custom class, as in
 // Placement; standard classes take their index in the standard list.
 const MinCustomResourceClassID = 10000
 
+// ErrResourceClassNotFound is the kind for an unknown resource class name;
+// it is also an ErrNotFound. Its detail is Placement's
+// "No such resource class NAME.".
+var ErrResourceClassNotFound = fmt.Errorf("resource class %w", ErrNotFound)
+
 // ResourceClass is a standard or custom (CUSTOM_*) resource class.
 type ResourceClass struct {
 	Name      string
+	Standard  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -16,6 +25,8 @@ type ResourceClass struct {
 // ResourceClassStore manages resource classes. Standard classes cannot be
 // changed or deleted (ErrStandard).
 type ResourceClassStore interface {
+	// ListResourceClasses returns every class, standard ones first in
+	// their standard order, then custom ones by creation.
 	ListResourceClasses(ctx Ctx) ([]ResourceClass, error)
 	GetResourceClass(ctx Ctx, name string) (ResourceClass, error)
 	// CreateResourceClass fails with ErrDuplicate when it exists.
@@ -23,9 +34,10 @@ type ResourceClassStore interface {
 	// EnsureResourceClass creates the class when missing and reports
 	// whether it did.
 	EnsureResourceClass(ctx Ctx, name string) (ResourceClass, bool, error)
-	// RenameResourceClass changes a custom class's name.
+	// RenameResourceClass changes a custom class's name; ErrStandard for
+	// a standard class, ErrDuplicate when newName is taken.
 	RenameResourceClass(ctx Ctx, name, newName string) (ResourceClass, error)
 	// DeleteResourceClass fails with ErrResourceClassInUse when any
-	// inventory uses it.
+	// inventory uses it and ErrStandard for a standard class.
 	DeleteResourceClass(ctx Ctx, name string) error
 }

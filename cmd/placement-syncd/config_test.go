@@ -1,0 +1,179 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadConfig_Testdata(t *testing.T) {
+	good := map[string]func(*Config){
+		"empty.good.yaml":         func(*Config) {},
+		"comments-only.good.yaml": func(*Config) {},
+		"partial.good.yaml":       func(c *Config) { c.API.Listen = "[::1]:8778" },
+		"full.good.yaml": func(c *Config) {
+			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", ShutdownGrace: 90 * time.Second}
+			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false}
+			c.Log = LogConfig{Level: "debug", Format: "console"}
+		},
+	}
+	bad := map[string]string{
+		"unknown-key.bad.yaml":     `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace)`,
+		"unknown-section.bad.yaml": `testdata/unknown-section.bad.yaml:3: unknown key "metrics" at the top level (known: api, database, log)`,
+		"bad-listen.bad.yaml":      `testdata/bad-listen.bad.yaml:3: api.listen: invalid address "localhost": missing port in address`,
+		"bad-port.bad.yaml":        `testdata/bad-port.bad.yaml:2: api.listen: invalid address "127.0.0.1:http": port "http" is not a number from 0 to 65535`,
+		"bad-duration.bad.yaml":    `testdata/bad-duration.bad.yaml:2: api.shutdown_grace: invalid value "ten seconds": expected a duration such as "10s" or "1m30s"`,
+		"bad-bool.bad.yaml":        `testdata/bad-bool.bad.yaml:3: database.auto_migrate: invalid value "sometimes": expected true or false`,
+		"bad-auth.bad.yaml":        `testdata/bad-auth.bad.yaml:2: api.auth_strategy: unsupported value "keystone" (supported: noauth2)`,
+		"bad-level.bad.yaml":       `testdata/bad-level.bad.yaml:2: log.level: invalid level "verbose" (one of debug, info, warn, error)`,
+		"bad-format.bad.yaml":      `testdata/bad-format.bad.yaml:2: log.format: invalid format "text" (one of json, console)`,
+		"negative-busy.bad.yaml":   `testdata/negative-busy.bad.yaml:2: database.busy_timeout: must be positive, got -1s`,
+		"empty-path.bad.yaml":      `testdata/empty-path.bad.yaml:2: database.path: must not be empty`,
+		"section-scalar.bad.yaml":  `testdata/section-scalar.bad.yaml:1: api: invalid value "127.0.0.1:8778": expected a mapping of keys`,
+		"value-mapping.bad.yaml":   `testdata/value-mapping.bad.yaml:3: api.listen: invalid value (a mapping): expected a string`,
+		"duplicate.bad.yaml":       `testdata/duplicate.bad.yaml:3: duplicate key "level" in section "log" (first at line 2)`,
+		"syntax.bad.yaml":          `testdata/syntax.bad.yaml:2: found unexpected end of stream`,
+		"top-list.bad.yaml":        `testdata/top-list.bad.yaml:1: the top level must be a mapping of sections (api, database, log)`,
+		"two-documents.bad.yaml":   `testdata/two-documents.bad.yaml:3: only one YAML document is allowed`,
+		"two-errors.bad.yaml": `testdata/two-errors.bad.yaml:2: api.listen: invalid address "nope": missing port in address` + "\n" +
+			`testdata/two-errors.bad.yaml:4: log.level: invalid level "loud" (one of debug, info, warn, error)`,
+	}
+
+	files, err := filepath.Glob("testdata/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		_, isGood := good[name]
+		_, isBad := bad[name]
+		if !isGood && !isBad {
+			t.Errorf("%s has no expectation in this test", f)
+		}
+	}
+
+	for name, edit := range good {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := loadConfig(filepath.Join("testdata", name), nil)
+			if err != nil {
+				t.Fatalf("loadConfig: %v", err)
+			}
+			want := DefaultConfig()
+			edit(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+	for name, want := range bad {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadConfig(filepath.Join("testdata", name), nil)
+			if err == nil {
+				t.Fatal("loadConfig succeeded, want an error")
+			}
+			if err.Error() != want {
+				t.Errorf("error:\n got %s\nwant %s", err, want)
+			}
+		})
+	}
+}
+
+// TestLoadConfig_Samples loads every shipped config, and checks that the
+// annotated sample documents exactly the built-in defaults.
+func TestLoadConfig_Samples(t *testing.T) {
+	files, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no files in configs/")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			cfg, err := loadConfig(f, nil)
+			if err != nil {
+				t.Fatalf("loadConfig: %v", err)
+			}
+			if filepath.Base(f) == "placement-syncd.yaml" && !reflect.DeepEqual(cfg, DefaultConfig()) {
+				t.Errorf("the sample differs from the defaults:\n got %+v\nwant %+v", cfg, DefaultConfig())
+			}
+		})
+	}
+}
+
+func TestLoadConfig_Overrides(t *testing.T) {
+	listen := func(v string) override {
+		return override{Key: "api.listen", Flag: "--listen", Set: func(c *Config) { c.API.Listen = v }}
+	}
+	tests := []struct {
+		name    string
+		file    string
+		over    []override
+		want    func(*Config)
+		wantErr string
+	}{
+		{name: "flag wins over file", file: "testdata/full.good.yaml", over: []override{listen("127.0.0.1:1")},
+			want: func(c *Config) { c.API.Listen = "127.0.0.1:1" }},
+		{name: "flag without file", over: []override{listen(":0")},
+			want: func(c *Config) { c.API.Listen = ":0" }},
+		{name: "bad flag value names the flag", file: "testdata/full.good.yaml", over: []override{listen("nowhere")},
+			wantErr: `flag --listen: invalid address "nowhere": missing port in address`},
+		{name: "flag fixes a bad file value", file: "testdata/bad-listen.bad.yaml", over: []override{listen("127.0.0.1:0")},
+			want: func(c *Config) { c.API.Listen = "127.0.0.1:0" }},
+		{name: "missing file", file: "testdata/does-not-exist.yaml",
+			wantErr: "read config: open testdata/does-not-exist.yaml: no such file or directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := loadConfig(tt.file, tt.over)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error = %v, want %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := DefaultConfig()
+			if tt.file != "" {
+				if want, err = loadConfig(tt.file, nil); err != nil && !strings.Contains(tt.file, ".bad.") {
+					t.Fatal(err)
+				}
+			}
+			tt.want(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestCheckListen(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:8778": true, "0.0.0.0:8778": true, ":8778": true, "[::]:8778": true,
+		"localhost:0": true, "localhost": false, "1.2.3.4:99999": false, "a b:1": false, "": false,
+	} {
+		if err := checkListen(addr); (err == nil) != ok {
+			t.Errorf("checkListen(%q) = %v, want ok=%v", addr, err, ok)
+		}
+	}
+}
+
+func TestReadmeAndCIRunTheSameTests(t *testing.T) {
+	const cmd = "go test -race ./..."
+	for _, f := range []string{"../../README.md", "../../.ci/run"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), cmd) {
+			t.Errorf("%s does not contain %q", f, cmd)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+func dbFlags(name string, stderr io.Writer, args []string) (Config, error) {
+	f := newFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH]", stderr)
+	var common commonFlags
+	common.register(f)
+	if err := parseFlags(f, args); err != nil {
+		return Config{}, err
+	}
+	return configure(common.config, common.overrides(f))
+}
+
+// cmdDBMigrate brings the database to the binary's schema version,
+// creating it if it does not exist.
+func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := dbFlags("migrate", stderr, args)
+	if err != nil {
+		return err
+	}
+	before := 0
+	if _, err := os.Stat(cfg.Database.Path); err == nil {
+		if before, _, err = sqlite.SchemaVersion(ctx, cfg.Database.Path); err != nil {
+			return err
+		}
+	}
+	latest := sqlite.LatestSchemaVersion()
+	if before > latest {
+		return schemaMismatch(cfg.Database.Path, before, latest, "")
+	}
+	st, err := openStore(ctx, cfg.Database, true, zap.NewNop())
+	if err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return fmt.Errorf("close database %s: %w", cfg.Database.Path, err)
+	}
+	if before == latest {
+		fmt.Fprintf(stdout, "database %s is already at schema version %d\n", cfg.Database.Path, latest)
+	} else {
+		fmt.Fprintf(stdout, "database %s migrated from schema version %d to %d\n", cfg.Database.Path, before, latest)
+	}
+	return nil
+}
+
+// cmdDBVersion prints both schema versions. Like 'serve', it exits 3 when
+// they differ, so scripts can test whether a migration is needed.
+func cmdDBVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := dbFlags("version", stderr, args)
+	if err != nil {
+		return err
+	}
+	path := cfg.Database.Path
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("database %s does not exist; 'placement-syncd db migrate' or 'serve' creates it", path)
+	}
+	cur, latest, err := sqlite.SchemaVersion(ctx, path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "database: %s\ndatabase schema version: %d\nbinary schema version: %d\n", path, cur, latest)
+	if cur != latest {
+		return schemaMismatch(path, cur, latest, "")
+	}
+	return nil
+}
+
+// schemaError is a schema mismatch explained for an operator. It unwraps
+// to sqlite's sentinel, which selects exit code 3.
+type schemaError struct {
+	msg  string
+	kind error
+}
+
+func (e *schemaError) Error() string { return e.msg }
+func (e *schemaError) Unwrap() error { return e.kind }
+
+// schemaMismatch explains why the database at path cannot be used as is;
+// why says why an older one was not migrated, if that applies.
+func schemaMismatch(path string, cur, latest int, why string) error {
+	if cur > latest {
+		return &schemaError{
+			msg: fmt.Sprintf("database %s has schema version %d, newer than schema version %d of this binary (placement-syncd %s); "+
+				"it was written by a newer placement-syncd: run that version, or restore a backup taken before the upgrade",
+				path, cur, latest, readBuildInfo().Version),
+			kind: sqlite.ErrSchemaTooNew,
+		}
+	}
+	if why != "" {
+		why = " and " + why
+	}
+	return &schemaError{
+		msg: fmt.Sprintf("database %s has schema version %d, older than schema version %d of this binary%s: "+
+			"run 'placement-syncd db migrate' with the same --config/--db", path, cur, latest, why),
+		kind: sqlite.ErrSchemaTooOld,
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// logWatcher collects log output and lets a test wait for the line that
+// reports the listening address. It is safe for concurrent use.
+type logWatcher struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	addr  string
+	found chan struct{}
+}
+
+func newLogWatcher() *logWatcher { return &logWatcher{found: make(chan struct{})} }
+
+func (w *logWatcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.addr == "" {
+		for _, line := range strings.Split(w.buf.String(), "\n") {
+			var entry struct {
+				Msg    string `json:"msg"`
+				Listen string `json:"listen"`
+			}
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "placement-syncd started" {
+				w.addr = entry.Listen
+				close(w.found)
+				break
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func (w *logWatcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// listenAddr waits for the start-up line and returns its address.
+func (w *logWatcher) listenAddr(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	select {
+	case <-w.found:
+	case <-ctx.Done():
+		t.Fatalf("no start-up line before %v; output:\n%s", ctx.Err(), w.String())
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.addr
+}
+
+func TestRun_Usage(t *testing.T) {
+	tests := []struct {
+		args       []string
+		code       int
+		wantStdout string
+		wantStderr string
+	}{
+		{args: nil, code: exitUsage, wantStderr: "usage: placement-syncd <command>"},
+		{args: []string{"help"}, code: exitOK, wantStdout: "usage: placement-syncd <command>"},
+		{args: []string{"bogus"}, code: exitUsage, wantStderr: `unknown command "bogus"`},
+		{args: []string{"db"}, code: exitUsage, wantStderr: "db: missing subcommand"},
+		{args: []string{"db", "drop"}, code: exitUsage, wantStderr: `db: unknown subcommand "drop"`},
+		{args: []string{"serve", "extra"}, code: exitUsage, wantStderr: `serve: unexpected argument "extra"`},
+		{args: []string{"serve", "-h"}, code: exitOK, wantStderr: "usage: placement-syncd serve"},
+		{args: []string{"serve", "--log-level", "chatty"}, code: exitUsage, wantStderr: `flag --log-level: invalid level "chatty"`},
+		{args: []string{"version"}, code: exitOK, wantStdout: "placement API microversions: 1.0 to 1.39"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, tt.code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tt.wantStdout) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), tt.wantStdout)
+			}
+			if !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestRun_DB(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "sub", "p.db")
+	steps := []struct {
+		args       []string
+		code       int
+		wantStdout string
+		wantStderr string
+	}{
+		{args: []string{"db", "version", "--db", db}, code: exitFailure, wantStderr: "does not exist"},
+		{args: []string{"db", "migrate", "--db", db}, code: exitOK, wantStdout: "migrated from schema version 0 to 1"},
+		{args: []string{"db", "migrate", "--db", db}, code: exitOK, wantStdout: "already at schema version 1"},
+		{args: []string{"db", "version", "--db", db}, code: exitOK, wantStdout: "database schema version: 1\nbinary schema version: 1\n"},
+	}
+	for _, s := range steps {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), s.args, &stdout, &stderr)
+		if code != s.code || !strings.Contains(stdout.String(), s.wantStdout) || !strings.Contains(stderr.String(), s.wantStderr) {
+			t.Fatalf("%v: exit %d (want %d)\nstdout: %s\nstderr: %s", s.args, code, s.code, stdout.String(), stderr.String())
+		}
+	}
+	bumpSchema(t, db, 2)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"db", "version", "--db", db}, &stdout, &stderr); code != exitSchema {
+		t.Errorf("db version of a newer database: exit %d, want %d", code, exitSchema)
+	}
+	if !strings.Contains(stdout.String(), "database schema version: 2") || !strings.Contains(stderr.String(), "newer than schema version 1") {
+		t.Errorf("stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	}
+}
+
+// TestRun_Serve runs the whole program in-process with a config file, makes
+// a request, and ends it through ctx as a signal would.
+func TestRun_Serve(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "c.yaml")
+	writeFile(t, cfgPath, "api:\n  listen: \"127.0.0.1:1\"\n  shutdown_grace: 2s\ndatabase:\n  path: "+filepath.Join(dir, "p.db")+"\nlog:\n  level: warn\n")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	lw := newLogWatcher()
+	done := make(chan int, 1)
+	go func() {
+		// --listen and --log-level override the file: port 0, and info so
+		// that the start-up line is logged.
+		done <- run(runCtx, []string{"serve", "--config", cfgPath, "--listen", "127.0.0.1:0", "--log-level", "info"}, &bytes.Buffer{}, lw)
+	}()
+	addr := lw.listenAddr(t, ctx)
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
+	req.Header.Set("X-Auth-Token", "admin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /: %s", resp.Status)
+	}
+
+	stop()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("exit code %d after shutdown; log:\n%s", code, lw.String())
+		}
+	case <-ctx.Done():
+		t.Fatal("run did not return after its context ended")
+	}
+	if !strings.Contains(lw.String(), "placement-syncd stopped") {
+		t.Errorf("no shutdown line in log:\n%s", lw.String())
+	}
+}
+
+func TestRun_ServeListenFailure(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--listen", "192.0.2.1:1", "--db", filepath.Join(dir, "p.db")}, &bytes.Buffer{}, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "listen on 192.0.2.1:1") {
+		t.Errorf("exit %d, stderr: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.db")); err != nil {
+		t.Errorf("database should have been opened first: %v", err)
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// actor is a long-running component: Run blocks until ctx ends or the
+// component fails, and returns nil after a clean shutdown.
+type actor interface {
+	Run(ctx context.Context) error
+}
+
+// apiServer adapts placementsrv.Server to actor, owning its listener.
+type apiServer struct {
+	srv   *placementsrv.Server
+	ln    net.Listener
+	grace time.Duration
+}
+
+func (a apiServer) Run(ctx context.Context) error { return a.srv.Run(ctx, a.ln, a.grace) }
+
+func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlagSet("serve", "placement-syncd serve [--config FILE] [--listen ADDR] [--db PATH] [--log-level LEVEL]", stderr)
+	var common commonFlags
+	common.register(fs)
+	listen := fs.String("listen", "", "`address` to listen on, overriding api.listen (default \""+defaultListen+"\")")
+	logLevel := fs.String("log-level", "", "log `level` (debug, info, warn, error), overriding log.level (default \""+defaultLogLevel+"\")")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	overrides := common.overrides(fs)
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "listen":
+			v := *listen
+			overrides = append(overrides, override{Key: "api.listen", Flag: "--listen", Set: func(c *Config) { c.API.Listen = v }})
+		case "log-level":
+			v := *logLevel
+			overrides = append(overrides, override{Key: "log.level", Flag: "--log-level", Set: func(c *Config) { c.Log.Level = v }})
+		}
+	})
+	cfg, err := configure(common.config, overrides)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg.Log, stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
+	return serve(ctx, cfg, log)
+}
+
+// serve opens the store, starts every actor in one errgroup and waits for
+// them; the store is closed only after they have all returned.
+func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
+	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	srv, err := placementsrv.New(placementsrv.Options{
+		Store:  st,
+		Logger: log.Named("api"),
+		Auth:   cfg.API.AuthStrategy,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.API.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
+	}
+	actors := map[string]actor{
+		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
+	}
+	log.Info("placement-syncd started",
+		zap.String("version", readBuildInfo().Version),
+		zap.String("listen", ln.Addr().String()),
+		zap.String("database", cfg.Database.Path),
+		zap.String("auth_strategy", cfg.API.AuthStrategy))
+
+	g, gctx := errgroup.WithContext(ctx)
+	for name, a := range actors {
+		g.Go(func() error {
+			if err := a.Run(gctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	if err != nil {
+		return err
+	}
+	log.Info("placement-syncd stopped")
+	return nil
+}
+
+// openStore opens the SQLite database, creating its directory if needed.
+// Schema errors keep sqlite's sentinels so that they map to exit code 3.
+func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger) (*sqlite.Store, error) {
+	if dir := filepath.Dir(db.Path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	st, err := sqlite.Open(ctx, db.Path, sqlite.Options{
+		Migrate:     migrate,
+		BusyTimeout: db.BusyTimeout,
+		Logger:      log.Named("store"),
+	})
+	if errors.Is(err, sqlite.ErrSchemaTooNew) || errors.Is(err, sqlite.ErrSchemaTooOld) {
+		if cur, latest, verr := sqlite.SchemaVersion(ctx, db.Path); verr == nil {
+			return nil, schemaMismatch(db.Path, cur, latest, "database.auto_migrate is false")
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// version and commit are set at link time:
+//
+//	go build -ldflags "-X main.version=1.2.3 -X main.commit=$(git rev-parse HEAD)"
+//
+// They are package variables only because -X can set nothing else; they
+// are never written at run time.
+var (
+	version = ""
+	commit  = ""
+)
+
+// buildInfo is what 'placement-syncd version' reports.
+type buildInfo struct {
+	Version   string
+	Commit    string
+	GoVersion string
+	Platform  string
+}
+
+// readBuildInfo prefers the link-time values and falls back to what the
+// Go toolchain recorded: the module version for 'go install pkg@vX', and
+// the VCS revision when built from a checkout with VCS stamping on.
+func readBuildInfo() buildInfo {
+	bi := buildInfo{
+		Version:   version,
+		Commit:    commit,
+		GoVersion: runtime.Version(),
+		Platform:  runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if bi.Version == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			bi.Version = info.Main.Version
+		}
+		if bi.Commit == "" {
+			var rev, modified string
+			for _, s := range info.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					rev = s.Value
+				case "vcs.modified":
+					modified = s.Value
+				}
+			}
+			if rev != "" && modified == "true" {
+				rev += "-dirty"
+			}
+			bi.Commit = rev
+		}
+	}
+	if bi.Version == "" {
+		bi.Version = "dev"
+	}
+	if bi.Commit == "" {
+		bi.Commit = "unknown"
+	}
+	return bi
+}
+
+func cmdVersion(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "placement-syncd version", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	bi := readBuildInfo()
+	fmt.Fprintf(stdout, "placement-syncd %s\ncommit: %s\ngo: %s\nplatform: %s\nschema version: %d\nplacement API microversions: %s to %s\n",
+		bi.Version, bi.Commit, bi.GoVersion, bi.Platform, sqlite.LatestSchemaVersion(), microversion.Min, microversion.Max)
+	return nil
+}

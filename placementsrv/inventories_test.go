@@ -1,0 +1,510 @@
+package placementsrv
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+const invTestRP = "7260669a-e3d4-4867-aaa7-683e2ab6958c"
+
+// invEnv is a real server on a real SQLite file, with one provider.
+type invEnv struct {
+	t     *testing.T
+	path  string
+	store *sqlite.Store
+	srv   *httptest.Server
+}
+
+func newInvEnv(t *testing.T) *invEnv {
+	t.Helper()
+	e := &invEnv{t: t, path: filepath.Join(t.TempDir(), "placement.db")}
+	e.start()
+	if _, err := e.store.CreateProvider(context.Background(), store.NewProvider{UUID: invTestRP, Name: "rp"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.stop)
+	return e
+}
+
+func (e *invEnv) start() {
+	e.t.Helper()
+	st, err := sqlite.Open(context.Background(), e.path, sqlite.Options{Migrate: true})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv, err := New(Options{Store: st})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.store, e.srv = st, httptest.NewServer(srv.Handler())
+}
+
+func (e *invEnv) stop() {
+	if e.srv != nil {
+		e.srv.Close()
+		e.store.Close()
+		e.srv = nil
+	}
+}
+
+// restart reopens the database file, as after a process restart.
+func (e *invEnv) restart() {
+	e.stop()
+	e.start()
+}
+
+type invResult struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r invResult) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("response is not a JSON object: %v: %s", err, r.body)
+	}
+	return m
+}
+
+// do sends a request at microversion version ("" for none) with a JSON
+// content type when body is non-empty.
+func (e *invEnv) do(method, path, version, body string) invResult {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("X-Auth-Token", "admin")
+	if version != "" {
+		req.Header.Set("OpenStack-API-Version", "placement "+version)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return invResult{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// snapshot is the observable inventory state of the test provider plus
+// the resource class list.
+type invSnapshot struct {
+	Inventories map[string]any
+	Classes     []any
+}
+
+func (e *invEnv) snapshot() invSnapshot {
+	e.t.Helper()
+	r := e.do("GET", "/resource_providers/"+invTestRP+"/inventories", "1.39", "")
+	if r.status != 200 {
+		e.t.Fatalf("GET inventories: %d %s", r.status, r.body)
+	}
+	c := e.do("GET", "/resource_classes", "1.39", "")
+	if c.status != 200 {
+		e.t.Fatalf("GET resource classes: %d %s", c.status, c.body)
+	}
+	return invSnapshot{Inventories: r.json(e.t), Classes: c.json(e.t)["resource_classes"].([]any)}
+}
+
+// invWantError checks Placement's error document.
+func invWantError(t *testing.T, r invResult, status int, detail string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("content type %q", ct)
+	}
+	var doc struct {
+		Errors []struct {
+			Status int    `json:"status"`
+			Title  string `json:"title"`
+			Detail string `json:"detail"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil || len(doc.Errors) != 1 {
+		t.Fatalf("not an error document: %v %s", err, r.body)
+	}
+	if doc.Errors[0].Status != status || doc.Errors[0].Title != http.StatusText(status) {
+		t.Fatalf("error item %+v", doc.Errors[0])
+	}
+	if !strings.Contains(doc.Errors[0].Detail, detail) {
+		t.Fatalf("detail %q does not contain %q", doc.Errors[0].Detail, detail)
+	}
+}
+
+// invErrorCode returns the code of an error document.
+func invErrorCode(t *testing.T, r invResult) string {
+	t.Helper()
+	errs, _ := r.json(t)["errors"].([]any)
+	if len(errs) != 1 {
+		t.Fatalf("not an error document: %s", r.body)
+	}
+	code, _ := errs[0].(map[string]any)["code"].(string)
+	return code
+}
+
+const invRPPath = "/resource_providers/" + invTestRP
+
+// invBadInputCases are requests each route must refuse with a 400; they
+// also seed FuzzDecodeInventories.
+var invBadInputCases = []struct {
+	name, method, path, version, body, detail string
+}{
+	// POST one inventory.
+	{"post malformed json", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": }`, "Malformed JSON"},
+	{"post empty body", "POST", invRPPath + "/inventories", "1.39", ` `, "Malformed JSON"},
+	{"post not an object", "POST", invRPPath + "/inventories", "1.39", `[1]`, "JSON does not validate"},
+	{"post total as string", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": "8"}`, "'8' is not of type 'integer'"},
+	{"post total as float", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 8.5}`, "8.5 is not of type 'integer'"},
+	{"post unknown property", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 8, "color": "red"}`, "Additional properties are not allowed ('color' was unexpected)"},
+	{"post missing total", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU"}`, "'total' is a required property"},
+	{"post zero total", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 0}`, "0 is less than the minimum of 1"},
+	{"post negative reserved", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 8, "reserved": -1}`, "-1 is less than the minimum of 0"},
+	{"post total over max", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 2147483648}`, "Failed validating 'maximum'"},
+	{"post zero step", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 8, "step_size": 0}`, "Failed validating 'minimum' in schema['properties']['step_size']"},
+	{"post reserved over total", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 8, "reserved": 9}`, "Unable to create inventory for resource provider " + invTestRP + ": Invalid inventory for 'VCPU' on resource provider '" + invTestRP + "'. The reserved value is greater than total."},
+	{"post reserved equal total at 1.25", "POST", invRPPath + "/inventories", "1.25", `{"resource_class": "VCPU", "total": 8, "reserved": 8}`, "The reserved value is greater than or equal to total."},
+	{"post zero ratio at 1.25", "POST", invRPPath + "/inventories", "1.25", `{"resource_class": "VCPU", "total": 8, "allocation_ratio": 0}`, "The reserved value is greater than or equal to total."},
+	{"post negative ratio", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "VCPU", "total": 8, "allocation_ratio": -1}`, "The reserved value is greater than total."},
+	{"post lower-case class", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "vcpu", "total": 8}`, "Failed validating 'pattern'"},
+	{"post unknown class", "POST", invRPPath + "/inventories", "1.39", `{"resource_class": "CUSTOM_` + strings.Repeat("X", 300) + `", "total": 8}`, "No such resource class CUSTOM_XXX"},
+	{"post bad microversion header", "POST", invRPPath + "/inventories", "1.x", `{"resource_class": "VCPU", "total": 8}`, "Invalid microversion"},
+
+	// PUT all inventories.
+	{"put all malformed json", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {`, "Malformed JSON"},
+	{"put all trailing data", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {}} {}`, "Malformed JSON"},
+	{"put all missing generation", "PUT", invRPPath + "/inventories", "1.39", `{"inventories": {}}`, "'resource_provider_generation' is a required property"},
+	{"put all generation as string", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": "0", "inventories": {}}`, "'0' is not of type 'integer'"},
+	{"put all inventories as list", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": []}`, "[] is not of type 'object'"},
+	{"put all unknown top-level property", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {}, "x": 1}`, "Additional properties are not allowed"},
+	{"put all unknown inventory property", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8, "size": 1}}}`, "Additional properties are not allowed ('size' was unexpected)"},
+	{"put all inventory not an object", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"VCPU": 8}}`, "8 is not of type 'object'"},
+	{"put all missing total", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"reserved": 1}}}`, "'total' is a required property"},
+	{"put all negative min_unit", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8, "min_unit": -3}}}`, "-3 is less than the minimum of 1"},
+	{"put all ratio over max", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8, "allocation_ratio": 1e39}}}`, "Failed validating 'maximum'"},
+	{"put all reserved over total", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"DISK_GB": {"total": 8}, "VCPU": {"total": 8, "reserved": 100}}}`, "Unable to update inventory for resource provider " + invTestRP + ": Invalid inventory for 'VCPU'"},
+	{"put all reserved equal total at 1.25", "PUT", invRPPath + "/inventories", "1.25", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8, "reserved": 8}}}`, "greater than or equal to total"},
+	{"put all unknown class", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8}, "CUSTOM_NOPE": {"total": 1}}}`, "Unknown resource class in inventory for resource provider " + invTestRP + ": No such resource class CUSTOM_NOPE."},
+	{"put all unpatterned key", "PUT", invRPPath + "/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"bad": 5}}`, "Bad inventory bad"},
+
+	// PUT one inventory (there is none yet; validation comes first).
+	{"put one malformed json", "PUT", invRPPath + "/inventories/VCPU", "1.39", `{"total": 8,}`, "Malformed JSON"},
+	{"put one missing generation", "PUT", invRPPath + "/inventories/VCPU", "1.39", `{"total": 8}`, "'resource_provider_generation' is a required property"},
+	{"put one bool total", "PUT", invRPPath + "/inventories/VCPU", "1.39", `{"resource_provider_generation": 0, "total": true}`, "True is not of type 'integer'"},
+	{"put one unknown property", "PUT", invRPPath + "/inventories/VCPU", "1.39", `{"resource_provider_generation": 0, "total": 8, "resource_class": "VCPU"}`, "Additional properties are not allowed"},
+	{"put one absent inventory", "PUT", invRPPath + "/inventories/VCPU", "1.39", `{"resource_provider_generation": 0, "total": 8}`, "No inventory record with resource class for resource provider " + invTestRP + ": No inventory of class VCPU found."},
+	{"put one reserved over total", "PUT", invRPPath + "/inventories/VCPU", "1.39", `{"resource_provider_generation": 0, "total": 8, "reserved": 10}`, "Unable to update inventory for resource provider"},
+
+	// Resource classes.
+	{"post class malformed json", "POST", "/resource_classes", "1.39", `{"name": `, "Malformed JSON"},
+	{"post class name not custom", "POST", "/resource_classes", "1.39", `{"name": "IRON"}`, "'IRON' does not match '^CUSTOM_[A-Z0-9_]+$'"},
+	{"post class name too long", "POST", "/resource_classes", "1.39", `{"name": "CUSTOM_` + strings.Repeat("A", 249) + `"}`, "Failed validating 'maxLength'"},
+	{"post class name number", "POST", "/resource_classes", "1.39", `{"name": 5}`, "5 is not of type 'string'"},
+	{"post class unknown property", "POST", "/resource_classes", "1.39", `{"name": "CUSTOM_A", "x": 1}`, "Additional properties are not allowed ('x' was unexpected)"},
+	{"put class 1.6 bodiless", "PUT", "/resource_classes/CUSTOM_A", "1.6", ` `, "Malformed JSON"},
+	{"put class 1.6 standard target", "PUT", "/resource_classes/CUSTOM_A", "1.6", `{"name": "VCPU"}`, "Failed validating 'pattern'"},
+	{"put class 1.6 rename standard", "PUT", "/resource_classes/VCPU", "1.6", `{"name": "CUSTOM_VCPU"}`, "Cannot update standard resource class VCPU"},
+	{"put class 1.7 standard", "PUT", "/resource_classes/VCPU", "1.7", "", "Failed validating 'pattern'"},
+	{"put class 1.7 too long", "PUT", "/resource_classes/CUSTOM_" + strings.Repeat("B", 249), "1.7", "", "Failed validating 'maxLength'"},
+	{"delete standard class", "DELETE", "/resource_classes/VCPU", "1.39", "", "Error in delete resource class: Cannot delete standard resource class VCPU."},
+
+	// Usages.
+	{"usages without project", "GET", "/usages", "1.9", "", "'project_id' is a required property"},
+	{"usages empty project", "GET", "/usages?project_id=", "1.9", "", "Failed validating 'minLength'"},
+	{"usages unknown parameter", "GET", "/usages?project_id=p&x=1", "1.9", "", "Additional properties are not allowed"},
+	{"usages consumer_type before 1.38", "GET", "/usages?project_id=p&consumer_type=all", "1.37", "", "Additional properties are not allowed"},
+	{"usages bad consumer_type", "GET", "/usages?project_id=p&consumer_type=lower", "1.38", "", "Failed validating 'pattern'"},
+}
+
+func TestInventoryRoutesRejectBadInput(t *testing.T) {
+	e := newInvEnv(t)
+	// Start from one inventory so that "nothing changed" is meaningful.
+	seed := e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"DISK_GB": {"total": 100}}}`)
+	if seed.status != 200 {
+		t.Fatalf("seed: %d %s", seed.status, seed.body)
+	}
+	if r := e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_A"}`); r.status != 201 {
+		t.Fatalf("seed class: %d %s", r.status, r.body)
+	}
+	before := e.snapshot()
+	for _, tc := range invBadInputCases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := strings.ReplaceAll(tc.body, `"resource_provider_generation": 0`, `"resource_provider_generation": 1`)
+			invWantError(t, e.do(tc.method, tc.path, tc.version, body), http.StatusBadRequest, tc.detail)
+			if after := e.snapshot(); !reflect.DeepEqual(before, after) {
+				t.Fatalf("state changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+func TestInventoryReservedEqualTotalByMicroversion(t *testing.T) {
+	e := newInvEnv(t)
+	body := `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8, "reserved": 8}}}`
+	invWantError(t, e.do("PUT", invRPPath+"/inventories", "1.25", body), 400, "The reserved value is greater than or equal to total.")
+	r := e.do("PUT", invRPPath+"/inventories", "1.26", body)
+	if r.status != 200 {
+		t.Fatalf("1.26: %d %s", r.status, r.body)
+	}
+	got := r.json(t)
+	if got["resource_provider_generation"].(float64) != 1 {
+		t.Fatalf("generation %v", got["resource_provider_generation"])
+	}
+	vcpu := got["inventories"].(map[string]any)["VCPU"].(map[string]any)
+	want := map[string]any{"total": 8.0, "reserved": 8.0, "min_unit": 1.0, "max_unit": 2147483647.0, "step_size": 1.0, "allocation_ratio": 1.0}
+	if !reflect.DeepEqual(vcpu, want) {
+		t.Fatalf("inventory %v, want defaults %v", vcpu, want)
+	}
+	if !strings.Contains(string(r.body), `"allocation_ratio":1.0`) {
+		t.Fatalf("allocation_ratio not rendered as a float: %s", r.body)
+	}
+	// PUT one follows the same rule.
+	one := `{"resource_provider_generation": 1, "total": 4, "reserved": 4}`
+	invWantError(t, e.do("PUT", invRPPath+"/inventories/VCPU", "1.25", one), 400, "greater than or equal to total")
+	if r := e.do("PUT", invRPPath+"/inventories/VCPU", "1.26", one); r.status != 200 {
+		t.Fatalf("PUT one at 1.26: %d %s", r.status, r.body)
+	}
+}
+
+func TestInventoryCreateAndGenerations(t *testing.T) {
+	e := newInvEnv(t)
+	r := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "VCPU", "total": 8, "allocation_ratio": 16}`)
+	if r.status != 201 {
+		t.Fatalf("POST: %d %s", r.status, r.body)
+	}
+	if loc := r.header.Get("Location"); loc != e.srv.URL+invRPPath+"/inventories/VCPU" {
+		t.Fatalf("Location %q", loc)
+	}
+	if r.header.Get("Last-Modified") == "" || r.header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("cache headers missing: %v", r.header)
+	}
+	if g := r.json(t)["resource_provider_generation"]; g != 1.0 {
+		t.Fatalf("generation %v", g)
+	}
+	dup := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "VCPU", "total": 8}`)
+	invWantError(t, dup, 409, "Update conflict")
+	stale := e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {}}`)
+	invWantError(t, stale, 409, "resource provider generation conflict")
+	staleOne := e.do("PUT", invRPPath+"/inventories/VCPU", "1.39", `{"resource_provider_generation": 0, "total": 1}`)
+	invWantError(t, staleOne, 409, "resource provider generation conflict")
+	if invErrorCode(t, staleOne) != "placement.concurrent_update" {
+		t.Fatalf("missing error code: %s", staleOne.body)
+	}
+	e.restart()
+	got := e.do("GET", invRPPath+"/inventories/VCPU", "1.14", "")
+	if got.status != 200 || got.header.Get("Last-Modified") != "" {
+		t.Fatalf("GET one at 1.14: %d %v", got.status, got.header)
+	}
+	if m := got.json(t); m["allocation_ratio"] != 16.0 || m["resource_provider_generation"] != 1.0 {
+		t.Fatalf("after restart: %v", m)
+	}
+	invWantError(t, e.do("GET", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB for "+invTestRP)
+	invWantError(t, e.do("DELETE", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB found for delete")
+}
+
+// seedInvAllocation writes a consumer with one allocation on the test
+// provider straight into the database file; restart the env to load it.
+func seedInvAllocation(t *testing.T, path, class string, used int) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{
+		`INSERT INTO projects (external_id) VALUES ('proj') ON CONFLICT DO NOTHING`,
+		`INSERT INTO users (external_id) VALUES ('user') ON CONFLICT DO NOTHING`,
+		`INSERT INTO consumers (uuid, project_id, user_id, created_at) VALUES ('c1', (SELECT id FROM projects), (SELECT id FROM users), 0) ON CONFLICT DO NOTHING`,
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	_, err = db.Exec(`INSERT INTO allocations (resource_provider_id, consumer_id, resource_class_id, used, created_at)
+		VALUES ((SELECT id FROM resource_providers WHERE uuid = ?), (SELECT id FROM consumers WHERE uuid = 'c1'),
+		(SELECT id FROM resource_classes WHERE name = ?), ?, 0)`, invTestRP, class, used)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDeleteAllInventories(t *testing.T) {
+	e := newInvEnv(t)
+	put := `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8}, "DISK_GB": {"total": 10}, "MEMORY_MB": {"total": 10}}}`
+	if r := e.do("PUT", invRPPath+"/inventories", "1.39", put); r.status != 200 {
+		t.Fatalf("seed: %d %s", r.status, r.body)
+	}
+	before := e.snapshot()
+	r := e.do("DELETE", invRPPath+"/inventories", "1.4", "")
+	invWantError(t, r, 405, "The method DELETE is not allowed for this resource.")
+	if r.header.Get("Allow") != "" {
+		t.Fatalf("version-gated 405 has Allow %q", r.header.Get("Allow"))
+	}
+	if after := e.snapshot(); !reflect.DeepEqual(before, after) {
+		t.Fatalf("405 changed state")
+	}
+
+	e.stop()
+	seedInvAllocation(t, e.path, "DISK_GB", 2)
+	seedInvAllocation(t, e.path, "VCPU", 1)
+	e.start()
+	const inUse = "Inventory for 'VCPU, DISK_GB' on resource provider '" + invTestRP + "' in use."
+	r = e.do("DELETE", invRPPath+"/inventories", "1.39", "")
+	invWantError(t, r, 409, inUse)
+	if invErrorCode(t, r) != "placement.inventory.inuse" {
+		t.Fatalf("code: %s", r.body)
+	}
+	r = e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 1, "inventories": {}}`)
+	invWantError(t, r, 409, "update conflict: "+inUse)
+	// Upstream's quirk: DELETE of one in-use inventory says concurrent_update.
+	r = e.do("DELETE", invRPPath+"/inventories/VCPU", "1.39", "")
+	invWantError(t, r, 409, "Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider")
+	if invErrorCode(t, r) != "placement.concurrent_update" {
+		t.Fatalf("code: %s", r.body)
+	}
+	invWantError(t, e.do("DELETE", "/resource_classes/CUSTOM_NONE", "1.39", ""), 404, "No such resource class CUSTOM_NONE.")
+	if after := e.snapshot(); !reflect.DeepEqual(before, after) {
+		t.Fatalf("refused deletes changed state:\nbefore %v\nafter  %v", before, after)
+	}
+	usages := e.do("GET", invRPPath+"/usages", "1.39", "")
+	if got := usages.json(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"VCPU": 1.0, "DISK_GB": 2.0, "MEMORY_MB": 0.0}) {
+		t.Fatalf("usages %v", got)
+	}
+	total := e.do("GET", "/usages?project_id=proj", "1.38", "")
+	if got := total.json(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"unknown": map[string]any{"VCPU": 1.0, "DISK_GB": 2.0, "consumer_count": 1.0}}) {
+		t.Fatalf("total usages %v", got)
+	}
+	flat := e.do("GET", "/usages?project_id=proj", "1.9", "")
+	if got := flat.json(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"VCPU": 1.0, "DISK_GB": 2.0}) {
+		t.Fatalf("flat usages %v", got)
+	}
+
+	// Removing only the unused class is fine; then, without allocations,
+	// DELETE all works.
+	if r := e.do("DELETE", invRPPath+"/inventories/MEMORY_MB", "1.39", ""); r.status != 204 {
+		t.Fatalf("delete unused: %d %s", r.status, r.body)
+	}
+	e.stop()
+	db, err := sql.Open("sqlite3", "file:"+e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM allocations`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	e.start()
+	if r := e.do("DELETE", invRPPath+"/inventories", "1.5", ""); r.status != 204 || len(r.body) != 0 {
+		t.Fatalf("delete all: %d %s", r.status, r.body)
+	}
+	final := e.snapshot().Inventories
+	if final["resource_provider_generation"] != 3.0 || len(final["inventories"].(map[string]any)) != 0 {
+		t.Fatalf("after delete all: %v", final)
+	}
+}
+
+func TestResourceClassLifecycle(t *testing.T) {
+	e := newInvEnv(t)
+	invWantError(t, e.do("GET", "/resource_classes", "1.1", ""), 404, "The resource could not be found.")
+	r := e.do("PUT", "/resource_classes/CUSTOM_GOLD", "1.7", "")
+	if r.status != 201 || r.header.Get("Location") != e.srv.URL+"/resource_classes/CUSTOM_GOLD" {
+		t.Fatalf("PUT 1.7 create: %d %v", r.status, r.header)
+	}
+	if r := e.do("PUT", "/resource_classes/CUSTOM_GOLD", "1.7", ""); r.status != 204 {
+		t.Fatalf("PUT 1.7 existing: %d", r.status)
+	}
+	invWantError(t, e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_GOLD"}`), 409, "Conflicting resource class already exists: CUSTOM_GOLD")
+	if r := e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_SILVER"}`); r.status != 201 {
+		t.Fatalf("POST: %d %s", r.status, r.body)
+	}
+	invWantError(t, e.do("PUT", "/resource_classes/CUSTOM_SILVER", "1.6", `{"name": "CUSTOM_GOLD"}`), 409, "Resource class already exists: CUSTOM_GOLD")
+	r = e.do("PUT", "/resource_classes/CUSTOM_SILVER", "1.6", `{"name": "CUSTOM_BRONZE"}`)
+	if r.status != 200 || r.json(t)["name"] != "CUSTOM_BRONZE" {
+		t.Fatalf("rename: %d %s", r.status, r.body)
+	}
+	if r := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "CUSTOM_GOLD", "total": 1}`); r.status != 201 {
+		t.Fatalf("inventory: %d %s", r.status, r.body)
+	}
+	invWantError(t, e.do("DELETE", "/resource_classes/CUSTOM_GOLD", "1.39", ""), 409, "Error in delete resource class: Cannot delete resource class CUSTOM_GOLD. Class is in use in inventory.")
+	e.restart()
+	if r := e.do("GET", "/resource_classes/CUSTOM_BRONZE", "1.15", ""); r.status != 200 || r.header.Get("Last-Modified") == "" {
+		t.Fatalf("GET renamed after restart: %d %v", r.status, r.header)
+	}
+	if r := e.do("DELETE", "/resource_classes/CUSTOM_BRONZE", "1.39", ""); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	invWantError(t, e.do("GET", "/resource_classes/CUSTOM_BRONZE", "1.39", ""), 404, "No such resource class CUSTOM_BRONZE.")
+}
+
+// FuzzDecodeInventories checks that no PUT-all body makes the decoder
+// panic, and that whatever it accepts is well formed.
+func FuzzDecodeInventories(f *testing.F) {
+	for _, tc := range invBadInputCases {
+		if tc.method == "PUT" && strings.HasSuffix(tc.path, "/inventories") {
+			f.Add([]byte(tc.body))
+		}
+	}
+	f.Add([]byte(`{"resource_provider_generation": 3, "inventories": {"VCPU": {"total": 8, "reserved": 1, "allocation_ratio": 1.5}, "DISK_GB": {"total": 5.0}}}`))
+	f.Add([]byte(`{"inventories": {"A": {"total": 1}}, "inventories": {"B": {"total": 2}}, "resource_provider_generation": 0}`))
+	srv, err := New(Options{Store: nilStoreForFuzz{}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	schema := srv.schemas.InventoriesReplace()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		gen, invs, err := decodeInventories(body, schema)
+		if err != nil {
+			if _, ok := asHTTPError(err); !ok {
+				t.Fatalf("non-HTTP error %T: %v", err, err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, inv := range invs {
+			if seen[inv.ResourceClass] {
+				t.Fatalf("class %s twice", inv.ResourceClass)
+			}
+			seen[inv.ResourceClass] = true
+			// Keys outside the class pattern escape the schema, as
+			// upstream; they fail later as unknown classes.
+			if !classPattern.MatchString(inv.ResourceClass) {
+				continue
+			}
+			if inv.Total < 1 || inv.MinUnit < 1 || inv.MaxUnit < 1 || inv.StepSize < 1 || inv.Reserved < 0 {
+				t.Fatalf("accepted out-of-range inventory %+v", inv)
+			}
+		}
+		if gen != gen+0 {
+			t.Fatal("unreachable")
+		}
+	})
+}
+
+var classPattern = regexp.MustCompile(`^[A-Z0-9_]+$`)
+
+// nilStoreForFuzz satisfies store.Store for building a Server whose
+// handlers the fuzz target never calls.
+type nilStoreForFuzz struct{ store.Store }
