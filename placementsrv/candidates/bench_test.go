@@ -23,10 +23,11 @@ func benchWorld(n int) *store.Snapshot {
 			StepSize: 1, AllocationRatio: ratio, Used: used, Capacity: int64(float64(total-reserved) * ratio)}
 	}
 	base := []string{"COMPUTE_NODE", "HW_CPU_X86_SSE41", "HW_CPU_X86_SSE42", "HW_CPU_X86_AVX", "HW_CPU_X86_AESNI"}
-	var parents []string
+	var parents, uuids []string
 	add := func(p store.SnapProvider, parent string) {
 		b.AddProvider(p)
 		parents = append(parents, parent)
+		uuids = append(uuids, p.UUID)
 	}
 	racks := (n + 19) / 20
 	for rk := 0; rk < racks; rk++ {
@@ -69,7 +70,16 @@ func benchWorld(n int) *store.Snapshot {
 				Inventories: []store.SnapInventory{inv("NET_BW_EGR_KILOBIT_PER_SEC", 10000000, 0, 1, 1000000)}}, uuid)
 		}
 	}
-	return b.Finish(func(i int) string { return parents[i] })
+	idx := map[string]int32{}
+	for i, u := range uuids {
+		idx[u] = int32(i)
+	}
+	return b.Finish(func(i int) int32 {
+		if parents[i] == "" {
+			return -1
+		}
+		return idx[parents[i]]
+	})
 }
 
 // wideWorld is one root with `kids` PCI children of one device each.
@@ -78,13 +88,13 @@ func wideWorld(kids int) *store.Snapshot {
 	inv := func(class string, total int64) store.SnapInventory {
 		return store.SnapInventory{Class: b.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
 	}
-	parents := []string{""}
+	parents := []int32{-1}
 	b.AddProvider(store.SnapProvider{UUID: "wide", Inventories: []store.SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
 	for k := 0; k < kids; k++ {
 		b.AddProvider(store.SnapProvider{UUID: fmt.Sprintf("pci%d", k), Inventories: []store.SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
-		parents = append(parents, "wide")
+		parents = append(parents, 0)
 	}
-	return b.Finish(func(i int) string { return parents[i] })
+	return b.Finish(func(i int) int32 { return parents[i] })
 }
 
 var flavor = Group{Resources: []Resource{{"VCPU", 2}, {"MEMORY_MB", 4096}, {"DISK_GB", 20}}}

@@ -44,7 +44,17 @@ func buildSnap(ws []wProv) *store.Snapshot {
 		}
 		b.AddProvider(sp)
 	}
-	return b.Finish(func(i int) string { return ws[i].parent })
+	return b.Finish(func(i int) int32 {
+		if ws[i].parent == "" {
+			return -1
+		}
+		for j := range ws {
+			if ws[j].uuid == ws[i].parent {
+				return int32(j)
+			}
+		}
+		return -1
+	})
 }
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }

@@ -193,8 +193,8 @@ func (b *SnapshotBuilder) Aggregate(uuid string) int32 {
 	return id
 }
 
-// AddProvider appends a provider; parents must be added before their
-// children are linked with Link. It returns the provider's index.
+// AddProvider appends a provider (tree links are resolved by Finish) and
+// returns its index.
 func (b *SnapshotBuilder) AddProvider(p SnapProvider) int32 {
 	s := b.s
 	idx := int32(len(s.Providers))
@@ -204,19 +204,17 @@ func (b *SnapshotBuilder) AddProvider(p SnapProvider) int32 {
 	return idx
 }
 
-// Finish resolves tree links (parents given by uuid), sorts the per
-// provider id lists and computes the derived indexes. parentOf returns the
-// parent uuid of provider i ("" for a root).
-func (b *SnapshotBuilder) Finish(parentOf func(i int) string) *Snapshot {
+// Finish resolves tree links, sorts the per provider id lists and
+// computes the derived indexes. parentOf returns the index of provider
+// i's parent, or -1 for a root.
+func (b *SnapshotBuilder) Finish(parentOf func(i int) int32) *Snapshot {
 	s := b.s
 	ps := s.Providers
 	for i := range ps {
-		if pu := parentOf(i); pu != "" {
-			if pi, ok := s.ByUUID[pu]; ok {
-				ps[i].Parent = pi
-				ps[pi].Children = append(ps[pi].Children, int32(i))
-				s.HasTrees = true
-			}
+		if pi := parentOf(i); pi >= 0 {
+			ps[i].Parent = pi
+			ps[pi].Children = append(ps[pi].Children, int32(i))
+			s.HasTrees = true
 		}
 	}
 	// Roots: follow parents (depth is small).

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -66,31 +67,36 @@ func buildSnapshot(st *state, version uint64) *store.Snapshot {
 	for _, p := range st.providers {
 		provs = append(provs, p)
 	}
-	slices.SortFunc(provs, func(a, b *provider) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(provs, func(a, b *provider) int { return cmp.Compare(a.id, b.id) })
 	b := store.NewSnapshotBuilder(version, len(provs))
+	// Intern through pointer-keyed maps: cheaper than hashing names for
+	// every provider.
 	classes := make([]*resourceClass, 0, len(st.classes))
 	for _, c := range st.classes {
 		classes = append(classes, c)
 	}
-	slices.SortFunc(classes, func(x, y *resourceClass) int { return int(x.id - y.id) })
+	slices.SortFunc(classes, func(x, y *resourceClass) int { return cmp.Compare(x.id, y.id) })
+	classID := make(map[*resourceClass]int32, len(classes))
 	for _, c := range classes {
-		b.Class(c.name)
+		classID[c] = b.Class(c.name)
 	}
 	traits := make([]*trait, 0, len(st.traits))
 	for _, t := range st.traits {
 		traits = append(traits, t)
 	}
-	slices.SortFunc(traits, func(x, y *trait) int { return int(x.id - y.id) })
+	slices.SortFunc(traits, func(x, y *trait) int { return cmp.Compare(x.id, y.id) })
+	traitID := make(map[*trait]int32, len(traits))
 	for _, t := range traits {
-		b.Trait(t.name)
+		traitID[t] = b.Trait(t.name)
+	}
+	aggs := make([]*aggregate, 0, len(st.aggregates))
+	for _, a := range st.aggregates {
+		aggs = append(aggs, a)
+	}
+	slices.SortFunc(aggs, func(x, y *aggregate) int { return cmp.Compare(x.id, y.id) })
+	aggID := make(map[*aggregate]int32, len(aggs))
+	for _, a := range aggs {
+		aggID[a] = b.Aggregate(a.uuid)
 	}
 	// One backing array per kind keeps the allocation count low.
 	nInv, nTr, nAgg := 0, 0, 0
@@ -106,7 +112,7 @@ func buildSnapshot(st *state, version uint64) *store.Snapshot {
 		start := len(invs)
 		for c, inv := range p.inventories {
 			invs = append(invs, store.SnapInventory{
-				Class:           b.Class(c.name),
+				Class:           classID[c],
 				Total:           inv.total,
 				Reserved:        inv.reserved,
 				MinUnit:         inv.minUnit,
@@ -120,20 +126,23 @@ func buildSnapshot(st *state, version uint64) *store.Snapshot {
 		sp.Inventories = invs[start:len(invs):len(invs)]
 		start = len(ids)
 		for t := range p.traits {
-			ids = append(ids, b.Trait(t.name))
+			ids = append(ids, traitID[t])
 		}
 		sp.Traits = ids[start:len(ids):len(ids)]
 		start = len(ids)
 		for a := range p.aggregates {
-			ids = append(ids, b.Aggregate(a.uuid))
+			ids = append(ids, aggID[a])
 		}
 		sp.Aggregates = ids[start:len(ids):len(ids)]
 		b.AddProvider(sp)
 	}
-	return b.Finish(func(i int) string {
-		if par := provs[i].parent; par != nil {
-			return par.uuid
+	// provs is sorted by id, so a parent's index is a binary search away.
+	return b.Finish(func(i int) int32 {
+		par := provs[i].parent
+		if par == nil {
+			return -1
 		}
-		return ""
+		j, _ := slices.BinarySearchFunc(provs, par.id, func(p *provider, id int64) int { return cmp.Compare(p.id, id) })
+		return int32(j)
 	})
 }
