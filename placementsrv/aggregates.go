@@ -1,4 +1,115 @@
 package placementsrv
 
-func (s *Server) getAggregates(r *request) (*response, error) { return nil, errNotImplemented }
-func (s *Server) setAggregates(r *request) (*response, error) { return nil, errNotImplemented }
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// aggregatesBody is the aggregates document; the generation appears from
+// microversion 1.19.
+type aggregatesBody struct {
+	Aggregates []string `json:"aggregates"`
+	Generation *int64   `json:"resource_provider_generation,omitempty"`
+}
+
+// aggregatesResponse renders the aggregates answer. Upstream records no
+// time for memberships, so Last-Modified is now.
+func (s *Server) aggregatesResponse(r *request, p store.Provider, uuids []string) *response {
+	if uuids == nil {
+		uuids = []string{}
+	}
+	body := aggregatesBody{Aggregates: uuids}
+	if r.at(microversion.AggregateGeneration) {
+		body.Generation = &p.Generation
+	}
+	return ok(body).withLastModified(s.now())
+}
+
+func (s *Server) getAggregates(r *request) (*response, error) {
+	if herr := r.checkAccept(); herr != nil {
+		return nil, herr
+	}
+	if !r.at(microversion.Aggregates) {
+		return nil, notFound("")
+	}
+	if err := r.authorize(policyAggregateList); err != nil {
+		return nil, err
+	}
+	uuid := r.param("uuid")
+	p, aggs, err := s.store.ProviderAggregates(r.Context(), uuid)
+	if err != nil {
+		return nil, providerNotFound(err, uuid)
+	}
+	return s.aggregatesResponse(r, p, aggs), nil
+}
+
+// aggregatesRequest is a validated PUT aggregates body. Generation is
+// only meaningful when HasGeneration (1.19); nil then means an integer
+// no provider generation can equal.
+type aggregatesRequest struct {
+	Aggregates    []string
+	HasGeneration bool
+	Generation    *int64
+}
+
+// decodeAggregates reads and validates a PUT aggregates body: a bare list
+// of uuids before 1.19, then an object with aggregates and
+// resource_provider_generation.
+func (s *Server) decodeAggregates(r *request) (aggregatesRequest, error) {
+	var out aggregatesRequest
+	doc, err := r.decodeJSON(s.schemas.AggregatesPut(r.minor()))
+	if err != nil {
+		return out, err
+	}
+	list := doc
+	if m, isObj := doc.(map[string]any); isObj {
+		list = m["aggregates"]
+		out.HasGeneration = true
+		out.Generation = jsonInteger(m["resource_provider_generation"].(json.Number))
+	}
+	out.Aggregates = []string{}
+	for _, a := range list.([]any) {
+		out.Aggregates = append(out.Aggregates, a.(string))
+	}
+	return out, nil
+}
+
+func (s *Server) setAggregates(r *request) (*response, error) {
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	if !r.at(microversion.Aggregates) {
+		return nil, notFound("")
+	}
+	if err := r.authorize(policyAggregateUpdate); err != nil {
+		return nil, err
+	}
+	uuid := r.param("uuid")
+	// Upstream looks the provider up before reading the body.
+	if _, err := s.store.GetProvider(r.Context(), uuid); err != nil {
+		return nil, providerNotFound(err, uuid)
+	}
+	req, err := s.decodeAggregates(r)
+	if err != nil {
+		return nil, err
+	}
+	var gen *int64
+	if req.HasGeneration {
+		if req.Generation == nil {
+			return nil, conflict(CodeConcurrentUpdate, "Resource provider's generation already changed. Please update the generation and try again.")
+		}
+		gen = req.Generation
+	}
+	p, _, err := s.store.SetProviderAggregates(r.Context(), uuid, gen, req.Aggregates)
+	switch {
+	case errors.Is(err, store.ErrConcurrentUpdate):
+		return nil, conflict(CodeConcurrentUpdate, "%s", store.Detail(err))
+	case err != nil:
+		return nil, providerNotFound(err, uuid)
+	}
+	// Upstream echoes the request's list, in the request's order.
+	return s.aggregatesResponse(r, p, req.Aggregates), nil
+}

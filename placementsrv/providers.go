@@ -3,6 +3,7 @@ package placementsrv
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -10,45 +11,86 @@ import (
 
 func providerURL(uuid string) string { return "/resource_providers/" + uuid }
 
+// providerRels are the sub-resource links of a provider after "self", each
+// with the microversion that added it.
+var providerRels = [...]struct {
+	rel   string
+	since microversion.Version
+}{
+	{"inventories", microversion.Min},
+	{"usages", microversion.Min},
+	{"aggregates", microversion.Aggregates},
+	{"traits", microversion.Traits},
+	{"allocations", microversion.AllocationsLink},
+}
+
 // providerLinks lists the provider's links; which ones depends on the
 // microversion.
 func providerLinks(r *request, uuid string) []link {
 	url := providerURL(uuid)
-	rels := []string{"inventories", "usages"}
-	if r.at(microversion.Aggregates) {
-		rels = append(rels, "aggregates")
-	}
-	if r.at(microversion.Traits) {
-		rels = append(rels, "traits")
-	}
-	if r.at(microversion.AllocationsLink) {
-		rels = append(rels, "allocations")
-	}
-	links := make([]link, 0, len(rels)+1)
+	links := make([]link, 0, len(providerRels)+1)
 	links = append(links, link{Rel: "self", Href: url})
-	for _, rel := range rels {
-		links = append(links, link{Rel: rel, Href: url + "/" + rel})
+	for _, pr := range providerRels {
+		if r.at(pr.since) {
+			links = append(links, link{Rel: pr.rel, Href: url + "/" + pr.rel})
+		}
 	}
 	return links
 }
 
+// providerDoc is a provider as the API shows it. It encodes itself
+// directly, in upstream's key order, because provider lists are large and
+// frequent.
+type providerDoc struct {
+	p  store.Provider
+	mv microversion.Version
+}
+
 // serializeProvider renders p for the negotiated microversion.
 func serializeProvider(r *request, p store.Provider) any {
-	out := map[string]any{
-		"uuid":       p.UUID,
-		"name":       p.Name,
-		"generation": p.Generation,
-		"links":      providerLinks(r, p.UUID),
-	}
-	if r.at(microversion.Nested) {
-		if p.ParentUUID == "" {
-			out["parent_provider_uuid"] = nil
-		} else {
-			out["parent_provider_uuid"] = p.ParentUUID
+	return providerDoc{p: p, mv: r.mv}
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d providerDoc) MarshalJSON() ([]byte, error) {
+	return appendProviderJSON(make([]byte, 0, 512), d.p, d.mv), nil
+}
+
+// appendProviderJSON appends the JSON of p at microversion mv.
+func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []byte {
+	b = append(b, `{"uuid":`...)
+	b = appendJSONString(b, p.UUID)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, p.Name)
+	b = append(b, `,"generation":`...)
+	b = appendInt(b, p.Generation)
+	b = append(b, `,"links":[{"rel":"self","href":"/resource_providers/`...)
+	b = appendEscaped(b, p.UUID)
+	b = append(b, `"}`...)
+	for _, pr := range providerRels {
+		if !mv.AtLeast(pr.since) {
+			continue
 		}
-		out["root_provider_uuid"] = p.RootUUID
+		b = append(b, `,{"rel":"`...)
+		b = append(b, pr.rel...)
+		b = append(b, `","href":"/resource_providers/`...)
+		b = appendEscaped(b, p.UUID)
+		b = append(b, '/')
+		b = append(b, pr.rel...)
+		b = append(b, `"}`...)
 	}
-	return out
+	b = append(b, ']')
+	if mv.AtLeast(microversion.Nested) {
+		b = append(b, `,"parent_provider_uuid":`...)
+		if p.ParentUUID == "" {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, p.ParentUUID)
+		}
+		b = append(b, `,"root_provider_uuid":`...)
+		b = appendJSONString(b, p.RootUUID)
+	}
+	return append(b, '}')
 }
 
 // providerNotFound maps a store miss to upstream's 404.
@@ -60,6 +102,12 @@ func providerNotFound(err error, uuid string) error {
 }
 
 func (s *Server) getResourceProvider(r *request) (*response, error) {
+	if herr := r.checkAccept(); herr != nil {
+		return nil, herr
+	}
+	if err := r.authorize(policyRPShow); err != nil {
+		return nil, err
+	}
 	uuid := r.param("uuid")
 	p, err := s.store.GetProvider(r.Context(), uuid)
 	if err != nil {
@@ -68,9 +116,192 @@ func (s *Server) getResourceProvider(r *request) (*response, error) {
 	return ok(serializeProvider(r, p)).withLastModified(lastModified(p.CreatedAt, p.UpdatedAt)), nil
 }
 
-var errNotImplemented = errorf(http.StatusNotImplemented, "not implemented")
+// createResourceProvider is POST /resource_providers: 201 with a Location
+// and no body before 1.20, 200 with the provider from 1.20.
+func (s *Server) createResourceProvider(r *request) (*response, error) {
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	if err := r.authorize(policyRPCreate); err != nil {
+		return nil, err
+	}
+	doc, err := r.decodeJSON(s.schemas.ProviderCreate(r.minor()))
+	if err != nil {
+		return nil, err
+	}
+	body := doc.(map[string]any)
+	np := store.NewProvider{}
+	np.Name, _ = body["name"].(string)
+	np.UUID, _ = body["uuid"].(string)
+	np.ParentUUID, _ = body["parent_provider_uuid"].(string)
+	if np.UUID != "" {
+		np.UUID, _ = normalizeUUID(np.UUID) // the schema checked the format
+	} else {
+		np.UUID = newUUID()
+	}
+	p, err := s.store.CreateProvider(r.Context(), np)
+	switch {
+	case errors.Is(err, store.ErrDuplicate):
+		return nil, conflict(CodeDuplicateName, "%s", store.Detail(err))
+	case errors.Is(err, store.ErrInvalid):
+		return nil, badRequest("Unable to create resource provider \"%s\", %s: %s", np.Name, np.UUID, store.Detail(err))
+	case err != nil:
+		return nil, err
+	}
+	var resp *response
+	if r.at(microversion.ProviderPostBody) {
+		// Upstream's freshly created object has no timestamps loaded, so
+		// it reports the current time.
+		resp = ok(serializeProvider(r, p)).withLastModified(s.now())
+	} else {
+		resp = &response{status: http.StatusCreated}
+	}
+	return resp.setHeader("Location", absoluteURL(r, providerURL(p.UUID))), nil
+}
 
-func (s *Server) listResourceProviders(r *request) (*response, error)  { return nil, errNotImplemented }
-func (s *Server) createResourceProvider(r *request) (*response, error) { return nil, errNotImplemented }
-func (s *Server) updateResourceProvider(r *request) (*response, error) { return nil, errNotImplemented }
-func (s *Server) deleteResourceProvider(r *request) (*response, error) { return nil, errNotImplemented }
+// updateResourceProvider is PUT /resource_providers/{uuid}: rename, set a
+// parent (1.14) and re-parent or un-parent (1.37).
+func (s *Server) updateResourceProvider(r *request) (*response, error) {
+	if herr := r.requireJSON(); herr != nil {
+		return nil, herr
+	}
+	if err := r.authorize(policyRPUpdate); err != nil {
+		return nil, err
+	}
+	uuid := r.param("uuid")
+	before, err := s.store.GetProvider(r.Context(), uuid)
+	if err != nil {
+		return nil, providerNotFound(err, uuid)
+	}
+	doc, err := r.decodeJSON(s.schemas.ProviderUpdate(r.minor()))
+	if err != nil {
+		return nil, err
+	}
+	body := doc.(map[string]any)
+	u := store.ProviderUpdate{AllowReparent: r.at(microversion.Reparent)}
+	u.Name, _ = body["name"].(string)
+	if v, present := body["parent_provider_uuid"]; present {
+		parent, _ := v.(string) // null un-parents
+		u.ParentUUID = &parent
+	}
+	p, err := s.store.UpdateProvider(r.Context(), uuid, u)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, providerNotFound(err, uuid)
+	case errors.Is(err, store.ErrDuplicate):
+		return nil, conflict(CodeDuplicateName, "Conflicting resource provider %s already exists.", u.Name)
+	case errors.Is(err, store.ErrInvalid):
+		return nil, badRequest("Unable to save resource provider %s: %s", uuid, store.Detail(err))
+	case err != nil:
+		return nil, err
+	}
+	resp := ok(serializeProvider(r, p))
+	// Upstream reports the update time it read before saving: none for a
+	// provider never updated, in which case only Cache-Control is sent.
+	if r.at(microversion.CacheHeaders) {
+		resp.withLastModified(before.UpdatedAt)
+		resp.setHeader("Cache-Control", "no-cache")
+	}
+	return resp, nil
+}
+
+// deleteResourceProvider is DELETE /resource_providers/{uuid}.
+func (s *Server) deleteResourceProvider(r *request) (*response, error) {
+	if err := r.authorize(policyRPDelete); err != nil {
+		return nil, err
+	}
+	uuid := r.param("uuid")
+	err := s.store.DeleteProvider(r.Context(), uuid)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, notFound("No resource provider with uuid %s found for delete", uuid)
+	case errors.Is(err, store.ErrProviderInUse):
+		return nil, conflict(CodeProviderInUse, "Unable to delete resource provider %s: %s", uuid, store.Detail(err))
+	case errors.Is(err, store.ErrCannotDeleteParent):
+		return nil, conflict(CodeProviderCannotDelete, "Unable to delete parent resource provider %s: It has child resource providers.", uuid)
+	case err != nil:
+		return nil, err
+	}
+	return noContent(), nil
+}
+
+// listResourceProviders is GET /resource_providers with its filters.
+func (s *Server) listResourceProviders(r *request) (*response, error) {
+	if herr := r.checkAccept(); herr != nil {
+		return nil, herr
+	}
+	if err := r.authorize(policyRPList); err != nil {
+		return nil, err
+	}
+	q := queryValues(r)
+	if err := s.schemas.ProviderListQuery(r.minor()).ValidateQuery(q); err != nil {
+		return nil, badRequest("Invalid query string parameters: %s", err)
+	}
+	f, herr := providerFilterFromQuery(q, r.mv)
+	if herr != nil {
+		return nil, herr
+	}
+	ps, err := s.store.ListProviders(r.Context(), f)
+	switch {
+	case errors.Is(err, store.ErrUnknownResourceClass):
+		return nil, badRequest("Invalid resource class in resources parameter: %s", store.Detail(err))
+	case errors.Is(err, store.ErrUnknownTrait):
+		return nil, badRequest("Invalid trait(s) in \"required\" parameter: %s", store.Detail(err))
+	case err != nil:
+		return nil, err
+	}
+	var last time.Time
+	b := make([]byte, 0, 64+len(ps)*700)
+	b = append(b, `{"resource_providers":[`...)
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendProviderJSON(b, p, r.mv)
+		last = latest(last, lastModified(p.CreatedAt, p.UpdatedAt))
+	}
+	b = append(b, "]}"...)
+	if last.IsZero() {
+		last = s.now()
+	}
+	return ok(rawJSON(b)).withLastModified(last), nil
+}
+
+// providerFilterFromQuery turns validated query parameters into a store
+// filter, in upstream's order: member_of, required, then resources.
+func providerFilterFromQuery(q map[string][]string, mv microversion.Version) (store.ProviderFilter, *httpError) {
+	var f store.ProviderFilter
+	if vs, ok := q["member_of"]; ok {
+		aq, herr := parseMemberOf(vs, "", mv)
+		if herr != nil {
+			return f, herr
+		}
+		f.MemberOf, f.NotMemberOf = aq.Required, aq.Forbidden
+	}
+	if vs, ok := q["required"]; ok {
+		tq, herr := parseRequired(vs, mv)
+		if herr != nil {
+			return f, herr
+		}
+		f.Required, f.Forbidden = tq.Required, tq.Forbidden
+	}
+	last := func(k string) string {
+		vs := q[k]
+		if len(vs) == 0 {
+			return ""
+		}
+		return vs[len(vs)-1]
+	}
+	f.UUID, f.Name, f.InTree = last("uuid"), last("name"), last("in_tree")
+	if vs, ok := q["resources"]; ok {
+		res, herr := parseResources(vs[len(vs)-1])
+		if herr != nil {
+			return f, herr
+		}
+		f.Resources = res
+	}
+	return f, nil
+}
+
+// errNotImplemented answers routes whose handlers are not written yet.
+var errNotImplemented = errorf(http.StatusNotImplemented, "not implemented")

@@ -58,7 +58,7 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 		w.WriteHeader(resp.status)
 		return
 	}
-	b, err := marshalJSON(resp.body)
+	b, err := encodeBody(resp.body)
 	if err != nil {
 		writeError(w, req, errorf(http.StatusInternalServerError, "failed to encode response"))
 		return
@@ -69,6 +69,14 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 	if req.Method != http.MethodHead {
 		_, _ = w.Write(b)
 	}
+}
+
+// encodeBody encodes a response body; rawJSON is already encoded.
+func encodeBody(body any) ([]byte, error) {
+	if raw, ok := body.(rawJSON); ok {
+		return raw, nil
+	}
+	return marshalJSON(body)
 }
 
 // marshalJSON encodes without HTML escaping, as Python's json does.
@@ -119,12 +127,32 @@ type errorItem struct {
 // a microversion >= 1.23 was negotiated; min/max versions only on a 406 from
 // negotiation itself.
 func writeError(w http.ResponseWriter, req *request, e *httpError) {
-	var detail string
-	if e.Raw {
-		detail = stripTags(e.Detail)
-	} else {
-		detail = stripTags(explanations[e.Status] + "<br /><br />\n" + e.Detail + "\n\n")
+	h := w.Header()
+	for k, vs := range e.Headers {
+		h[k] = vs
 	}
+	var b []byte
+	switch errorFormat(req.Header.Values("Accept")) {
+	case "html":
+		b = []byte(htmlErrorBody(e))
+		h.Set("Content-Type", "text/html; charset=UTF-8")
+	case "plain":
+		b = []byte(errorStatusLine(e.Status) + "\n\n" + stripTags(errorBodyText(e, noEscape)))
+		h.Set("Content-Type", "text/plain; charset=UTF-8")
+	default:
+		b = jsonErrorBody(req, e)
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.Status)
+	if req.Method != http.MethodHead {
+		_, _ = w.Write(b)
+	}
+}
+
+// jsonErrorBody is Placement's JSON error document for e.
+func jsonErrorBody(req *request, e *httpError) []byte {
+	detail := stripTags(errorBodyText(e, noEscape))
 	item := errorItem{Status: e.Status, Title: errorTitle(e.Status), Detail: detail, RequestID: req.id}
 	if req.mvSet && req.mv.AtLeast(microversion.ErrorCodes) {
 		item.Code = e.Code
@@ -136,15 +164,6 @@ func writeError(w http.ResponseWriter, req *request, e *httpError) {
 		item.MaxVersion = microversion.Max.String()
 		item.MinVersion = microversion.Min.String()
 	}
-	h := w.Header()
-	for k, vs := range e.Headers {
-		h[k] = vs
-	}
 	b, _ := marshalJSON(errorBody{Errors: []errorItem{item}})
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(e.Status)
-	if req.Method != http.MethodHead {
-		_, _ = w.Write(b)
-	}
+	return b
 }

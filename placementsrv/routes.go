@@ -62,6 +62,9 @@ func (s *Server) routeTable() []route {
 // match finds the route for a path. A parameter matches one non-empty
 // segment; a trailing slash is a different path, as upstream.
 func (s *Server) match(path string) (*route, map[string]string) {
+	// Upstream's route patterns end in a Python "$", which also matches
+	// before one final newline: "/traits/X\n" is "/traits/X" there.
+	path = strings.TrimSuffix(path, "\n")
 	var segs []string
 	if path != "/" && path != "" {
 		if !strings.HasPrefix(path, "/") {

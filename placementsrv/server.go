@@ -82,7 +82,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, grace time.Duration) 
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(newLengthCheckListener(ln)) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve placement API: %w", err)
@@ -149,6 +149,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 
 // dispatch finds the route, checks the method and runs the handler.
 func (s *Server) dispatch(w http.ResponseWriter, req *request) {
+	// Upstream checks Content-Length before routing.
+	if herr := checkContentLength(req); herr != nil {
+		writeError(w, req, herr)
+		return
+	}
 	rt, params := s.match(req.URL.Path)
 	if rt == nil {
 		writeError(w, req, notFound(""))
@@ -167,16 +172,12 @@ func (s *Server) dispatch(w http.ResponseWriter, req *request) {
 		writeError(w, req, e)
 		return
 	}
-	if herr := checkContentLength(req); herr != nil {
-		writeError(w, req, herr)
-		return
-	}
+	w.Header().Set("vary", "openstack-api-version")
 	resp, err := h(req)
 	if err != nil {
 		writeError(w, req, s.toHTTPError(req, err))
 		return
 	}
-	w.Header().Set("vary", "openstack-api-version")
 	writeResponse(w, req, resp)
 }
 
@@ -197,6 +198,9 @@ func (s *Server) toHTTPError(req *request, err error) *httpError {
 
 // checkContentLength mirrors upstream's guard: a body needs a content type.
 func checkContentLength(req *request) *httpError {
+	if _, bad := req.Header[invalidLengthHeader]; bad {
+		return badRequest("content-length header must be an integer")
+	}
 	cl := req.Header.Get("Content-Length")
 	if cl == "" {
 		return nil

@@ -11,8 +11,13 @@ type Trait struct {
 
 // TraitFilter selects traits; zero fields do not filter.
 type TraitFilter struct {
-	NamePrefix string   // startswith:
-	NameIn     []string // in:
+	// NamePrefix keeps names matching the SQL pattern NamePrefix+"%", as
+	// Placement's LIKE filter does: ASCII case-insensitive, with "_" and
+	// "%" acting as wildcards.
+	NamePrefix string
+	// NameIn, when non-nil, keeps only these exact names (an empty
+	// non-nil list keeps none).
+	NameIn []string
 	// Associated, when non-nil, keeps only traits that are (or are not)
 	// on some provider.
 	Associated *bool
@@ -20,18 +25,30 @@ type TraitFilter struct {
 
 // TraitStore manages traits and provider traits.
 type TraitStore interface {
+	// ListTraits returns the matching traits in Placement's order:
+	// creation (id) order, or name order when NameIn is set.
 	ListTraits(ctx Ctx, f TraitFilter) ([]Trait, error)
+	// GetTrait fails with ErrNotFound ("No such trait(s): NAME.").
 	GetTrait(ctx Ctx, name string) (Trait, error)
-	// EnsureTrait creates a custom trait when missing, reporting whether
-	// it did.
+	// EnsureTrait creates a trait when missing, reporting whether it did.
+	// Callers validate the name (custom traits only).
 	EnsureTrait(ctx Ctx, name string) (Trait, bool, error)
-	// DeleteTrait fails with ErrStandard or ErrTraitInUse.
+	// DeleteTrait fails with ErrNotFound, ErrStandard (a name without the
+	// CUSTOM_ prefix) or ErrTraitInUse, checked in that order.
 	DeleteTrait(ctx Ctx, name string) error
-	// MissingTraits returns the names that are not known traits.
+	// MissingTraits returns the names that are not known traits, sorted
+	// and without duplicates.
 	MissingTraits(ctx Ctx, names []string) ([]string, error)
-	ProviderTraits(ctx Ctx, uuid string) (Provider, []string, error)
-	// SetProviderTraits replaces the provider's traits, generation-checked.
-	SetProviderTraits(ctx Ctx, uuid string, generation int64, traits []string) (Provider, []string, error)
-	// DeleteProviderTraits removes all the provider's traits.
+	// ProviderTraits returns the provider and its traits in trait id order.
+	ProviderTraits(ctx Ctx, uuid string) (Provider, []Trait, error)
+	// SetProviderTraits replaces the provider's traits. It fails with
+	// ErrNotFound for an unknown provider, ErrConcurrentUpdate when
+	// generation is not the provider's, and ErrInvalid ("No such trait
+	// ...") for unknown traits, checked in that order. The generation is
+	// incremented only when the set changes. The traits returned are the
+	// requested ones, deduplicated and sorted by name.
+	SetProviderTraits(ctx Ctx, uuid string, generation int64, traits []string) (Provider, []Trait, error)
+	// DeleteProviderTraits removes all the provider's traits without a
+	// generation check; the generation is incremented when there were any.
 	DeleteProviderTraits(ctx Ctx, uuid string) error
 }

@@ -94,6 +94,7 @@ func load(ctx context.Context, db *sql.DB) (*state, error) {
 			p.createdAt, p.updatedAt = fromNanos(ca), fromNanos(ua)
 			st.providers[uuid] = p
 			st.providersByName[name] = p
+			st.providerList = append(st.providerList, p)
 			provByID[id] = p
 			return nil
 		}},
@@ -252,5 +253,6 @@ func load(ctx context.Context, db *sql.DB) (*state, error) {
 			return nil, err
 		}
 	}
+	st.sortProviderList()
 	return st, nil
 }

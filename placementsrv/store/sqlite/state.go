@@ -14,6 +14,7 @@ import (
 type state struct {
 	providers       map[string]*provider // by uuid
 	providersByName map[string]*provider
+	providerList    []*provider               // every provider, ordered by id
 	classes         map[string]*resourceClass // by name
 	traits          map[string]*trait         // by name
 	aggregates      map[string]*aggregate     // by uuid

@@ -1,0 +1,228 @@
+package placementsrv
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+const (
+	agg1 = "f918801a-5e54-4bee-9095-09a9d0c786b8"
+	agg2 = "a893eb5c-e2a0-4251-ab26-f71d3b0cfc0b"
+	agg3 = "282d469e-29e2-4a8a-8f2e-31b3202b696a"
+)
+
+type providerAggregates struct {
+	Aggregates []string `json:"aggregates"`
+	Generation *int64   `json:"resource_provider_generation"`
+}
+
+// aggregatesFixture makes a provider in agg1 and agg2 at generation 1.
+func aggregatesFixture(t *testing.T) *taEnv {
+	e := newTAEnv(t)
+	e.provider("rp", taRP)
+	var got providerAggregates
+	e.mustJSON(e.do(taReq{method: "PUT", path: "/resource_providers/" + taRP + "/aggregates", mv: "1.19", ctype: "application/json",
+		body: `{"aggregates": ["` + agg1 + `", "` + agg2 + `"], "resource_provider_generation": 0}`}), 200, &got)
+	if got.Generation == nil || *got.Generation != 1 {
+		t.Fatalf("fixture: %+v", got)
+	}
+	return e
+}
+
+// aggregatesSnapshot is what a failed aggregates request must leave alone:
+// the provider's aggregates and generation, and the aggregate table (no
+// aggregate may be created by a request that failed).
+func (e *taEnv) aggregatesSnapshot() string {
+	e.t.Helper()
+	r := e.do(taReq{method: "GET", path: "/resource_providers/" + taRP + "/aggregates", mv: "1.19"})
+	if r.status != 200 {
+		e.t.Fatalf("snapshot: %d %s", r.status, r.body)
+	}
+	db, err := sql.Open("sqlite3", "file:"+e.db+"?mode=ro")
+	if err != nil {
+		e.t.Fatalf("open %s: %v", e.db, err)
+	}
+	defer db.Close()
+	var n int
+	var uuids sql.NullString
+	if err := db.QueryRowContext(context.Background(), `SELECT count(*), group_concat(uuid) FROM placement_aggregates`).Scan(&n, &uuids); err != nil {
+		e.t.Fatalf("count aggregates: %v", err)
+	}
+	return string(r.body) + "|" + uuids.String
+}
+
+func TestPutAggregatesBadInput(t *testing.T) {
+	e := aggregatesFixture(t)
+	before := e.aggregatesSnapshot()
+	path := "/resource_providers/" + taRP + "/aggregates"
+	env := func(aggs, gen string) string {
+		return `{"aggregates": ` + aggs + `, "resource_provider_generation": ` + gen + `}`
+	}
+	tests := []struct {
+		name   string
+		req    taReq
+		status int
+		detail string
+		code   string
+	}{
+		{"malformed", taReq{body: `{"bad", "not json"}`}, 400, "Malformed JSON", CodeDefault},
+		{"empty body", taReq{body: ""}, 400, "Malformed JSON", CodeDefault},
+		{"wrong content type", taReq{ctype: "text/plain", body: `[]`}, 415, "The media type text/plain is not supported, use application/json", CodeDefault},
+		{"no content type", taReq{ctype: "-", body: `[]`}, 400, "content-type header required when content-length > 0", CodeDefault},
+		{"list at 1.19", taReq{body: `["` + agg3 + `"]`}, 400, "JSON does not validate: ['" + agg3 + "'] is not of type 'object'", CodeDefault},
+		{"envelope before 1.19", taReq{mv: "1.18", body: env(`["`+agg3+`"]`, "1")}, 400, "JSON does not validate", ""},
+		{"not uuids", taReq{body: env(`["harry", "sally"]`, "1")}, 400, "'harry' is not a 'uuid'", CodeDefault},
+		{"not uuids before 1.19", taReq{mv: "1.1", body: `["` + agg3 + `", "harry"]`}, 400, "'harry' is not a 'uuid'", ""},
+		{"short uuid", taReq{body: env(`["`+agg3[:35]+`"]`, "1")}, 400, "is not a 'uuid'", CodeDefault},
+		{"uuid not a string", taReq{body: env(`[5]`, "1")}, 400, "5 is not of type 'string'", CodeDefault},
+		{"duplicates", taReq{body: env(`["`+agg3+`", "`+agg3+`"]`, "1")}, 400, "has non-unique elements", CodeDefault},
+		{"duplicates before 1.19", taReq{mv: "1.18", body: `["` + agg3 + `", "` + agg3 + `"]`}, 400, "has non-unique elements", ""},
+		{"aggregates not a list", taReq{body: env(`"x"`, "1")}, 400, "'x' is not of type 'array'", CodeDefault},
+		{"no generation", taReq{body: `{"aggregates": ["` + agg3 + `"]}`}, 400, "'resource_provider_generation' is a required property", CodeDefault},
+		{"no aggregates", taReq{body: `{"resource_provider_generation": 1}`}, 400, "'aggregates' is a required property", CodeDefault},
+		{"generation not an integer", taReq{body: env(`[]`, `"1"`)}, 400, "'1' is not of type 'integer'", CodeDefault},
+		{"unknown property", taReq{body: `{"aggregates": [], "resource_provider_generation": 1, "x": 1}`}, 400, "Additional properties are not allowed ('x' was unexpected)", CodeDefault},
+		{"stale generation", taReq{body: env(`["`+agg3+`"]`, "0")}, 409, "Resource provider's generation already changed. Please update the generation and try again.", CodeConcurrentUpdate},
+		{"huge generation", taReq{body: env(`["`+agg3+`"]`, "18446744073709551617")}, 409, "generation already changed", CodeConcurrentUpdate},
+		{"stale generation at 1.19", taReq{mv: "1.19", body: env(`[]`, "5")}, 409, "generation already changed", ""},
+		{"before 1.1", taReq{mv: "1.0", body: `[]`}, 404, "The resource could not be found.", ""},
+		{"content type checked before version", taReq{mv: "1.0", ctype: "text/plain", body: `[]`}, 415, "use application/json", ""},
+		{"not admin", taReq{header: map[string]string{"X-Auth-Token": "user"}, body: env(`["`+agg3+`"]`, "1")}, 403, "Policy does not allow placement:resource_providers:aggregates:update to be performed.", CodeDefault},
+		{"unknown provider", taReq{path: "/resource_providers/" + taMissing + "/aggregates", body: env(`[]`, "0")}, 404, "No resource provider with uuid " + taMissing + " found", CodeDefault},
+		{"provider checked before body", taReq{path: "/resource_providers/" + taMissing + "/aggregates", body: `{`}, 404, "No resource provider with uuid", CodeDefault},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.req
+			q.method = "PUT"
+			if q.path == "" {
+				q.path = path
+			}
+			if q.mv == "" {
+				q.mv = "1.39"
+			}
+			switch q.ctype {
+			case "":
+				q.ctype = "application/json"
+			case "-":
+				q.ctype = ""
+			}
+			checkError(t, e.do(q), tc.status, tc.detail, tc.code)
+			if after := e.aggregatesSnapshot(); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+}
+
+func TestPutAggregates(t *testing.T) {
+	e := aggregatesFixture(t)
+	path := "/resource_providers/" + taRP + "/aggregates"
+	put := func(mv, body string) (providerAggregates, http.Header) {
+		t.Helper()
+		r := e.do(taReq{method: "PUT", path: path, mv: mv, ctype: "application/json", body: body})
+		var got providerAggregates
+		e.mustJSON(r, 200, &got)
+		return got, r.header
+	}
+	get := func(mv string) providerAggregates {
+		t.Helper()
+		var got providerAggregates
+		e.mustJSON(e.do(taReq{method: "GET", path: path, mv: mv}), 200, &got)
+		return got
+	}
+	// Before 1.19: bare list, no generation in or out, no increment; the
+	// answer echoes the request's order.
+	got, h := put("1.14", `["`+agg3+`", "`+agg1+`"]`)
+	if got.Generation != nil || strings.Join(got.Aggregates, ",") != agg3+","+agg1 || h.Get("Last-Modified") != "" || h.Get("Cache-Control") != "" {
+		t.Errorf("1.14 PUT: %+v %v", got, h)
+	}
+	// Reads list aggregates in the order they were first seen.
+	if g := get("1.19"); *g.Generation != 1 || strings.Join(g.Aggregates, ",") != agg1+","+agg3 {
+		t.Errorf("GET after 1.14 PUT: %+v", g)
+	}
+	// From 1.19 every PUT increments, even without a change.
+	got, h = put("1.19", `{"aggregates": ["`+agg3+`", "`+agg1+`"], "resource_provider_generation": 1}`)
+	if *got.Generation != 2 || strings.Join(got.Aggregates, ",") != agg3+","+agg1 || !httpDateRE.MatchString(h.Get("Last-Modified")) || h.Get("Cache-Control") != "no-cache" {
+		t.Errorf("1.19 PUT: %+v %v", got, h)
+	}
+	got, _ = put("1.39", `{"aggregates": [], "resource_provider_generation": 2}`)
+	if *got.Generation != 3 || got.Aggregates == nil || len(got.Aggregates) != 0 {
+		t.Errorf("clearing PUT: %+v", got)
+	}
+	if g := get("1.1"); g.Generation != nil || g.Aggregates == nil || len(g.Aggregates) != 0 {
+		t.Errorf("GET at 1.1: %+v", g)
+	}
+	r := e.do(taReq{method: "GET", path: path, mv: "1.15"})
+	if !httpDateRE.MatchString(r.header.Get("Last-Modified")) || r.header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("GET at 1.15 headers: %v", r.header)
+	}
+	// Aggregates outlive their memberships, as upstream.
+	if s := e.aggregatesSnapshot(); !strings.Contains(s, agg3) {
+		t.Errorf("aggregate rows: %s", s)
+	}
+}
+
+func TestGetAggregatesBadInput(t *testing.T) {
+	e := aggregatesFixture(t)
+	path := "/resource_providers/" + taRP + "/aggregates"
+	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/aggregates", mv: "1.39"}), 404, "No resource provider with uuid "+taMissing+" found", CodeDefault)
+	checkError(t, e.do(taReq{method: "GET", path: path, mv: "1.0"}), 404, "The resource could not be found.", "")
+	checkError(t, e.do(taReq{method: "GET", path: path, mv: "1.0", header: map[string]string{"Accept": "text/plain"}}), 406, "Only application/json is provided", "")
+	checkError(t, e.do(taReq{method: "POST", path: path, mv: "1.39"}), 405, "The method POST is not allowed for this resource.", CodeDefault)
+}
+
+// FuzzDecodeAggregates feeds arbitrary PUT aggregates bodies at every
+// microversion to the decoder: no panic, a 400 for anything refused, and
+// whatever is accepted is a list of distinct uuid strings with a
+// generation exactly from 1.19.
+func FuzzDecodeAggregates(f *testing.F) {
+	for _, seed := range []struct {
+		body  string
+		minor int
+	}{
+		{`["` + agg1 + `", "` + agg2 + `"]`, 1},
+		{`{"aggregates": ["` + agg1 + `"], "resource_provider_generation": 3}`, 19},
+		{`{"aggregates": [], "resource_provider_generation": 3.0}`, 39},
+		{`["` + agg1 + `", "` + agg1 + `"]`, 18},
+		{`["` + strings.ToUpper(agg1) + `", "{` + agg2 + `}"]`, 5},
+		{`["harry"]`, 1},
+		{`{"aggregates": [1], "resource_provider_generation": 1e999}`, 30},
+		{`{`, 19},
+	} {
+		f.Add([]byte(seed.body), seed.minor)
+	}
+	s := &Server{schemas: newTestSchemas()}
+	f.Fuzz(func(t *testing.T, body []byte, minor int) {
+		if minor < 1 || minor > 39 {
+			minor = 1 + (minor%39+39)%39
+		}
+		got, err := s.decodeAggregates(fuzzRequest(body, minor))
+		if err != nil {
+			if he, ok := asHTTPError(err); !ok || he.Status != http.StatusBadRequest {
+				t.Fatalf("not a 400: %v", err)
+			}
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("accepted invalid JSON %q", body)
+		}
+		if got.HasGeneration != (minor >= 19) {
+			t.Fatalf("generation presence %v at 1.%d", got.HasGeneration, minor)
+		}
+		if got.Aggregates == nil {
+			t.Fatalf("nil aggregates")
+		}
+		seen := map[string]bool{}
+		for _, a := range got.Aggregates {
+			if seen[a] || len([]rune(a)) < 32 {
+				t.Fatalf("aggregate %q accepted (duplicate or short)", a)
+			}
+			seen[a] = true
+		}
+	})
+}

@@ -1,0 +1,408 @@
+package placementsrv
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const (
+	taRP      = "7d2b5b7f-3c5e-4c1a-9f0e-1e7f3a1d2c4b"
+	taMissing = "00000000-0000-0000-0000-000000000000"
+)
+
+var httpDateRE = regexp.MustCompile(`^\w+, \d+ \w+ \d{4} [\d:]+ GMT$`)
+
+type providerTraits struct {
+	Traits     []string `json:"traits"`
+	Generation int64    `json:"resource_provider_generation"`
+}
+
+// traitsFixture makes CUSTOM_A, CUSTOM_B and a provider holding CUSTOM_A
+// at generation 1.
+func traitsFixture(t *testing.T) *taEnv {
+	e := newTAEnv(t)
+	for _, n := range []string{"CUSTOM_A", "CUSTOM_B"} {
+		e.mustJSON(e.do(taReq{method: "PUT", path: "/traits/" + n, mv: "1.6"}), http.StatusCreated, nil)
+	}
+	e.provider("rp", taRP)
+	var got providerTraits
+	e.mustJSON(e.do(taReq{method: "PUT", path: "/resource_providers/" + taRP + "/traits", mv: "1.6", ctype: "application/json",
+		body: `{"traits": ["CUSTOM_A"], "resource_provider_generation": 0}`}), http.StatusOK, &got)
+	if got.Generation != 1 || len(got.Traits) != 1 {
+		t.Fatalf("fixture: %+v", got)
+	}
+	return e
+}
+
+// traitsSnapshot is everything a failed traits request must leave alone:
+// the provider's traits and generation and the custom traits.
+func (e *taEnv) traitsSnapshot() string {
+	e.t.Helper()
+	a := e.do(taReq{method: "GET", path: "/resource_providers/" + taRP + "/traits", mv: "1.6"})
+	b := e.do(taReq{method: "GET", path: "/traits?name=startswith:CUSTOM_", mv: "1.6"})
+	if a.status != 200 || b.status != 200 {
+		e.t.Fatalf("snapshot: %d %s / %d %s", a.status, a.body, b.status, b.body)
+	}
+	return string(a.body) + "|" + string(b.body)
+}
+
+func TestPutProviderTraitsBadInput(t *testing.T) {
+	e := traitsFixture(t)
+	before := e.traitsSnapshot()
+	path := "/resource_providers/" + taRP + "/traits"
+	long := strings.Repeat("A", 256)
+	const js = "application/json"
+	tests := []struct {
+		name   string
+		req    taReq
+		status int
+		detail string
+		code   string
+	}{
+		{"malformed", taReq{body: `{"traits": [`}, 400, "Malformed JSON", CodeDefault},
+		{"trailing data", taReq{body: `{"traits": [], "resource_provider_generation": 1} x`}, 400, "Malformed JSON", CodeDefault},
+		{"empty body", taReq{body: ""}, 400, "Malformed JSON", CodeDefault},
+		{"wrong content type", taReq{ctype: "text/plain", body: `{}`}, 415, "The media type text/plain is not supported, use application/json", CodeDefault},
+		{"no content type", taReq{ctype: "-", body: `{}`}, 400, "content-type header required when content-length > 0", CodeDefault},
+		{"array body", taReq{body: `[]`}, 400, "JSON does not validate: [] is not of type 'object'", CodeDefault},
+		{"traits not a list", taReq{body: `{"traits": "invalid_type", "resource_provider_generation": 1}`}, 400, "'invalid_type' is not of type 'array'", CodeDefault},
+		{"trait not a string", taReq{body: `{"traits": [1], "resource_provider_generation": 1}`}, 400, "1 is not of type 'string'", CodeDefault},
+		{"empty trait", taReq{body: `{"traits": [""], "resource_provider_generation": 1}`}, 400, "'' is too short", CodeDefault},
+		{"over-long trait", taReq{body: `{"traits": ["` + long + `"], "resource_provider_generation": 1}`}, 400, "is too long", CodeDefault},
+		{"generation not an integer", taReq{body: `{"traits": [], "resource_provider_generation": "x"}`}, 400, "'x' is not of type 'integer'", CodeDefault},
+		{"generation with a fraction", taReq{body: `{"traits": [], "resource_provider_generation": 1.5}`}, 400, "1.5 is not of type 'integer'", CodeDefault},
+		{"generation null", taReq{body: `{"traits": [], "resource_provider_generation": null}`}, 400, "None is not of type 'integer'", CodeDefault},
+		{"no generation", taReq{body: `{"traits": ["CUSTOM_B"]}`}, 400, "'resource_provider_generation' is a required property", CodeDefault},
+		{"no traits", taReq{body: `{"resource_provider_generation": 1}`}, 400, "'traits' is a required property", CodeDefault},
+		{"unknown property", taReq{body: `{"traits": [], "resource_provider_generation": 1, "extra": 1}`}, 400, "Additional properties are not allowed ('extra' was unexpected)", CodeDefault},
+		{"stale generation", taReq{body: `{"traits": ["CUSTOM_B"], "resource_provider_generation": 0}`}, 409, "Resource provider's generation already changed. Please update the generation and try again.", CodeConcurrentUpdate},
+		{"future generation", taReq{body: `{"traits": [], "resource_provider_generation": 2}`}, 409, "generation already changed", CodeConcurrentUpdate},
+		{"huge generation", taReq{body: `{"traits": [], "resource_provider_generation": 99999999999999999999}`}, 409, "generation already changed", CodeConcurrentUpdate},
+		{"huge float generation", taReq{body: `{"traits": [], "resource_provider_generation": 1e30}`}, 409, "generation already changed", CodeConcurrentUpdate},
+		{"stale generation before 1.23", taReq{mv: "1.22", body: `{"traits": [], "resource_provider_generation": 0}`}, 409, "generation already changed", ""},
+		{"unknown trait", taReq{body: `{"traits": ["CUSTOM_B", "CUSTOM_NOPE"], "resource_provider_generation": 1}`}, 400, "No such trait CUSTOM_NOPE", CodeDefault},
+		{"unknown traits", taReq{body: `{"traits": ["CUSTOM_Y", "CUSTOM_X", "CUSTOM_Y"], "resource_provider_generation": 1}`}, 400, "No such trait CUSTOM_X, CUSTOM_Y", CodeDefault},
+		{"generation checked before traits", taReq{body: `{"traits": ["CUSTOM_NOPE"], "resource_provider_generation": 7}`}, 409, "generation already changed", CodeConcurrentUpdate},
+		{"before 1.6", taReq{mv: "1.5", body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "The resource could not be found.", ""},
+		{"unknown provider", taReq{path: "/resource_providers/" + taMissing + "/traits", body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "No resource provider with uuid " + taMissing + " found", CodeDefault},
+		{"not admin", taReq{header: map[string]string{"X-Auth-Token": "user"}, body: `{"traits": [], "resource_provider_generation": 1}`}, 403, "Policy does not allow placement:resource_providers:traits:update to be performed.", CodeDefault},
+		{"body checked before provider", taReq{path: "/resource_providers/" + taMissing + "/traits", body: `{}`}, 400, "is a required property", CodeDefault},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.req
+			q.method = "PUT"
+			if q.path == "" {
+				q.path = path
+			}
+			if q.mv == "" {
+				q.mv = "1.39"
+			}
+			switch q.ctype {
+			case "":
+				q.ctype = js
+			case "-":
+				q.ctype = ""
+			}
+			checkError(t, e.do(q), tc.status, tc.detail, tc.code)
+			if after := e.traitsSnapshot(); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+}
+
+func TestPutProviderTraits(t *testing.T) {
+	e := traitsFixture(t)
+	path := "/resource_providers/" + taRP + "/traits"
+	put := func(body string) providerTraits {
+		t.Helper()
+		var got providerTraits
+		e.mustJSON(e.do(taReq{method: "PUT", path: path, mv: "1.39", ctype: "application/json", body: body}), 200, &got)
+		return got
+	}
+	// Same set: no generation change, as upstream.
+	if got := put(`{"traits": ["CUSTOM_A"], "resource_provider_generation": 1}`); got.Generation != 1 {
+		t.Errorf("unchanged set bumped generation: %+v", got)
+	}
+	// An integral float is an integer to JSON Schema and to Python.
+	got := put(`{"traits": ["HW_CPU_X86_SSE", "CUSTOM_B", "CUSTOM_A", "CUSTOM_B"], "resource_provider_generation": 1.0}`)
+	if got.Generation != 2 || strings.Join(got.Traits, ",") != "CUSTOM_A,CUSTOM_B,HW_CPU_X86_SSE" {
+		t.Errorf("PUT answer %+v", got)
+	}
+	var read providerTraits
+	e.mustJSON(e.do(taReq{method: "GET", path: path, mv: "1.6"}), 200, &read)
+	// Read order is trait id order: standard traits were created first.
+	if read.Generation != 2 || strings.Join(read.Traits, ",") != "HW_CPU_X86_SSE,CUSTOM_A,CUSTOM_B" {
+		t.Errorf("GET answer %+v", read)
+	}
+	var assoc struct{ Traits []string }
+	e.mustJSON(e.do(taReq{method: "GET", path: "/traits?associated=TRUE", mv: "1.6"}), 200, &assoc)
+	if strings.Join(assoc.Traits, ",") != "HW_CPU_X86_SSE,CUSTOM_A,CUSTOM_B" {
+		t.Errorf("associated traits %v", assoc.Traits)
+	}
+	if got := put(`{"traits": [], "resource_provider_generation": 2}`); got.Generation != 3 || got.Traits == nil || len(got.Traits) != 0 {
+		t.Errorf("clearing: %+v", got)
+	}
+}
+
+func TestDeleteProviderTraits(t *testing.T) {
+	e := traitsFixture(t)
+	path := "/resource_providers/" + taRP + "/traits"
+	for i, wantGen := range []int64{2, 2} { // the second delete changes nothing
+		r := e.do(taReq{method: "DELETE", path: path, mv: "1.39"})
+		if r.status != 204 || len(r.body) != 0 || r.header.Get("Content-Type") != "" || r.header.Get("Last-Modified") != "" {
+			t.Fatalf("delete %d: %d %v %s", i, r.status, r.header, r.body)
+		}
+		var got providerTraits
+		e.mustJSON(e.do(taReq{method: "GET", path: path, mv: "1.6"}), 200, &got)
+		if got.Generation != wantGen || len(got.Traits) != 0 {
+			t.Errorf("after delete %d: %+v", i, got)
+		}
+	}
+	checkError(t, e.do(taReq{method: "DELETE", path: "/resource_providers/" + taMissing + "/traits", mv: "1.39"}), 404,
+		"No resource provider with uuid "+taMissing+" found", CodeDefault)
+	checkError(t, e.do(taReq{method: "DELETE", path: path, mv: "1.5"}), 404, "The resource could not be found.", "")
+}
+
+func TestPutTraitBadNames(t *testing.T) {
+	e := traitsFixture(t)
+	before := e.traitsSnapshot()
+	names := []struct{ name, path string }{
+		{"no custom prefix", "TRAIT_X"},
+		{"standard trait", "HW_CPU_X86_SSE"},
+		{"colon", "CUSTOM_ABC:1"},
+		{"lower case", "CUSTOM_abc"},
+		{"prefix only", "CUSTOM_"},
+		{"lower case prefix", "custom_ABC"},
+		{"space", "CUSTOM_A%20B"},
+		{"inner newline", "CUSTOM_A%0AB"},
+		{"two final newlines", "CUSTOM_NEW%0A%0A"},
+		{"non-ASCII", "CUSTOM_%C3%84"},
+		{"over-long", "CUSTOM_" + strings.Repeat("A", 249)},
+	}
+	for _, tc := range names {
+		t.Run(tc.name, func(t *testing.T) {
+			checkError(t, e.do(taReq{method: "PUT", path: "/traits/" + tc.path, mv: "1.39"}), 400, invalidTraitName, CodeDefault)
+			if after := e.traitsSnapshot(); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+	t.Run("one final newline is dropped by routing", func(t *testing.T) {
+		if r := e.do(taReq{method: "PUT", path: "/traits/CUSTOM_A%0A", mv: "1.39"}); r.status != 204 {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		if after := e.traitsSnapshot(); after != before {
+			t.Errorf("state changed:\n%s\n%s", before, after)
+		}
+	})
+	t.Run("before 1.6", func(t *testing.T) {
+		checkError(t, e.do(taReq{method: "PUT", path: "/traits/CUSTOM_NEW", mv: "1.5"}), 404, "The resource could not be found.", "")
+		checkError(t, e.do(taReq{method: "GET", path: "/traits/CUSTOM_NEW", mv: "1.6"}), 404, "No such trait(s): CUSTOM_NEW.", "")
+	})
+}
+
+func TestPutTrait(t *testing.T) {
+	e := newTAEnv(t)
+	name := "CUSTOM_" + strings.Repeat("Z", 248) // 255 characters: the longest allowed
+	r := e.do(taReq{method: "PUT", path: "/traits/" + name, mv: "1.14"})
+	if r.status != 201 || r.header.Get("Location") != e.url+"/traits/"+name || r.header.Get("Content-Type") != "" ||
+		r.header.Get("Last-Modified") != "" || r.header.Get("Cache-Control") != "" {
+		t.Fatalf("create: %d %v %s", r.status, r.header, r.body)
+	}
+	r = e.do(taReq{method: "PUT", path: "/traits/" + name, mv: "1.15"})
+	if r.status != 204 || r.header.Get("Location") != e.url+"/traits/"+name || !httpDateRE.MatchString(r.header.Get("Last-Modified")) ||
+		r.header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("exists: %d %v %s", r.status, r.header, r.body)
+	}
+	r = e.do(taReq{method: "GET", path: "/traits/" + name, mv: "1.15"})
+	if r.status != 204 || !httpDateRE.MatchString(r.header.Get("Last-Modified")) || len(r.body) != 0 {
+		t.Fatalf("get: %d %v %s", r.status, r.header, r.body)
+	}
+}
+
+func TestDeleteTraitBadInput(t *testing.T) {
+	e := traitsFixture(t)
+	before := e.traitsSnapshot()
+	tests := []struct {
+		name, trait, mv string
+		status          int
+		detail, code    string
+	}{
+		{"standard", "HW_CPU_X86_SSE", "1.39", 400, "Cannot delete standard trait HW_CPU_X86_SSE.", CodeDefault},
+		{"in use", "CUSTOM_A", "1.39", 409, "The trait CUSTOM_A is in use by a resource provider.", CodeDefault},
+		{"unknown", "CUSTOM_NOPE", "1.39", 404, "No such trait(s): CUSTOM_NOPE.", CodeDefault},
+		{"unknown non-custom", "NOPE", "1.39", 404, "No such trait(s): NOPE.", CodeDefault},
+		{"before 1.6", "CUSTOM_B", "1.5", 404, "The resource could not be found.", ""},
+	}
+	t.Run("not admin", func(t *testing.T) {
+		r := e.do(taReq{method: "DELETE", path: "/traits/CUSTOM_B", mv: "1.39", header: map[string]string{"X-Auth-Token": "user"}})
+		checkError(t, r, 403, "Policy does not allow placement:traits:delete to be performed.", CodeDefault)
+	})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkError(t, e.do(taReq{method: "DELETE", path: "/traits/" + tc.trait, mv: tc.mv}), tc.status, tc.detail, tc.code)
+			if after := e.traitsSnapshot(); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+	r := e.do(taReq{method: "DELETE", path: "/traits/CUSTOM_B", mv: "1.39"})
+	if r.status != 204 || r.header.Get("Last-Modified") != "" {
+		t.Fatalf("delete: %d %v", r.status, r.header)
+	}
+	checkError(t, e.do(taReq{method: "GET", path: "/traits/CUSTOM_B", mv: "1.39"}), 404, "No such trait(s): CUSTOM_B.", CodeDefault)
+}
+
+func TestListTraitsBadQuery(t *testing.T) {
+	e := traitsFixture(t)
+	tests := []struct {
+		name, query, mv string
+		header          map[string]string
+		status          int
+		detail          string
+	}{
+		{"no operator", "name=in_abc", "1.6", nil, 400, `Badly formatted name parameter. Expected name query string parameter in form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "in_abc"`},
+		{"associated", "associated=xyz", "1.6", nil, 400, `The query parameter "associated" only accepts "true" or "false"`},
+		{"unknown parameter", "invalid=abc", "1.6", nil, 400, "Invalid query string parameters: Additional properties are not allowed ('invalid' was unexpected)"},
+		{"before 1.6", "", "1.5", nil, 404, "The resource could not be found."},
+		{"not acceptable", "", "1.6", map[string]string{"Accept": "text/plain"}, 406, "Only application/json is provided"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkError(t, e.do(taReq{method: "GET", path: "/traits?" + tc.query, mv: tc.mv, header: tc.header}), tc.status, tc.detail, "")
+		})
+	}
+}
+
+func TestListTraitsFilters(t *testing.T) {
+	e := traitsFixture(t)
+	for _, n := range []string{"CUSTOM_Z1", "CUSTOM_AB", "CUSTOM_XAB"} {
+		e.mustJSON(e.do(taReq{method: "PUT", path: "/traits/" + n, mv: "1.6"}), 201, nil)
+	}
+	tests := []struct{ query, want string }{
+		{"name=in:CUSTOM_Z1,CUSTOM_B,CUSTOM_NOPE,CUSTOM_A,CUSTOM_B", "CUSTOM_A,CUSTOM_B,CUSTOM_Z1"},
+		{"name=startswith:CUSTOM_", "CUSTOM_A,CUSTOM_B,CUSTOM_Z1,CUSTOM_AB,CUSTOM_XAB"},
+		// Placement filters with LIKE: case-insensitive, "_" and "%" are wildcards.
+		{"name=startswith:custom_a", "CUSTOM_A,CUSTOM_AB"},
+		{"name=startswith:CUSTOM%25AB", "CUSTOM_AB,CUSTOM_XAB"},
+		{"name=startswith:CUSTOM__B", "CUSTOM_AB"},
+		{"name=in:", ""},
+		{"name=startswith:CUSTOM_&associated=true", "CUSTOM_A"},
+		{"name=startswith:CUSTOM_&associated=False", "CUSTOM_B,CUSTOM_Z1,CUSTOM_AB,CUSTOM_XAB"},
+		{"name=in:CUSTOM_A,CUSTOM_B&associated=false", "CUSTOM_B"},
+		// The last of repeated parameters wins, as with webob.
+		{"name=in:CUSTOM_A&name=in:CUSTOM_B", "CUSTOM_B"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			var got struct{ Traits []string }
+			e.mustJSON(e.do(taReq{method: "GET", path: "/traits?" + tc.query, mv: "1.6"}), 200, &got)
+			if got.Traits == nil || strings.Join(got.Traits, ",") != tc.want {
+				t.Errorf("got %q, want %q", got.Traits, tc.want)
+			}
+		})
+	}
+	// An unknown operator filters nothing.
+	var all, other struct{ Traits []string }
+	e.mustJSON(e.do(taReq{method: "GET", path: "/traits", mv: "1.6"}), 200, &all)
+	e.mustJSON(e.do(taReq{method: "GET", path: "/traits?name=foo:bar", mv: "1.6"}), 200, &other)
+	if len(all.Traits) < 300 || strings.Join(all.Traits, ",") != strings.Join(other.Traits, ",") {
+		t.Errorf("unfiltered lists differ: %d vs %d", len(all.Traits), len(other.Traits))
+	}
+}
+
+func TestTraitsCacheHeaders(t *testing.T) {
+	e := traitsFixture(t)
+	path := "/resource_providers/" + taRP + "/traits"
+	reqs := []taReq{
+		{method: "GET", path: "/traits"},
+		{method: "GET", path: "/traits?name=in:CUSTOM_NOPE"}, // empty: now
+		{method: "GET", path: "/traits/CUSTOM_A"},
+		{method: "PUT", path: "/traits/CUSTOM_A"},
+		{method: "GET", path: path},
+		{method: "PUT", path: path, ctype: "application/json", body: `{"traits": ["CUSTOM_A"], "resource_provider_generation": 1}`},
+	}
+	for _, q := range reqs {
+		for _, mv := range []string{"1.14", "1.15"} {
+			q.mv = mv
+			r := e.do(q)
+			if r.status >= 300 {
+				t.Fatalf("%s %s: %d %s", q.method, q.path, r.status, r.body)
+			}
+			lm, cc := r.header.Get("Last-Modified"), r.header.Get("Cache-Control")
+			if mv == "1.14" && (lm != "" || cc != "") || mv == "1.15" && (!httpDateRE.MatchString(lm) || cc != "no-cache") {
+				t.Errorf("%s %s at %s: last-modified %q cache-control %q", q.method, q.path, mv, lm, cc)
+			}
+		}
+	}
+}
+
+func TestGetProviderTraitsNotFound(t *testing.T) {
+	e := newTAEnv(t)
+	msg := "No resource provider with uuid " + taMissing + " found"
+	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/traits", mv: "1.39"}), 404, msg+": "+msg, CodeDefault)
+	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/traits", mv: "1.5"}), 404, "The resource could not be found.", "")
+	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/traits", mv: "1.6", header: map[string]string{"Accept": "text/html"}}), 406, "Only application/json is provided", "")
+}
+
+// FuzzDecodeTraits feeds arbitrary PUT provider traits bodies to the
+// decoder: it must never panic, must answer a client error for anything it
+// rejects, and whatever it accepts must be a well-formed request.
+func FuzzDecodeTraits(f *testing.F) {
+	for _, seed := range []string{
+		`{"traits": ["CUSTOM_A"], "resource_provider_generation": 0}`,
+		`{"traits": [], "resource_provider_generation": 1.0}`,
+		`{"traits": [""], "resource_provider_generation": 1}`,
+		`{"traits": "x", "resource_provider_generation": 1}`,
+		`{"traits": [], "resource_provider_generation": 1e400}`,
+		`{"traits": [], "resource_provider_generation": -99999999999999999999}`,
+		`{"traits": [], "resource_provider_generation": 1, "x": null}`,
+		`{"traits": ["\ud800"], "resource_provider_generation": 1}`,
+		`[`, ``, `null`, `{"traits": [1]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := &Server{schemas: newTestSchemas()}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := fuzzRequest(body, 39)
+		got, err := s.decodeProviderTraits(r)
+		if err != nil {
+			he, ok := asHTTPError(err)
+			if !ok || he.Status != http.StatusBadRequest {
+				t.Fatalf("not a 400: %v", err)
+			}
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("accepted invalid JSON %q", body)
+		}
+		var raw struct {
+			Traits     []string    `json:"traits"`
+			Generation json.Number `json:"resource_provider_generation"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&raw); err != nil {
+			t.Fatalf("accepted %q that does not decode: %v", body, err)
+		}
+		if len(got.Traits) != len(raw.Traits) {
+			t.Fatalf("traits %q vs %q", got.Traits, raw.Traits)
+		}
+		for i, tr := range got.Traits {
+			if n := len([]rune(tr)); n < 1 || n > 255 || tr != raw.Traits[i] {
+				t.Fatalf("trait %q accepted", tr)
+			}
+		}
+		if got.Generation != nil {
+			if i, err := raw.Generation.Int64(); err == nil && i != *got.Generation {
+				t.Fatalf("generation %d from %s", *got.Generation, raw.Generation)
+			}
+		}
+	})
+}
