@@ -44,6 +44,9 @@ func (s *Server) getConsumerAllocations(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyAllocList); err != nil {
+		return nil, err
+	}
 	held, err := s.store.ConsumerAllocations(r.Context(), r.param("consumer_uuid"))
 	if errors.Is(err, store.ErrNotFound) {
 		return ok(map[string]any{"allocations": map[string]any{}}).withLastModified(s.now()), nil
@@ -84,6 +87,9 @@ func (s *Server) listProviderAllocations(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyRPAllocationList); err != nil {
+		return nil, err
+	}
 	uuid := r.param("uuid")
 	p, held, err := s.store.ProviderAllocations(r.Context(), uuid)
 	if errors.Is(err, store.ErrNotFound) {
@@ -112,6 +118,9 @@ func (s *Server) putConsumerAllocations(r *request) (*response, error) {
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyAllocUpdate); err != nil {
+		return nil, err
+	}
 	raw := r.param("consumer_uuid")
 	consumerUUID, isUUID := consumerUUIDLike(raw)
 	if !isUUID {
@@ -138,6 +147,9 @@ func (s *Server) postAllocations(r *request) (*response, error) {
 	}
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyAllocManage); err != nil {
+		return nil, err
 	}
 	body, err := r.readValidated(s.schemas.AllocationsPost(r.mv.Minor))
 	if err != nil {
@@ -174,6 +186,9 @@ func allocationWriteError(err error, notFoundPrefix string) error {
 
 // deleteConsumerAllocations is DELETE /allocations/{consumer_uuid}.
 func (s *Server) deleteConsumerAllocations(r *request) (*response, error) {
+	if err := r.authorize(policyAllocDelete); err != nil {
+		return nil, err
+	}
 	consumerUUID := r.param("consumer_uuid")
 	err := s.store.DeleteConsumerAllocations(r.Context(), consumerUUID)
 	if errors.Is(err, store.ErrNotFound) {

@@ -203,6 +203,9 @@ func (s *Server) getInventories(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyInventoryList); err != nil {
+		return nil, err
+	}
 	uuid := r.param("uuid")
 	p, invs, err := s.store.GetInventories(r.Context(), uuid)
 	if err != nil {
@@ -214,6 +217,9 @@ func (s *Server) getInventories(r *request) (*response, error) {
 func (s *Server) getInventory(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyInventoryShow); err != nil {
+		return nil, err
 	}
 	uuid, class := r.param("uuid"), r.param("resource_class")
 	p, invs, err := s.store.GetInventories(r.Context(), uuid)
@@ -231,6 +237,9 @@ func (s *Server) getInventory(r *request) (*response, error) {
 func (s *Server) createInventory(r *request) (*response, error) {
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyInventoryCreate); err != nil {
+		return nil, err
 	}
 	uuid := r.param("uuid")
 	if _, err := s.lookupProviderForWrite(r, uuid); err != nil {
@@ -266,6 +275,9 @@ func (s *Server) createInventory(r *request) (*response, error) {
 func (s *Server) setInventories(r *request) (*response, error) {
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyInventoryUpdate); err != nil {
+		return nil, err
 	}
 	uuid := r.param("uuid")
 	p, err := s.lookupProviderForWrite(r, uuid)
@@ -305,6 +317,9 @@ func (s *Server) setInventories(r *request) (*response, error) {
 func (s *Server) updateInventory(r *request) (*response, error) {
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyInventoryUpdate); err != nil {
+		return nil, err
 	}
 	uuid, class := r.param("uuid"), r.param("resource_class")
 	p, err := s.lookupProviderForWrite(r, uuid)
@@ -346,6 +361,9 @@ func (s *Server) updateInventory(r *request) (*response, error) {
 }
 
 func (s *Server) deleteInventory(r *request) (*response, error) {
+	if err := r.authorize(policyInventoryDelete); err != nil {
+		return nil, err
+	}
 	uuid, class := r.param("uuid"), r.param("resource_class")
 	if _, err := s.lookupProviderForWrite(r, uuid); err != nil {
 		return nil, err
@@ -367,6 +385,9 @@ func (s *Server) deleteInventory(r *request) (*response, error) {
 func (s *Server) deleteInventories(r *request) (*response, error) {
 	if !r.at(microversion.DeleteAllInventories) {
 		return nil, methodNotAllowedByVersion(r)
+	}
+	if err := r.authorize(policyInventoryDelete); err != nil {
+		return nil, err
 	}
 	uuid := r.param("uuid")
 	if _, err := s.lookupProviderForWrite(r, uuid); err != nil {

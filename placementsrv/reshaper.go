@@ -18,6 +18,9 @@ func (s *Server) reshape(r *request) (*response, error) {
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyReshape); err != nil {
+		return nil, err
+	}
 	body, err := r.readValidated(s.schemas.ReshaperPost(r.mv.Minor))
 	if err != nil {
 		return nil, err

@@ -45,6 +45,9 @@ func (s *Server) listResourceClasses(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyClassList); err != nil {
+		return nil, err
+	}
 	rcs, err := s.store.ListResourceClasses(r.Context())
 	if err != nil {
 		return nil, err
@@ -68,6 +71,9 @@ func (s *Server) getResourceClass(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyClassShow); err != nil {
+		return nil, err
+	}
 	rc, err := s.store.GetResourceClass(r.Context(), r.param("name"))
 	if err != nil {
 		return nil, resourceClassNotFound(err)
@@ -82,6 +88,9 @@ func (s *Server) getResourceClass(r *request) (*response, error) {
 func (s *Server) createResourceClass(r *request) (*response, error) {
 	if herr := requireResourceClassesAPI(r); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyClassCreate); err != nil {
+		return nil, err
 	}
 	doc, err := r.decodeJSON(s.schemas.ResourceClassCreate())
 	if err != nil {
@@ -102,6 +111,9 @@ func (s *Server) createResourceClass(r *request) (*response, error) {
 func (s *Server) updateResourceClass(r *request) (*response, error) {
 	if herr := requireResourceClassesAPI(r); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyClassUpdate); err != nil {
+		return nil, err
 	}
 	if r.at(microversion.ResourceClassPut) {
 		return s.ensureResourceClass(r)
@@ -157,6 +169,9 @@ func (s *Server) ensureResourceClass(r *request) (*response, error) {
 func (s *Server) deleteResourceClass(r *request) (*response, error) {
 	if herr := requireResourceClassesAPI(r); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyClassDelete); err != nil {
+		return nil, err
 	}
 	err := s.store.DeleteResourceClass(r.Context(), r.param("name"))
 	switch {

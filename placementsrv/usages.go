@@ -14,6 +14,9 @@ func (s *Server) listProviderUsages(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
+	if err := r.authorize(policyRPUsages); err != nil {
+		return nil, err
+	}
 	uuid := r.param("uuid")
 	p, usages, err := s.store.ProviderUsages(r.Context(), uuid)
 	if err != nil {
@@ -29,6 +32,9 @@ func (s *Server) getTotalUsages(r *request) (*response, error) {
 	}
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
+	}
+	if err := r.authorize(policyTotalUsages); err != nil {
+		return nil, err
 	}
 	q := r.URL.Query()
 	if err := s.schemas.UsagesQuery(r.mv.Minor).ValidateQuery(q); err != nil {
