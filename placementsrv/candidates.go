@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
@@ -15,6 +16,36 @@ type candidateSettings struct {
 	randomize bool
 	max       int
 	order     candidates.Order
+	// quoted caches the JSON-quoted names of the latest snapshot.
+	quoted atomic.Pointer[quotedNames]
+}
+
+// quotedNames holds a snapshot's provider uuids and class names already
+// encoded as JSON strings, so that rendering large answers is mostly
+// copying.
+type quotedNames struct {
+	snap      *store.Snapshot
+	providers [][]byte
+	classes   [][]byte
+}
+
+// names returns the quoted names for snap, building them on first use.
+func (c *candidateSettings) names(snap *store.Snapshot) *quotedNames {
+	if q := c.quoted.Load(); q != nil && q.snap == snap {
+		return q
+	}
+	q := &quotedNames{snap: snap, providers: make([][]byte, len(snap.Providers)), classes: make([][]byte, len(snap.Classes))}
+	buf := make([]byte, 0, len(snap.Providers)*40)
+	for i := range snap.Providers {
+		start := len(buf)
+		buf = appendJSONString(buf, snap.Providers[i].UUID)
+		q.providers[i] = buf[start:len(buf):len(buf)]
+	}
+	for i, n := range snap.Classes {
+		q.classes[i] = appendJSONString(nil, n)
+	}
+	c.quoted.Store(q)
+	return q
 }
 
 func (c *candidateSettings) configure(opts Options) error {
@@ -72,50 +103,56 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 	case err != nil:
 		return nil, err
 	}
-	body := appendCandidates(make([]byte, 0, 256+len(res.Candidates)*200+len(res.Summaries)*300), snap, &req, &res, r.mv)
+	body := appendCandidates(nil, s.cands.names(snap), &req, &res, r.mv)
 	return ok(rawJSON(body)).withLastModified(s.now()), nil
 }
 
 // appendCandidates renders the answer in the form of the microversion.
-func appendCandidates(b []byte, s *store.Snapshot, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
+func appendCandidates(b []byte, q *quotedNames, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
 	b = append(b, `{"allocation_requests":[`...)
 	dict := mv.AtLeast(microversion.AllocationsDict)
 	mappings := mv.AtLeast(microversion.Mappings)
 	for i := range res.Candidates {
+		if i == 1 {
+			// Size the buffer once from the first candidate rather than
+			// growing a many-megabyte answer by doubling.
+			per := len(b) + 16
+			b = slices.Grow(b, per*len(res.Candidates)+len(res.Summaries)*400)
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
 		c := &res.Candidates[i]
 		if dict {
-			b = appendAllocationDict(b, s, c)
+			b = appendAllocationDict(b, q, c)
 			if mappings {
-				b = appendMappings(b, s, req, c)
+				b = appendMappings(b, q, req, c)
 			}
 		} else {
-			b = appendAllocationList(b, s, c)
+			b = appendAllocationList(b, q, c)
 		}
 		b = append(b, '}')
 	}
 	b = append(b, `],"provider_summaries":{`...)
-	b = appendSummaries(b, s, req, res.Summaries, mv)
+	b = appendSummaries(b, q, req, res.Summaries, mv)
 	return append(b, "}}"...)
 }
 
 // appendAllocationDict writes `{"allocations":{uuid:{"resources":{...}}}`
 // (Allocs are grouped by provider) without the closing brace.
-func appendAllocationDict(b []byte, s *store.Snapshot, c *candidates.Candidate) []byte {
+func appendAllocationDict(b []byte, q *quotedNames, c *candidates.Candidate) []byte {
 	b = append(b, `{"allocations":{`...)
 	for i, a := range c.Allocs {
 		if i == 0 || c.Allocs[i-1].Provider != a.Provider {
 			if i > 0 {
 				b = append(b, "}},"...)
 			}
-			b = appendJSONString(b, s.Providers[a.Provider].UUID)
+			b = append(b, q.providers[a.Provider]...)
 			b = append(b, `:{"resources":{`...)
 		} else {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s.Classes[a.Class])
+		b = append(b, q.classes[a.Class]...)
 		b = append(b, ':')
 		b = appendInt(b, a.Amount)
 	}
@@ -127,7 +164,7 @@ func appendAllocationDict(b []byte, s *store.Snapshot, c *candidates.Candidate) 
 
 // appendAllocationList writes the pre-1.12 list form without the closing
 // brace.
-func appendAllocationList(b []byte, s *store.Snapshot, c *candidates.Candidate) []byte {
+func appendAllocationList(b []byte, q *quotedNames, c *candidates.Candidate) []byte {
 	b = append(b, `{"allocations":[`...)
 	for i, a := range c.Allocs {
 		if i == 0 || c.Allocs[i-1].Provider != a.Provider {
@@ -135,12 +172,12 @@ func appendAllocationList(b []byte, s *store.Snapshot, c *candidates.Candidate) 
 				b = append(b, "}},"...)
 			}
 			b = append(b, `{"resource_provider":{"uuid":`...)
-			b = appendJSONString(b, s.Providers[a.Provider].UUID)
+			b = append(b, q.providers[a.Provider]...)
 			b = append(b, `},"resources":{`...)
 		} else {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s.Classes[a.Class])
+		b = append(b, q.classes[a.Class]...)
 		b = append(b, ':')
 		b = appendInt(b, a.Amount)
 	}
@@ -150,7 +187,7 @@ func appendAllocationList(b []byte, s *store.Snapshot, c *candidates.Candidate) 
 	return append(b, ']')
 }
 
-func appendMappings(b []byte, s *store.Snapshot, req *candidates.Request, c *candidates.Candidate) []byte {
+func appendMappings(b []byte, q *quotedNames, req *candidates.Request, c *candidates.Candidate) []byte {
 	b = append(b, `,"mappings":{`...)
 	for gi, provs := range c.Mappings {
 		if gi > 0 {
@@ -162,7 +199,7 @@ func appendMappings(b []byte, s *store.Snapshot, req *candidates.Request, c *can
 			if k > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, s.Providers[p].UUID)
+			b = append(b, q.providers[p]...)
 		}
 		b = append(b, ']')
 	}
@@ -172,7 +209,8 @@ func appendMappings(b []byte, s *store.Snapshot, req *candidates.Request, c *can
 // appendSummaries writes the provider_summaries members: 1.27+ every
 // inventory (before, only requested classes), traits from 1.17, parent
 // and root from 1.29.
-func appendSummaries(b []byte, s *store.Snapshot, req *candidates.Request, sums []int32, mv microversion.Version) []byte {
+func appendSummaries(b []byte, q *quotedNames, req *candidates.Request, sums []int32, mv microversion.Version) []byte {
+	s := q.snap
 	allClasses := mv.AtLeast(microversion.CandidatesAllClasses)
 	traits := mv.AtLeast(microversion.CandidatesRequired)
 	tree := mv.AtLeast(microversion.CandidatesNested)
@@ -191,7 +229,7 @@ func appendSummaries(b []byte, s *store.Snapshot, req *candidates.Request, sums 
 			b = append(b, ',')
 		}
 		p := &s.Providers[pi]
-		b = appendJSONString(b, p.UUID)
+		b = append(b, q.providers[pi]...)
 		b = append(b, `:{"resources":{`...)
 		first := true
 		for _, inv := range p.Inventories {
@@ -202,7 +240,7 @@ func appendSummaries(b []byte, s *store.Snapshot, req *candidates.Request, sums 
 				b = append(b, ',')
 			}
 			first = false
-			b = appendJSONString(b, s.Classes[inv.Class])
+			b = append(b, q.classes[inv.Class]...)
 			b = append(b, `:{"capacity":`...)
 			b = appendInt(b, inv.Capacity)
 			b = append(b, `,"used":`...)
@@ -225,12 +263,12 @@ func appendSummaries(b []byte, s *store.Snapshot, req *candidates.Request, sums 
 		if tree {
 			b = append(b, `,"parent_provider_uuid":`...)
 			if p.Parent >= 0 {
-				b = appendJSONString(b, s.Providers[p.Parent].UUID)
+				b = append(b, q.providers[p.Parent]...)
 			} else {
 				b = append(b, "null"...)
 			}
 			b = append(b, `,"root_provider_uuid":`...)
-			b = appendJSONString(b, s.Providers[p.Root].UUID)
+			b = append(b, q.providers[p.Root]...)
 		}
 		b = append(b, '}')
 	}
