@@ -1,5 +1,276 @@
 package placementsrv
 
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// candidateSettings are the server-wide allocation candidates options.
+type candidateSettings struct {
+	randomize bool
+	max       int
+	order     candidates.Order
+	// quoted caches the JSON-quoted names of the latest snapshot.
+	quoted atomic.Pointer[quotedNames]
+}
+
+// quotedNames holds a snapshot's provider uuids and class names already
+// encoded as JSON strings, so that rendering large answers is mostly
+// copying.
+type quotedNames struct {
+	snap      *store.Snapshot
+	providers [][]byte
+	classes   [][]byte
+}
+
+// names returns the quoted names for snap, building them on first use.
+func (c *candidateSettings) names(snap *store.Snapshot) *quotedNames {
+	if q := c.quoted.Load(); q != nil && q.snap == snap {
+		return q
+	}
+	q := &quotedNames{snap: snap, providers: make([][]byte, len(snap.Providers)), classes: make([][]byte, len(snap.Classes))}
+	buf := make([]byte, 0, len(snap.Providers)*40)
+	for i := range snap.Providers {
+		start := len(buf)
+		buf = appendJSONString(buf, snap.Providers[i].UUID)
+		q.providers[i] = buf[start:len(buf):len(buf)]
+	}
+	for i, n := range snap.Classes {
+		q.classes[i] = appendJSONString(nil, n)
+	}
+	c.quoted.Store(q)
+	return q
+}
+
+func (c *candidateSettings) configure(opts Options) error {
+	c.randomize = opts.RandomizeAllocationCandidates
+	if opts.MaxAllocationCandidates < 0 {
+		return fmt.Errorf("placementsrv: MaxAllocationCandidates %d is negative", opts.MaxAllocationCandidates)
+	}
+	c.max = opts.MaxAllocationCandidates
+	switch opts.AllocationCandidatesOrder {
+	case "", "depth-first":
+		c.order = candidates.DepthFirst
+	case "round-robin":
+		c.order = candidates.RoundRobin
+	default:
+		return fmt.Errorf("placementsrv: unknown AllocationCandidatesOrder %q (want depth-first or round-robin)", opts.AllocationCandidatesOrder)
+	}
+	return nil
+}
+
+// listAllocationCandidates is GET /allocation_candidates.
 func (s *Server) listAllocationCandidates(r *request) (*response, error) {
-	return nil, errNotImplemented
+	if !r.at(microversion.AllocationCandidates) {
+		return nil, notFound("")
+	}
+	if herr := r.checkAccept(); herr != nil {
+		return nil, herr
+	}
+	if err := r.authorize(policyCandidatesList); err != nil {
+		return nil, err
+	}
+	q := queryValues(r)
+	if err := s.schemas.AllocationCandidatesQuery(r.minor()).ValidateQuery(q); err != nil {
+		return nil, badRequest("Invalid query string parameters: %s", err)
+	}
+	req, herr := candidatesRequest(r, q)
+	if herr != nil {
+		return nil, herr
+	}
+	snap, err := s.store.Snapshot(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	res, err := candidates.Find(snap, req, candidates.Options{
+		NestedAware:   r.at(microversion.CandidatesNested),
+		Randomize:     s.cands.randomize,
+		MaxCandidates: s.cands.max,
+		Order:         s.cands.order,
+	})
+	var nf *candidates.NotFoundError
+	switch {
+	case errors.As(err, &nf) && nf.Class:
+		return nil, badRequest("Invalid resource class in resources parameter: %s", nf.Error())
+	case errors.As(err, &nf):
+		return nil, badRequest("%s", nf.Error())
+	case err != nil:
+		return nil, err
+	}
+	body := appendCandidates(nil, s.cands.names(snap), &req, &res, r.mv)
+	return ok(rawJSON(body)).withLastModified(s.now()), nil
+}
+
+// appendCandidates renders the answer in the form of the microversion.
+func appendCandidates(b []byte, q *quotedNames, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
+	b = append(b, `{"allocation_requests":[`...)
+	dict := mv.AtLeast(microversion.AllocationsDict)
+	mappings := mv.AtLeast(microversion.Mappings)
+	for i := range res.Candidates {
+		if i == 1 {
+			// Size the buffer once from the first candidate rather than
+			// growing a many-megabyte answer by doubling.
+			per := len(b) + 16
+			b = slices.Grow(b, per*len(res.Candidates)+len(res.Summaries)*400)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		c := &res.Candidates[i]
+		if dict {
+			b = appendAllocationDict(b, q, c)
+			if mappings {
+				b = appendMappings(b, q, req, c)
+			}
+		} else {
+			b = appendAllocationList(b, q, c)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `],"provider_summaries":{`...)
+	b = appendSummaries(b, q, req, res.Summaries, mv)
+	return append(b, "}}"...)
+}
+
+// appendAllocationDict writes `{"allocations":{uuid:{"resources":{...}}}`
+// (Allocs are grouped by provider) without the closing brace.
+func appendAllocationDict(b []byte, q *quotedNames, c *candidates.Candidate) []byte {
+	b = append(b, `{"allocations":{`...)
+	for i, a := range c.Allocs {
+		if i == 0 || c.Allocs[i-1].Provider != a.Provider {
+			if i > 0 {
+				b = append(b, "}},"...)
+			}
+			b = append(b, q.providers[a.Provider]...)
+			b = append(b, `:{"resources":{`...)
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, q.classes[a.Class]...)
+		b = append(b, ':')
+		b = appendInt(b, a.Amount)
+	}
+	if len(c.Allocs) > 0 {
+		b = append(b, "}}"...)
+	}
+	return append(b, '}')
+}
+
+// appendAllocationList writes the pre-1.12 list form without the closing
+// brace.
+func appendAllocationList(b []byte, q *quotedNames, c *candidates.Candidate) []byte {
+	b = append(b, `{"allocations":[`...)
+	for i, a := range c.Allocs {
+		if i == 0 || c.Allocs[i-1].Provider != a.Provider {
+			if i > 0 {
+				b = append(b, "}},"...)
+			}
+			b = append(b, `{"resource_provider":{"uuid":`...)
+			b = append(b, q.providers[a.Provider]...)
+			b = append(b, `},"resources":{`...)
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, q.classes[a.Class]...)
+		b = append(b, ':')
+		b = appendInt(b, a.Amount)
+	}
+	if len(c.Allocs) > 0 {
+		b = append(b, "}}"...)
+	}
+	return append(b, ']')
+}
+
+func appendMappings(b []byte, q *quotedNames, req *candidates.Request, c *candidates.Candidate) []byte {
+	b = append(b, `,"mappings":{`...)
+	for gi, provs := range c.Mappings {
+		if gi > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, req.Groups[gi].Suffix)
+		b = append(b, ":["...)
+		for k, p := range provs {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, q.providers[p]...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendSummaries writes the provider_summaries members: 1.27+ every
+// inventory (before, only requested classes), traits from 1.17, parent
+// and root from 1.29.
+func appendSummaries(b []byte, q *quotedNames, req *candidates.Request, sums []int32, mv microversion.Version) []byte {
+	s := q.snap
+	allClasses := mv.AtLeast(microversion.CandidatesAllClasses)
+	traits := mv.AtLeast(microversion.CandidatesRequired)
+	tree := mv.AtLeast(microversion.CandidatesNested)
+	var requested []int32
+	if !allClasses {
+		for _, g := range req.Groups {
+			for _, r := range g.Resources {
+				if c, ok := s.ClassByName[r.Class]; ok && !slices.Contains(requested, c) {
+					requested = append(requested, c)
+				}
+			}
+		}
+	}
+	for i, pi := range sums {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		p := &s.Providers[pi]
+		b = append(b, q.providers[pi]...)
+		b = append(b, `:{"resources":{`...)
+		first := true
+		for _, inv := range p.Inventories {
+			if !allClasses && !slices.Contains(requested, inv.Class) {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, q.classes[inv.Class]...)
+			b = append(b, `:{"capacity":`...)
+			b = appendInt(b, inv.Capacity)
+			b = append(b, `,"used":`...)
+			b = appendInt(b, inv.Used)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+		if traits {
+			// Trait ids are interned in database id order, which is the
+			// order Placement lists them in.
+			b = append(b, `,"traits":[`...)
+			for k, t := range p.Traits {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, s.Traits[t])
+			}
+			b = append(b, ']')
+		}
+		if tree {
+			b = append(b, `,"parent_provider_uuid":`...)
+			if p.Parent >= 0 {
+				b = append(b, q.providers[p.Parent]...)
+			} else {
+				b = append(b, "null"...)
+			}
+			b = append(b, `,"root_provider_uuid":`...)
+			b = append(b, q.providers[p.Root]...)
+		}
+		b = append(b, '}')
+	}
+	return b
 }

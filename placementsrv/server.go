@@ -33,6 +33,16 @@ type Options struct {
 	// Now is the clock used for Last-Modified on computed answers; nil
 	// means time.Now.
 	Now func() time.Time
+	// RandomizeAllocationCandidates is Placement's
+	// randomize_allocation_candidates: a limited answer is a random
+	// sample, an unlimited one is shuffled (default false: first N).
+	RandomizeAllocationCandidates bool
+	// MaxAllocationCandidates stops generating allocation candidates
+	// after this many (0, the default: no cap, as Placement 8.0.0).
+	MaxAllocationCandidates int
+	// AllocationCandidatesOrder is "depth-first" (the default: one root's
+	// candidates after another) or "round-robin" (one per root in turn).
+	AllocationCandidatesOrder string
 }
 
 // Server is the Placement API. It is safe for concurrent use.
@@ -43,6 +53,7 @@ type Server struct {
 	auth    string
 	routes  []route
 	schemas *schema.Set
+	cands   candidateSettings
 }
 
 // New validates opts and builds a Server.
@@ -62,6 +73,9 @@ func New(opts Options) (*Server, error) {
 		s.auth = "noauth2"
 	default:
 		return nil, fmt.Errorf("placementsrv: unsupported auth strategy %q", opts.Auth)
+	}
+	if err := s.cands.configure(opts); err != nil {
+		return nil, err
 	}
 	s.schemas = schema.New()
 	s.routes = s.routeTable()

@@ -65,6 +65,7 @@ type Store interface {
 	AllocationStore
 	UsageStore
 	ReshapeStore
+	SnapshotStore
 	// Close releases the store.
 	Close() error
 }

@@ -45,6 +45,10 @@ type Store struct {
 	// mu guards st against readers while a committed write is applied.
 	mu sync.RWMutex
 	st *state
+	// version counts committed writes (guarded by mu); snap caches the
+	// read model built at some version (snapshot.go).
+	version uint64
+	snap    snapshotCache
 }
 
 // dsn builds the connection string. PRAGMAs are per connection, so they go
@@ -149,6 +153,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) (a
 	if apply != nil {
 		s.mu.Lock()
 		apply()
+		s.version++
 		s.mu.Unlock()
 	}
 	return nil

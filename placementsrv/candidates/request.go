@@ -1,0 +1,133 @@
+// Package candidates computes GET /allocation_candidates answers from a
+// store.Snapshot with the semantics of OpenStack Placement 8.0.0: request
+// groups (unsuffixed and suffixed), required / forbidden / any-of traits,
+// member_of, in_tree, group_policy, same_subtree, root_required, nested
+// and sharing providers, limit and provider summaries.
+//
+// Placement builds each group's candidates independently, multiplies them
+// per anchor tree and filters the products. Find walks the same space per
+// anchor root, but depth-first with pruning: a group without options ends
+// the anchor, a capacity, isolation or tree violation ends the branch, a
+// branch that produced nothing is not retried on an interchangeable
+// sibling provider, and generation stops as soon as the answer is
+// complete (limit without randomization, or MaxCandidates).
+package candidates
+
+import (
+	"math/rand/v2"
+)
+
+// Resource is one requested amount of a class.
+type Resource struct {
+	Class  string
+	Amount int64
+}
+
+// Group is one request group. Suffix "" is the unsuffixed group, whose
+// resources may come from several providers of a tree and sharing
+// providers; any other suffix names a granular group satisfied by one
+// provider.
+type Group struct {
+	Suffix    string
+	Resources []Resource
+	// Required is a conjunction of disjunctions of trait names.
+	Required [][]string
+	// Forbidden lists traits no provider of the group may have.
+	Forbidden []string
+	// MemberOf is a conjunction of disjunctions of aggregate uuids.
+	MemberOf [][]string
+	// ForbiddenAggs lists aggregates the group's providers may not be in.
+	ForbiddenAggs []string
+	// InTree is a provider uuid whose tree must satisfy the group, or "".
+	InTree string
+}
+
+// Group policies.
+const (
+	PolicyNone    = "none"
+	PolicyIsolate = "isolate"
+)
+
+// Request is a whole GET /allocation_candidates query.
+type Request struct {
+	// Groups in the order their first parameter appeared.
+	Groups      []Group
+	GroupPolicy string // "", PolicyNone or PolicyIsolate
+	// Limit caps the number of candidates returned (0: no limit).
+	Limit int
+	// RootRequired and RootForbidden filter the anchor (root) providers.
+	RootRequired  []string
+	RootForbidden []string
+	// SameSubtree lists sets of group suffixes whose providers must all
+	// sit under one of them.
+	SameSubtree [][]string
+}
+
+// Order is the order candidates are generated (and, without
+// randomization, returned) in.
+type Order int
+
+const (
+	// DepthFirst exhausts one root's candidates before the next root,
+	// roots in creation order, as Placement does.
+	DepthFirst Order = iota
+	// RoundRobin takes one candidate from each root in turn, so a cap or
+	// limit spreads over as many roots as possible.
+	RoundRobin
+)
+
+// Options are the server-side settings and microversion-dependent
+// behaviour of Find.
+type Options struct {
+	// NestedAware is microversion >= 1.29: below it, when any provider
+	// has a parent, candidates taking resources from two providers of the
+	// same tree are dropped and summaries list only providers used.
+	NestedAware bool
+	// Randomize picks a random sample when limiting and shuffles
+	// otherwise (Placement's randomize_allocation_candidates).
+	Randomize bool
+	// MaxCandidates stops generation after this many candidates (0: no
+	// cap); limit and randomization apply to what was generated.
+	MaxCandidates int
+	Order         Order
+	// Rand is the randomness source; nil uses math/rand/v2's global one.
+	Rand *rand.Rand
+}
+
+// Alloc is an amount of one class from one provider (snapshot indexes).
+type Alloc struct {
+	Provider int32
+	Class    int32
+	Amount   int64
+}
+
+// Candidate is one allocation request.
+type Candidate struct {
+	// Allocs sorted by provider index, then class.
+	Allocs []Alloc
+	// Mappings has one entry per Request.Groups element: the providers
+	// that satisfied that group, ascending.
+	Mappings [][]int32
+}
+
+// Result is Find's answer.
+type Result struct {
+	Candidates []Candidate
+	// Summaries lists the providers to summarize, roots in ascending
+	// order, each followed by its tree in preorder.
+	Summaries []int32
+}
+
+// NotFoundError reports a resource class or trait the snapshot does not
+// know.
+type NotFoundError struct {
+	Class bool // a resource class; otherwise a trait
+	Name  string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Class {
+		return "No such resource class " + e.Name + "."
+	}
+	return "No such trait(s): " + e.Name + "."
+}

@@ -1,0 +1,194 @@
+package candidates
+
+import (
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// resAmt is a requested amount of an interned class.
+type resAmt struct {
+	class  int32
+	amount int64
+}
+
+// group is a Group resolved against a snapshot.
+type group struct {
+	idx      int // position in Request.Groups
+	suffix   string
+	granular bool
+	res      []resAmt
+	required [][]int32
+	forbid   []int32
+	// memberOf is the set of providers that are, by themselves, in every
+	// member_of clause; nil when the group has no member_of.
+	memberOf map[int32]struct{}
+	badAggs  []int32 // known forbidden aggregates
+	inTree   int32   // root of the in_tree provider, or -1
+}
+
+// resolveOutcome tells Find how resolving one group ended.
+type resolveOutcome int
+
+const (
+	resolved resolveOutcome = iota
+	// noMatch: Placement answers with no candidates at this point.
+	noMatch
+	// failed: an unknown class or trait (a 400) unless an earlier group
+	// already had no candidates.
+	failed
+)
+
+// resolveGroup interns a group's names in Placement's order: classes,
+// member_of (no member → no candidates), traits, in_tree (unknown → no
+// candidates).
+func resolveGroup(s *store.Snapshot, idx int, in *Group) (*group, resolveOutcome, error) {
+	g := &group{idx: idx, suffix: in.Suffix, granular: in.Suffix != "", inTree: -1}
+	for _, r := range in.Resources {
+		c, ok := s.ClassByName[r.Class]
+		if !ok {
+			return nil, failed, &NotFoundError{Class: true, Name: r.Class}
+		}
+		g.res = append(g.res, resAmt{c, r.Amount})
+	}
+	if len(in.MemberOf) > 0 {
+		g.memberOf = membersOfAll(s, in.MemberOf)
+		if len(g.memberOf) == 0 {
+			return nil, noMatch, nil
+		}
+	}
+	for _, anyOf := range in.Required {
+		ids, err := traitIDs(s, anyOf)
+		if err != nil {
+			return nil, failed, err
+		}
+		g.required = append(g.required, ids)
+	}
+	if len(in.Forbidden) > 0 {
+		ids, err := traitIDs(s, in.Forbidden)
+		if err != nil {
+			return nil, failed, err
+		}
+		g.forbid = ids
+	}
+	for _, a := range in.ForbiddenAggs {
+		if id, ok := s.AggByUUID[a]; ok {
+			g.badAggs = append(g.badAggs, id)
+		}
+	}
+	if in.InTree != "" {
+		p, ok := s.ByUUID[in.InTree]
+		if !ok {
+			return nil, noMatch, nil
+		}
+		g.inTree = s.Providers[p].Root
+	}
+	return g, resolved, nil
+}
+
+func traitIDs(s *store.Snapshot, names []string) ([]int32, error) {
+	out := make([]int32, 0, len(names))
+	for _, n := range names {
+		id, ok := s.TraitByName[n]
+		if !ok {
+			return nil, &NotFoundError{Name: n}
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// membersOfAll returns the providers that are in at least one aggregate
+// of every clause. Unknown aggregate uuids match nothing.
+func membersOfAll(s *store.Snapshot, clauses [][]string) map[int32]struct{} {
+	ids := make([][]int32, len(clauses))
+	for i, cl := range clauses {
+		for _, u := range cl {
+			if a, ok := s.AggByUUID[u]; ok {
+				ids[i] = append(ids[i], a)
+			}
+		}
+		if len(ids[i]) == 0 {
+			return nil
+		}
+	}
+	out := map[int32]struct{}{}
+	for _, a := range ids[0] {
+	member:
+		for _, p := range s.AggMembers[a] {
+			if _, dup := out[p]; dup {
+				continue
+			}
+			prov := &s.Providers[p]
+			for _, cl := range ids[1:] {
+				if !inAny(prov, cl) {
+					continue member
+				}
+			}
+			out[p] = struct{}{}
+		}
+	}
+	return out
+}
+
+func inAny(p *store.SnapProvider, aggs []int32) bool {
+	for _, a := range aggs {
+		if p.InAggregate(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAny(p *store.SnapProvider, traits []int32) bool {
+	for _, t := range traits {
+		if p.HasTrait(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAll(p *store.SnapProvider, traits []int32) bool {
+	for _, t := range traits {
+		if !p.HasTrait(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// fits reports whether amount can be allocated from inv by itself:
+// capacity left, min/max unit and step size.
+func fits(inv *store.SnapInventory, amount int64) bool {
+	return inv.Used+amount <= inv.Capacity && amount >= inv.MinUnit &&
+		amount <= inv.MaxUnit && inv.StepSize > 0 && amount%inv.StepSize == 0
+}
+
+// member reports whether p passes g's member_of by itself.
+func (g *group) member(p int32) bool {
+	if g.memberOf == nil {
+		return true
+	}
+	_, ok := g.memberOf[p]
+	return ok
+}
+
+// matchSingle is the whole test for a provider satisfying a granular
+// group alone (Placement's single-provider path): resources, traits and
+// aggregates all on the provider itself.
+func (g *group) matchSingle(p *store.SnapProvider, pi int32) bool {
+	for _, r := range g.res {
+		inv := p.Inventory(r.class)
+		if inv == nil || !fits(inv, r.amount) {
+			return false
+		}
+	}
+	for _, anyOf := range g.required {
+		if !hasAny(p, anyOf) {
+			return false
+		}
+	}
+	if !g.member(pi) || inAny(p, g.badAggs) || hasAny(p, g.forbid) {
+		return false
+	}
+	return true
+}
