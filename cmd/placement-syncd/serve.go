@@ -78,6 +78,10 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		Store:  st,
 		Logger: log.Named("api"),
 		Auth:   cfg.API.AuthStrategy,
+
+		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
+		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
 	})
 	if err != nil {
 		return err
