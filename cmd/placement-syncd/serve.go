@@ -68,17 +68,18 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
+	opts := placementsrv.Options{Logger: log.Named("api"), Auth: cfg.API.AuthStrategy}
+	if err := authOptions(cfg, &opts); err != nil {
+		return usageError{err}
+	}
 	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	srv, err := placementsrv.New(placementsrv.Options{
-		Store:  st,
-		Logger: log.Named("api"),
-		Auth:   cfg.API.AuthStrategy,
-	})
+	opts.Store = st
+	srv, err := placementsrv.New(opts)
 	if err != nil {
 		return err
 	}

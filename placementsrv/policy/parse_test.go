@@ -82,8 +82,8 @@ func TestAgainstOsloPolicy(t *testing.T) {
 		} `json:"creds"`
 		Targets []map[string]any `json:"targets"`
 		Cases   []struct {
-			Rule    string     `json:"rule"`
-			Parsed  *string    `json:"parsed"`
+			Rule    string    `json:"rule"`
+			Parsed  *string   `json:"parsed"`
 			Results [][]*bool `json:"results"`
 		} `json:"cases"`
 	}
