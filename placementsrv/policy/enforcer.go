@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -155,7 +154,16 @@ func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error)
 		return nil, err
 	}
 	// Registered rules first, in registration order, then file-only ones.
-	sort.SliceStable(e.order, func(i, j int) bool { return e.order[i].Registered && !e.order[j].Registered })
+	order := make([]*Rule, 0, len(e.order))
+	for _, d := range defaults {
+		order = append(order, e.rules[d.Name])
+	}
+	for _, r := range e.order {
+		if !r.Registered {
+			order = append(order, r)
+		}
+	}
+	e.order = order
 	return e, nil
 }
 

@@ -37,13 +37,13 @@ func (rc *remoteChecker) check(n *node, x *evalCtx) bool {
 	if !ok {
 		return false
 	}
-	rule, _ := json.Marshal(x.rule)
+	rule, _ := json.Marshal(strings.Clone(x.rule))
 	tj, _ := json.Marshal(targetMap(x.t))
 	cj, _ := json.Marshal(credsMap(x.c))
 	form := url.Values{"rule": {string(rule)}, "target": {string(tj)}, "credentials": {string(cj)}}
 	ctx, cancel := context.WithTimeout(context.Background(), rc.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.Clone(target), strings.NewReader(form.Encode()))
 	if err != nil {
 		return false
 	}
@@ -64,7 +64,17 @@ func jsonValue(v Value) any {
 	if v.state != valueString {
 		return nil
 	}
-	return v.s
+	// A copy, so that enforcement's arguments do not escape to the heap
+	// for the sake of this rarely used check.
+	return strings.Clone(v.s)
+}
+
+func cloneAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }
 
 func targetMap(t *Target) map[string]any {
@@ -79,14 +89,7 @@ func targetMap(t *Target) map[string]any {
 }
 
 func credsMap(c *Credentials) map[string]any {
-	roles := c.Roles
-	if roles == nil {
-		roles = []string{}
-	}
-	sroles := c.ServiceRoles
-	if sroles == nil {
-		sroles = []string{}
-	}
+	roles, sroles := cloneAll(c.Roles), cloneAll(c.ServiceRoles)
 	m := map[string]any{
 		"user_id":                   jsonValue(c.UserID),
 		"user_domain_id":            jsonValue(c.UserDomainID),
@@ -103,7 +106,7 @@ func credsMap(c *Credentials) map[string]any {
 		"service_roles":             sroles,
 	}
 	if c.SystemScope.Truthy() {
-		m["system"] = c.SystemScope.s
+		m["system"] = strings.Clone(c.SystemScope.s)
 	}
 	return m
 }
