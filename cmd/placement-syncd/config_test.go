@@ -26,19 +26,21 @@ func TestLoadConfig_Testdata(t *testing.T) {
 			c.CORS.MaxAge = 600
 		},
 		"full.good.yaml": func(c *Config) {
-			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", ShutdownGrace: 90 * time.Second}
+			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", ShutdownGrace: 90 * time.Second,
+				AllocationCandidates: CandidatesConfig{Randomize: true, MaxCandidates: 5000, Order: "round-robin"}}
 			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false}
 			c.Log = LogConfig{Level: "debug", Format: "console"}
 		},
 	}
 	bad := map[string]string{
-		"unknown-key.bad.yaml":     `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace)`,
-		"unknown-section.bad.yaml": `testdata/unknown-section.bad.yaml:3: unknown key "metrics" at the top level (known: api, database, log, keystone_authtoken, policy, cors)`,
-		"bad-listen.bad.yaml":      `testdata/bad-listen.bad.yaml:3: api.listen: invalid address "localhost": missing port in address`,
-		"bad-port.bad.yaml":        `testdata/bad-port.bad.yaml:2: api.listen: invalid address "127.0.0.1:http": port "http" is not a number from 0 to 65535`,
-		"bad-duration.bad.yaml":    `testdata/bad-duration.bad.yaml:2: api.shutdown_grace: invalid value "ten seconds": expected a duration such as "10s" or "1m30s"`,
-		"bad-bool.bad.yaml":        `testdata/bad-bool.bad.yaml:3: database.auto_migrate: invalid value "sometimes": expected true or false`,
-		"bad-auth.bad.yaml":        `testdata/bad-auth.bad.yaml:2: api.auth_strategy: unsupported value "kerberos" (supported: noauth2, keystone)`,
+		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace, allocation_candidates)`,
+		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metrics" at the top level (known: api, database, log, keystone_authtoken, policy, cors)`,
+		"bad-listen.bad.yaml":           `testdata/bad-listen.bad.yaml:3: api.listen: invalid address "localhost": missing port in address`,
+		"bad-port.bad.yaml":             `testdata/bad-port.bad.yaml:2: api.listen: invalid address "127.0.0.1:http": port "http" is not a number from 0 to 65535`,
+		"bad-duration.bad.yaml":         `testdata/bad-duration.bad.yaml:2: api.shutdown_grace: invalid value "ten seconds": expected a duration such as "10s" or "1m30s"`,
+		"bad-candidates-order.bad.yaml": `testdata/bad-candidates-order.bad.yaml:4: api.allocation_candidates.order: invalid order "random" (one of depth-first, round-robin)`,
+		"bad-bool.bad.yaml":             `testdata/bad-bool.bad.yaml:3: database.auto_migrate: invalid value "sometimes": expected true or false`,
+		"bad-auth.bad.yaml":             `testdata/bad-auth.bad.yaml:2: api.auth_strategy: unsupported value "kerberos" (supported: noauth2, keystone)`,
 		"keystone-incomplete.bad.yaml": `testdata/keystone-incomplete.bad.yaml:4: keystone_authtoken.auth_url: invalid URL "keystone.example.com:5000": expected http(s)://host[:port][/path] (required with api.auth_strategy keystone)` + "\n" +
 			`keystone_authtoken.username: must not be empty with api.auth_strategy keystone` + "\n" +
 			`testdata/keystone-incomplete.bad.yaml:5: keystone_authtoken.cache_size: must not be negative, got -1` + "\n" +

@@ -68,7 +68,14 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
-	opts := placementsrv.Options{Logger: log.Named("api"), Auth: cfg.API.AuthStrategy}
+	opts := placementsrv.Options{
+		Logger: log.Named("api"),
+		Auth:   cfg.API.AuthStrategy,
+
+		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
+		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+	}
 	if err := authOptions(cfg, &opts); err != nil {
 		return usageError{err}
 	}
