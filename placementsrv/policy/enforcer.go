@@ -125,7 +125,7 @@ func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error)
 		e.order = append(e.order, r)
 	}
 	for _, d := range defaults {
-		check, err := Parse(d.Check)
+		check, err := parseRule(d.Check)
 		if err != nil {
 			return nil, fmt.Errorf("default rule %q: %w", d.Name, err)
 		}
@@ -135,7 +135,7 @@ func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error)
 		}
 		r := &Rule{Name: d.Name, Source: "default", ScopeTypes: d.ScopeTypes, Registered: true, check: check}
 		if d.DeprecatedName != "" {
-			old, err := Parse(d.DeprecatedCheck)
+			old, err := parseRule(d.DeprecatedCheck)
 			if err != nil {
 				return nil, fmt.Errorf("deprecated rule %q: %w", d.DeprecatedName, err)
 			}

@@ -60,7 +60,7 @@ func parseFileValue(v *yaml.Node) (*node, error) {
 	case yaml.ScalarNode:
 		switch v.Tag {
 		case "!!str":
-			return Parse(v.Value)
+			return parseRule(v.Value)
 		case "!!null":
 			return &node{op: opTrue}, nil
 		}

@@ -5,7 +5,7 @@
 // The parser reproduces oslo.policy's greedy shift-reduce parser, so a
 // rule string means the same thing here as upstream, quirks included
 // ("a or b and c" is "a or (b and c)"). Where upstream silently turns a
-// rule it cannot understand into "deny", Parse returns an error instead:
+// rule it cannot understand into "deny", the parser returns an error:
 // callers stop start-up naming the rule rather than deny at run time.
 package policy
 
@@ -39,9 +39,9 @@ type token struct {
 // ErrSyntax is wrapped by every parse error.
 var ErrSyntax = errors.New("policy rule syntax error")
 
-// Parse parses a rule in the policy language. The empty string is "@"
+// parseRule parses a rule in the policy language. The empty string is "@"
 // (always allow), as upstream.
-func Parse(rule string) (*node, error) {
+func parseRule(rule string) (*node, error) {
 	if rule == "" {
 		return &node{op: opTrue}, nil
 	}
@@ -276,4 +276,14 @@ var pyKeywords = map[string]bool{
 	"else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true,
 	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true,
 	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
+}
+
+// Canonical parses rule and returns it as oslo.policy prints it, or the
+// syntax error that stops a policy file from loading.
+func Canonical(rule string) (string, error) {
+	n, err := parseRule(rule)
+	if err != nil {
+		return "", err
+	}
+	return n.String(), nil
 }

@@ -37,7 +37,7 @@ func TestParseTable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.rule, func(t *testing.T) {
-			n, err := Parse(tc.rule)
+			n, err := parseRule(tc.rule)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -55,8 +55,8 @@ func TestParseErrors(t *testing.T) {
 		"role:a or or role:b", "'role:a'",
 	} {
 		t.Run(rule, func(t *testing.T) {
-			if _, err := Parse(rule); !errors.Is(err, ErrSyntax) {
-				t.Errorf("Parse(%q) = %v, want a syntax error", rule, err)
+			if _, err := parseRule(rule); !errors.Is(err, ErrSyntax) {
+				t.Errorf("parseRule(%q) = %v, want a syntax error", rule, err)
 			}
 		})
 	}
@@ -122,7 +122,7 @@ func TestAgainstOsloPolicy(t *testing.T) {
 		targets = append(targets, tg)
 	}
 	for _, tc := range doc.Cases {
-		n, err := Parse(tc.Rule)
+		n, err := parseRule(tc.Rule)
 		if tc.Parsed == nil {
 			if err == nil {
 				t.Errorf("%q: parsed as %q, oslo.policy cannot parse it", tc.Rule, n.String())
@@ -176,7 +176,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, rule string) {
-		n, err := Parse(rule)
+		n, err := parseRule(rule)
 		if err != nil {
 			if !errors.Is(err, ErrSyntax) {
 				t.Fatalf("error %v does not wrap ErrSyntax", err)
@@ -187,7 +187,7 @@ func FuzzParse(f *testing.F) {
 		tg := DefaultTarget(&c)
 		x := evalCtx{c: &c, t: &tg}
 		_ = n.eval(&x)
-		again, err := Parse(n.String())
+		again, err := parseRule(n.String())
 		if err != nil {
 			// Printing can make a generic check's kind start with "(" or
 			// a match end with ")", which re-tokenizes differently; only
