@@ -2,7 +2,9 @@
 """Generate enforcer cases from oslo.policy with Placement 8.0.0's own
 rules: for each mode (enforce_scope, enforce_new_defaults), with and
 without every-form.yaml, the decision for each rule and set of
-credentials. Run: /usr/bin/python3 gen_enforce.py > enforce.json"""
+credentials, on the caller's own target and on {"project_id": "p1"}:
+two letters, a(llow), d(eny) or s(cope).
+Run: /usr/bin/python3 gen_enforce.py > enforce.json"""
 import json
 import os
 import sys
@@ -53,8 +55,12 @@ def main():
                 conf.set_override("enforce_new_defaults", new, "oslo_policy")
                 enf.register_defaults(policies.list_rules())
                 enf.load_rules()
+                mode = {"scope": scope, "new": new, "file": pfile or "", "results": {}}
+                out.append(mode)
                 for name in names:
+                    row = mode["results"][name] = {}
                     for cname, c in CREDS.items():
+                        row[cname] = ""
                         for tname, target in (("own", {"project_id": c.get("project_id"), "user_id": c.get("user_id")}),
                                               ("p1", {"project_id": "p1"})):
                             try:
@@ -64,9 +70,8 @@ def main():
                                 res = "scope"
                             except oslo_policy.PolicyNotAuthorized:
                                 res = "deny"
-                            out.append({"scope": scope, "new": new, "file": pfile or "", "rule": name,
-                                        "creds": cname, "target": tname, "result": res})
-    json.dump({"creds": CREDS, "cases": out}, sys.stdout, indent=0)
+                            row[cname] += res[0]
+    json.dump({"creds": CREDS, "modes": out}, sys.stdout, indent=1, sort_keys=True)
 
 
 main()
