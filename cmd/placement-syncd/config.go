@@ -29,6 +29,10 @@ type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
+
+	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
+	Policy            PolicyConfig            `yaml:"policy"`
+	CORS              CORSConfig              `yaml:"cors"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -36,7 +40,8 @@ type APIConfig struct {
 	// Listen is the TCP address, host:port. The default binds loopback
 	// only, so a fresh install is not reachable from the network.
 	Listen string `yaml:"listen"`
-	// AuthStrategy is how requests are authenticated: "noauth2" only.
+	// AuthStrategy is how requests are authenticated: "noauth2" or
+	// "keystone".
 	AuthStrategy string `yaml:"auth_strategy"`
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
@@ -92,6 +97,9 @@ func DefaultConfig() Config {
 			AutoMigrate: true,
 		},
 		Log: LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+
+		KeystoneAuthToken: defaultKeystoneAuthToken(),
+		CORS:              defaultCORS(),
 	}
 }
 
@@ -113,9 +121,7 @@ func (c *Config) Validate() error {
 	if err := checkListen(c.API.Listen); err != nil {
 		bad("api.listen", "invalid address %q: %v", c.API.Listen, err)
 	}
-	if c.API.AuthStrategy != "noauth2" {
-		bad("api.auth_strategy", "unsupported value %q (supported: noauth2)", c.API.AuthStrategy)
-	}
+	errs = append(errs, validateAuth(c)...)
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}

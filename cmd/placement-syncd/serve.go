@@ -68,21 +68,25 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
-	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-
-	srv, err := placementsrv.New(placementsrv.Options{
-		Store:  st,
+	opts := placementsrv.Options{
 		Logger: log.Named("api"),
 		Auth:   cfg.API.AuthStrategy,
 
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
 		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
-	})
+	}
+	if err := authOptions(cfg, &opts); err != nil {
+		return usageError{err}
+	}
+	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	opts.Store = st
+	srv, err := placementsrv.New(opts)
 	if err != nil {
 		return err
 	}
