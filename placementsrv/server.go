@@ -43,6 +43,14 @@ type Options struct {
 	// AllocationCandidatesOrder is "depth-first" (the default: one root's
 	// candidates after another) or "round-robin" (one per root in turn).
 	AllocationCandidatesOrder string
+	// OwnerNovaPrefilter adds root_required=OWNER_NOVA to allocation
+	// candidate requests from SchedulerUsers: PrefilterOff (default),
+	// PrefilterOn, or PrefilterAuto (while OwnerNovaGate is open).
+	OwnerNovaPrefilter string
+	OwnerNovaGate      OwnerNovaGate
+	// SchedulerUsers are the user names (from the auth token) whose
+	// requests the pre-filter applies to.
+	SchedulerUsers []string
 }
 
 // Server is the Placement API. It is safe for concurrent use.
