@@ -10,4 +10,9 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require go.uber.org/multierr v1.10.0 // indirect
+require (
+	github.com/gophercloud/gophercloud/v2 v2.15.0 // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+	gopkg.in/yaml.v2 v2.4.0 // indirect
+)
