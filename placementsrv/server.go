@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -51,6 +52,10 @@ type Options struct {
 	// SchedulerUsers are the user names (from the auth token) whose
 	// requests the pre-filter applies to.
 	SchedulerUsers []string
+	// MaxMicroversion caps the microversions this server offers (the
+	// zero value: 1.39, all of them), so that clients' fallbacks for
+	// older Placement servers can be exercised against this one.
+	MaxMicroversion microversion.Version
 }
 
 // Server is the Placement API. It is safe for concurrent use.
@@ -62,6 +67,7 @@ type Server struct {
 	routes  []route
 	schemas *schema.Set
 	cands   candidateSettings
+	maxMV   microversion.Version
 }
 
 // New validates opts and builds a Server.
@@ -81,6 +87,9 @@ func New(opts Options) (*Server, error) {
 		s.auth = "noauth2"
 	default:
 		return nil, fmt.Errorf("placementsrv: unsupported auth strategy %q", opts.Auth)
+	}
+	if err := s.capMicroversion(opts.MaxMicroversion); err != nil {
+		return nil, err
 	}
 	if err := s.cands.configure(opts); err != nil {
 		return nil, err

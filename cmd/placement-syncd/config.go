@@ -41,6 +41,9 @@ type APIConfig struct {
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	// MaxMicroversion caps the microversions offered (for testing clients
+	// against an older Placement); see config_api.go.
+	MaxMicroversion string `yaml:"max_microversion"`
 }
 
 // DatabaseConfig configures the SQLite store.
@@ -79,9 +82,10 @@ const (
 func DefaultConfig() Config {
 	return Config{
 		API: APIConfig{
-			Listen:        defaultListen,
-			AuthStrategy:  defaultAuthStrategy,
-			ShutdownGrace: defaultShutdownGrace,
+			Listen:          defaultListen,
+			AuthStrategy:    defaultAuthStrategy,
+			ShutdownGrace:   defaultShutdownGrace,
+			MaxMicroversion: defaultMaxMicroversion,
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
@@ -116,6 +120,7 @@ func (c *Config) Validate() error {
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
+	checkMaxMicroversion(c.API.MaxMicroversion, bad)
 	if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
 	}

@@ -15,13 +15,13 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		"comments-only.good.yaml": func(*Config) {},
 		"partial.good.yaml":       func(c *Config) { c.API.Listen = "[::1]:8778" },
 		"full.good.yaml": func(c *Config) {
-			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", ShutdownGrace: 90 * time.Second}
+			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", ShutdownGrace: 90 * time.Second, MaxMicroversion: "1.39"}
 			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false}
 			c.Log = LogConfig{Level: "debug", Format: "console"}
 		},
 	}
 	bad := map[string]string{
-		"unknown-key.bad.yaml":     `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace)`,
+		"unknown-key.bad.yaml":     `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace, max_microversion)`,
 		"unknown-section.bad.yaml": `testdata/unknown-section.bad.yaml:3: unknown key "metrics" at the top level (known: api, database, log)`,
 		"bad-listen.bad.yaml":      `testdata/bad-listen.bad.yaml:3: api.listen: invalid address "localhost": missing port in address`,
 		"bad-port.bad.yaml":        `testdata/bad-port.bad.yaml:2: api.listen: invalid address "127.0.0.1:http": port "http" is not a number from 0 to 65535`,

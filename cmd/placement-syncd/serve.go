@@ -75,9 +75,10 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	defer st.Close()
 
 	srv, err := placementsrv.New(placementsrv.Options{
-		Store:  st,
-		Logger: log.Named("api"),
-		Auth:   cfg.API.AuthStrategy,
+		Store:           st,
+		Logger:          log.Named("api"),
+		Auth:            cfg.API.AuthStrategy,
+		MaxMicroversion: maxMicroversion(cfg.API),
 	})
 	if err != nil {
 		return err
