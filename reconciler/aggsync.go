@@ -292,6 +292,13 @@ func (s *AggregateSync) apply(ctx context.Context, c ProviderChange, owned map[s
 		cur := known
 		if !haveKnown {
 			m, err := s.Placement.Aggregates(ctx, c.Provider)
+			if errors.Is(err, ErrUnavailable) && attempt < retry.Attempts {
+				if werr := retry.wait(ctx, attempt); werr != nil {
+					out.Err = werr
+					return out
+				}
+				continue
+			}
 			if err != nil {
 				out.Err = err
 				return out
@@ -326,14 +333,18 @@ func (s *AggregateSync) apply(ctx context.Context, c ProviderChange, owned map[s
 				zap.Strings("hosts", c.Hosts), zap.Strings("added", add), zap.Strings("removed", remove))
 			return out
 		}
-		if !errors.Is(err, ErrGenerationConflict) {
+		switch {
+		case errors.Is(err, ErrGenerationConflict):
+			out.Conflicts++
+			s.log().Debug("generation conflict, re-reading", zap.String("provider", c.Provider), zap.Int("attempt", attempt))
+		case errors.Is(err, ErrUnavailable):
+			s.log().Debug("placement unavailable, re-reading", zap.String("provider", c.Provider), zap.Int("attempt", attempt), zap.Error(err))
+		default:
 			out.Err = err
 			return out
 		}
-		out.Conflicts++
-		s.log().Debug("generation conflict, re-reading", zap.String("provider", c.Provider), zap.Int("attempt", attempt))
 		if attempt >= retry.Attempts {
-			out.Err = fmt.Errorf("provider %s: gave up after %d generation conflicts: %w", c.Provider, attempt, err)
+			out.Err = fmt.Errorf("provider %s: gave up after %d attempts: %w", c.Provider, attempt, err)
 			return out
 		}
 		if werr := retry.wait(ctx, attempt); werr != nil {

@@ -28,6 +28,10 @@ type Placement interface {
 var (
 	ErrProviderNotFound   = errors.New("resource provider not found")
 	ErrGenerationConflict = errors.New("resource provider generation conflict")
+	// ErrUnavailable marks a transient failure (unreachable, 5xx): the
+	// write is retried a bounded number of times after re-reading, since
+	// it may or may not have been applied.
+	ErrUnavailable = errors.New("placement unavailable")
 )
 
 // ProviderQuery filters GET /resource_providers. Empty fields are left

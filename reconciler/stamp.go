@@ -154,12 +154,15 @@ func stampOne(ctx context.Context, pl Placement, provider string, retry Retry) (
 		if err == nil {
 			return conflicts, true, nil
 		}
-		if !errors.Is(err, ErrGenerationConflict) {
+		switch {
+		case errors.Is(err, ErrGenerationConflict):
+			conflicts++
+		case errors.Is(err, ErrUnavailable):
+		default:
 			return conflicts, false, fmt.Errorf("%w: %w", ErrPlacement, err)
 		}
-		conflicts++
 		if attempt >= retry.Attempts {
-			return conflicts, false, fmt.Errorf("provider %s: gave up after %d generation conflicts: %w", provider, attempt, err)
+			return conflicts, false, fmt.Errorf("provider %s: gave up after %d attempts: %w", provider, attempt, err)
 		}
 		if werr := retry.wait(ctx, attempt); werr != nil {
 			return conflicts, false, werr

@@ -43,6 +43,10 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	}
 	p := &Proxy{counts: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
+	// uWSGI's http-socket closes idle connections without warning, so a
+	// reused one can fail mid-request; one connection per request keeps
+	// request counts exact.
+	rp.Transport = &http.Transport{DisableKeepAlives: true}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		mode, before := p.mode, p.before
