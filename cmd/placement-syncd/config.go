@@ -29,6 +29,8 @@ type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
+	// Reconciler is in config_reconciler.go.
+	Reconciler ReconcilerConfig `yaml:"reconciler"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -92,7 +94,8 @@ func DefaultConfig() Config {
 			BusyTimeout: defaultBusyTimeout,
 			AutoMigrate: true,
 		},
-		Log: LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Log:        LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Reconciler: defaultReconcilerConfig(),
 	}
 }
 
@@ -133,6 +136,7 @@ func (c *Config) Validate() error {
 	if !slices.Contains(logFormats, c.Log.Format) {
 		bad("log.format", "invalid format %q (one of %s)", c.Log.Format, strings.Join(logFormats, ", "))
 	}
+	validateReconciler(c.Reconciler, bad)
 	return errors.Join(errs...)
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -74,22 +75,31 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	}
 	defer st.Close()
 
-	srv, err := placementsrv.New(placementsrv.Options{
-		Store:           st,
-		Logger:          log.Named("api"),
-		Auth:            cfg.API.AuthStrategy,
-		MaxMicroversion: maxMicroversion(cfg.API),
-	})
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", cfg.API.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
+	apiOpts := placementsrv.Options{
+		Store:           st,
+		Logger:          log.Named("api"),
+		Auth:            cfg.API.AuthStrategy,
+		MaxMicroversion: maxMicroversion(cfg.API),
+	}
+	// The reconciler needs the API's address, and the API its gate.
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &apiOpts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv, err := placementsrv.New(apiOpts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	actors := map[string]actor{
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
+	maps.Copy(actors, extra)
 	log.Info("placement-syncd started",
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
