@@ -31,7 +31,7 @@ type ReconcilerConfig struct {
 	RunTimeout  time.Duration `yaml:"run_timeout"`
 	Concurrency int           `yaml:"concurrency"`
 	// RetryAttempts bounds tries per provider write on 409 or 5xx.
-	RetryAttempts int                 `yaml:"retry_attempts"`
+	RetryAttempts int                  `yaml:"retry_attempts"`
 	Jobs          ReconcilerJobsConfig `yaml:"jobs"`
 	Placement     ReconcilerPlacement  `yaml:"placement"`
 	Nova          NovaConfig           `yaml:"nova"`
