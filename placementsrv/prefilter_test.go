@@ -1,57 +1,15 @@
 package placementsrv
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // gateSwitch is an OwnerNovaGate the test flips.
 type gateSwitch struct{ open atomic.Bool }
 
 func (g *gateSwitch) OwnerNovaGateOpen() bool { return g.open.Load() }
-
-// startServerWith is startTestServer with extra options.
-func startServerWith(t *testing.T, opts Options) *testServer {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		cancel()
-		t.Fatalf("open store: %v", err)
-	}
-	opts.Store = st
-	srv, err := New(opts)
-	if err != nil {
-		cancel()
-		t.Fatalf("new server: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		t.Fatalf("listen: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
-	ts := &testServer{URL: "http://" + ln.Addr().String(), Client: &http.Client{Timeout: 30 * time.Second}, Store: st}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("server: %v", err)
-		}
-		ts.Client.CloseIdleConnections()
-		_ = st.Close()
-	})
-	return ts
-}
 
 func TestOwnerNovaPrefilter(t *testing.T) {
 	gate := &gateSwitch{}
@@ -73,7 +31,9 @@ func TestOwnerNovaPrefilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := startServerWith(t, Options{OwnerNovaPrefilter: tt.mode, OwnerNovaGate: gate, SchedulerUsers: []string{"nova"}})
+			ts := startServerWith(t, func(o *Options) {
+				o.OwnerNovaPrefilter, o.OwnerNovaGate, o.SchedulerUsers = tt.mode, gate, []string{"nova"}
+			})
 			for i, owner := range []string{"OWNER_NOVA", "OWNER_CYBORG", ""} {
 				u := fmt.Sprintf("00000000-0000-0000-0000-00000000000%d", i+1)
 				ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: fmt.Sprintf(`{"name":"rp%d","uuid":%q}`, i, u)})

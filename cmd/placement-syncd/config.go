@@ -29,6 +29,10 @@ type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
+
+	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
+	Policy            PolicyConfig            `yaml:"policy"`
+	CORS              CORSConfig              `yaml:"cors"`
 	// Reconciler is in config_reconciler.go.
 	Reconciler ReconcilerConfig `yaml:"reconciler"`
 }
@@ -38,7 +42,8 @@ type APIConfig struct {
 	// Listen is the TCP address, host:port. The default binds loopback
 	// only, so a fresh install is not reachable from the network.
 	Listen string `yaml:"listen"`
-	// AuthStrategy is how requests are authenticated: "noauth2" only.
+	// AuthStrategy is how requests are authenticated: "noauth2" or
+	// "keystone".
 	AuthStrategy string `yaml:"auth_strategy"`
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
@@ -46,6 +51,8 @@ type APIConfig struct {
 	// MaxMicroversion caps the microversions offered (for testing clients
 	// against an older Placement); see config_api.go.
 	MaxMicroversion string `yaml:"max_microversion"`
+	// AllocationCandidates tunes GET /allocation_candidates.
+	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
 
 // DatabaseConfig configures the SQLite store.
@@ -84,18 +91,22 @@ const (
 func DefaultConfig() Config {
 	return Config{
 		API: APIConfig{
-			Listen:          defaultListen,
-			AuthStrategy:    defaultAuthStrategy,
-			ShutdownGrace:   defaultShutdownGrace,
-			MaxMicroversion: defaultMaxMicroversion,
+			Listen:               defaultListen,
+			AuthStrategy:         defaultAuthStrategy,
+			ShutdownGrace:        defaultShutdownGrace,
+			AllocationCandidates: defaultCandidatesConfig(),
+			MaxMicroversion:      defaultMaxMicroversion,
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
 			BusyTimeout: defaultBusyTimeout,
 			AutoMigrate: true,
 		},
-		Log:        LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
-		Reconciler: defaultReconcilerConfig(),
+		Log: LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+
+		KeystoneAuthToken: defaultKeystoneAuthToken(),
+		CORS:              defaultCORS(),
+		Reconciler:        defaultReconcilerConfig(),
 	}
 }
 
@@ -117,13 +128,12 @@ func (c *Config) Validate() error {
 	if err := checkListen(c.API.Listen); err != nil {
 		bad("api.listen", "invalid address %q: %v", c.API.Listen, err)
 	}
-	if c.API.AuthStrategy != "noauth2" {
-		bad("api.auth_strategy", "unsupported value %q (supported: noauth2)", c.API.AuthStrategy)
-	}
+	errs = append(errs, validateAuth(c)...)
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
 	checkMaxMicroversion(c.API.MaxMicroversion, bad)
+	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
 	}

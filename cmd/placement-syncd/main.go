@@ -36,6 +36,7 @@ commands:
                show the reconciler's jobs and runs, or run one now
   db migrate   apply pending database schema migrations
   db version   print the database's schema version and the binary's
+  policy list  print the effective policy rules
   version      print version, commit and Go version
 
 Run 'placement-syncd <command> -h' for a command's flags.
@@ -87,6 +88,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return cmdDBVersion(ctx, args[2:], stdout, stderr)
 		}
 		return usageError{fmt.Errorf("db: unknown subcommand %q (migrate or version)", args[1])}
+	case "policy":
+		if len(args) < 2 || args[1] != "list" {
+			return usageError{errors.New("policy: expected subcommand list")}
+		}
+		return cmdPolicyList(args[2:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -69,6 +69,17 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
+	opts := placementsrv.Options{
+		Logger: log.Named("api"),
+		Auth:   cfg.API.AuthStrategy,
+
+		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
+		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+	}
+	if err := authOptions(cfg, &opts); err != nil {
+		return usageError{err}
+	}
 	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
 	if err != nil {
 		return err
@@ -79,19 +90,15 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
-	apiOpts := placementsrv.Options{
-		Store:           st,
-		Logger:          log.Named("api"),
-		Auth:            cfg.API.AuthStrategy,
-		MaxMicroversion: maxMicroversion(cfg.API),
-	}
+	opts.Store = st
+	opts.MaxMicroversion = maxMicroversion(cfg.API)
 	// The reconciler needs the API's address, and the API its gate.
-	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &apiOpts)
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	srv, err := placementsrv.New(apiOpts)
+	srv, err := placementsrv.New(opts)
 	if err != nil {
 		ln.Close()
 		return err
