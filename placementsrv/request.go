@@ -75,13 +75,13 @@ func (r *request) negotiate() *httpError {
 		value = microversion.Min.String()
 	}
 	if value == "latest" {
-		value = microversion.Max.String()
+		value = r.maxVersion().String()
 	}
 	v, err := parseLooseVersion(value)
 	if err != nil {
 		return badRequest("Invalid microversion: invalid version string: %s; %s", value, err)
 	}
-	if !v.Supported() {
+	if !v.Supported() || r.maxVersion().Less(v) {
 		accept := r.Header.Get("Accept")
 		if accept == "" || accept == "*/*" {
 			accept = "application/json"

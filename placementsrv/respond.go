@@ -175,7 +175,7 @@ func jsonErrorBody(req *request, e *httpError) []byte {
 		}
 	}
 	if e.Status == http.StatusNotAcceptable && !req.mvSet {
-		item.MaxVersion = microversion.Max.String()
+		item.MaxVersion = req.maxVersion().String()
 		item.MinVersion = microversion.Min.String()
 	}
 	b, _ := marshalJSON(errorBody{Errors: []errorItem{item}})

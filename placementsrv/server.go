@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -54,6 +55,19 @@ type Options struct {
 	// AllocationCandidatesOrder is "depth-first" (the default: one root's
 	// candidates after another) or "round-robin" (one per root in turn).
 	AllocationCandidatesOrder string
+	// OwnerNovaPrefilter adds root_required=OWNER_NOVA to allocation
+	// candidate requests from SchedulerUsers: PrefilterOff (default),
+	// PrefilterOn, or PrefilterAuto (while OwnerNovaGate is open).
+	OwnerNovaPrefilter string
+	OwnerNovaGate      OwnerNovaGate
+	// SchedulerUsers are the user ids whose requests the pre-filter
+	// applies to (with noauth2, the token's user part; with Keystone,
+	// the scheduler service user's id).
+	SchedulerUsers []string
+	// MaxMicroversion caps the microversions this server offers (the
+	// zero value: 1.39, all of them), so that clients' fallbacks for
+	// older Placement servers can be exercised against this one.
+	MaxMicroversion microversion.Version
 }
 
 // Server is the Placement API. It is safe for concurrent use.
@@ -70,6 +84,7 @@ type Server struct {
 	routes             []route
 	schemas            *schema.Set
 	cands              candidateSettings
+	maxMV              microversion.Version
 }
 
 // New validates opts and builds a Server.
@@ -94,6 +109,9 @@ func New(opts Options) (*Server, error) {
 		s.tokens, s.wwwAuthenticateURI = opts.Tokens, opts.WWWAuthenticateURI
 	default:
 		return nil, fmt.Errorf("placementsrv: unsupported auth strategy %q", opts.Auth)
+	}
+	if err := s.capMicroversion(opts.MaxMicroversion); err != nil {
+		return nil, err
 	}
 	s.policy = opts.Policy
 	if s.policy == nil {

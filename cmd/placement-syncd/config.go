@@ -33,6 +33,8 @@ type Config struct {
 	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
 	Policy            PolicyConfig            `yaml:"policy"`
 	CORS              CORSConfig              `yaml:"cors"`
+	// Reconciler is in config_reconciler.go.
+	Reconciler ReconcilerConfig `yaml:"reconciler"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -46,6 +48,9 @@ type APIConfig struct {
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	// MaxMicroversion caps the microversions offered (for testing clients
+	// against an older Placement); see config_api.go.
+	MaxMicroversion string `yaml:"max_microversion"`
 	// AllocationCandidates tunes GET /allocation_candidates.
 	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
@@ -90,6 +95,7 @@ func DefaultConfig() Config {
 			AuthStrategy:         defaultAuthStrategy,
 			ShutdownGrace:        defaultShutdownGrace,
 			AllocationCandidates: defaultCandidatesConfig(),
+			MaxMicroversion:      defaultMaxMicroversion,
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
@@ -100,6 +106,7 @@ func DefaultConfig() Config {
 
 		KeystoneAuthToken: defaultKeystoneAuthToken(),
 		CORS:              defaultCORS(),
+		Reconciler:        defaultReconcilerConfig(),
 	}
 }
 
@@ -125,6 +132,7 @@ func (c *Config) Validate() error {
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
+	checkMaxMicroversion(c.API.MaxMicroversion, bad)
 	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
@@ -138,6 +146,7 @@ func (c *Config) Validate() error {
 	if !slices.Contains(logFormats, c.Log.Format) {
 		bad("log.format", "invalid format %q (one of %s)", c.Log.Format, strings.Join(logFormats, ", "))
 	}
+	validateReconciler(c.Reconciler, bad)
 	return errors.Join(errs...)
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -85,18 +86,27 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	}
 	defer st.Close()
 
-	opts.Store = st
-	srv, err := placementsrv.New(opts)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", cfg.API.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
+	opts.Store = st
+	opts.MaxMicroversion = maxMicroversion(cfg.API)
+	// The reconciler needs the API's address, and the API its gate.
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv, err := placementsrv.New(opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	actors := map[string]actor{
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
+	maps.Copy(actors, extra)
 	log.Info("placement-syncd started",
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
