@@ -17,6 +17,7 @@ func TestIntegration(t *testing.T) {
 			srv := placementtest.Start(t, kind)
 			t.Run("ironic lifecycle", func(t *testing.T) { testIronicLifecycle(t, srv) })
 			t.Run("maintenance", func(t *testing.T) { testMaintenance(t, srv) })
+			t.Run("faults", func(t *testing.T) { testFaults(t, srv) })
 		})
 	}
 }

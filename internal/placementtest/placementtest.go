@@ -34,6 +34,9 @@ type Server struct {
 	Kind  string
 	URL   string // base URL, no trailing slash
 	Token string // admin token for noauth2
+	// Version is the microversion the helpers (Inventories, Traits) use:
+	// the server's highest.
+	Version string
 }
 
 // Options configures StartOurs.
@@ -78,7 +81,11 @@ func StartOurs(t testing.TB, opts Options) *Server {
 		}
 		_ = st.Close()
 	})
-	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin"}
+	v := "1.39"
+	if opts.MaxMicroversion != "" {
+		v = opts.MaxMicroversion
+	}
+	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin", Version: v}
 }
 
 // ServeScriptEnv names an environment variable that overrides where
@@ -129,7 +136,7 @@ func StartReference(t testing.TB) *Server {
 		log, _ := os.ReadFile(filepath.Join(runDir, "uwsgi.log"))
 		t.Fatalf("placementtest: reference placement did not start: %v\n%s", err, log)
 	}
-	return &Server{Kind: Reference, URL: url, Token: "admin"}
+	return &Server{Kind: Reference, URL: url, Token: "admin", Version: "1.39"}
 }
 
 // Start starts a server of the given kind (Ours or Reference).

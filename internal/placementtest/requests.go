@@ -86,7 +86,7 @@ func (s *Server) Deallocate(t testing.TB, consumer string) {
 // does not exist.
 func (s *Server) Inventories(t testing.TB, provider string) (generation int, invs map[string]map[string]float64) {
 	t.Helper()
-	status, b := s.Do(t, http.MethodGet, "/resource_providers/"+provider+"/inventories", "1.39", nil)
+	status, b := s.Do(t, http.MethodGet, "/resource_providers/"+provider+"/inventories", s.Version, nil)
 	if status == http.StatusNotFound {
 		return -1, nil
 	}
@@ -106,7 +106,7 @@ func (s *Server) Inventories(t testing.TB, provider string) (generation int, inv
 // Traits reads a provider's traits at 1.39.
 func (s *Server) Traits(t testing.TB, provider string) (generation int, traits []string) {
 	t.Helper()
-	b := s.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+provider+"/traits", "1.39", nil)
+	b := s.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+provider+"/traits", s.Version, nil)
 	var doc struct {
 		Generation int      `json:"resource_provider_generation"`
 		Traits     []string `json:"traits"`
