@@ -127,6 +127,11 @@ func (a *Agent) syncTree(ctx context.Context, tree *drivers.Tree, t *tally) erro
 	if err != nil {
 		return a.placementErr(err)
 	}
+	// Custom classes and traits first, once, rather than racing to create
+	// them from every tree's goroutine.
+	if err := a.ensureNames(ctx, tree); err != nil {
+		return a.placementErr(err)
+	}
 
 	var (
 		wg  sync.WaitGroup
@@ -470,6 +475,26 @@ func (a *Agent) wrote(op string, t *tally, f func(*tally)) {
 			f(t)
 		}
 	})
+}
+
+// ensureNames creates the custom resource classes and traits the tree
+// uses.
+func (a *Agent) ensureNames(ctx context.Context, tree *drivers.Tree) error {
+	classes := map[string]bool{}
+	var traits []string
+	for _, p := range tree.Providers {
+		for rc := range p.Inventories {
+			classes[rc] = true
+		}
+		traits = append(traits, desiredTraits(p)...)
+	}
+	for rc := range classes {
+		if err := a.ensureClass(ctx, rc); err != nil {
+			return err
+		}
+	}
+	slices.Sort(traits)
+	return a.ensureTraits(ctx, slices.Compact(traits))
 }
 
 // ensureClass creates a custom resource class once per agent lifetime.

@@ -114,7 +114,9 @@ func StartReference(t testing.TB) *Server {
 	}
 	runDir := t.TempDir()
 	cmd := exec.Command("bash", script)
-	cmd.Env = append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=2")
+	// One worker: the reference keeps its data in SQLite, where two
+	// uWSGI workers writing at once get "database is locked" 500s.
+	cmd.Env = append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
