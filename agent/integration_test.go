@@ -18,6 +18,7 @@ func TestIntegration(t *testing.T) {
 			t.Run("ironic lifecycle", func(t *testing.T) { testIronicLifecycle(t, srv) })
 			t.Run("maintenance", func(t *testing.T) { testMaintenance(t, srv) })
 			t.Run("faults", func(t *testing.T) { testFaults(t, srv) })
+			t.Run("fpga", func(t *testing.T) { testFPGA(t, srv) })
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) Inventories(t testing.TB, provider string) (generation int, inv
 	return doc.Generation, doc.Inventories
 }
 
-// Traits reads a provider's traits at 1.39.
+// Traits reads a provider's traits, sorted.
 func (s *Server) Traits(t testing.TB, provider string) (generation int, traits []string) {
 	t.Helper()
 	b := s.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+provider+"/traits", s.Version, nil)
@@ -114,6 +115,7 @@ func (s *Server) Traits(t testing.TB, provider string) (generation int, traits [
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("placementtest: %v", err)
 	}
+	slices.Sort(doc.Traits)
 	return doc.Generation, doc.Traits
 }
 
