@@ -29,6 +29,8 @@ const usage = `usage: placement-syncd <command> [flags]
 
 commands:
   serve        run the Placement API server
+  agent        run the drivers and sync this host's hardware into Placement
+  fpga program program an FPGA through the local agent
   db migrate   apply pending database schema migrations
   db version   print the database's schema version and the binary's
   version      print version, commit and Go version
@@ -65,6 +67,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stderr)
+	case "agent":
+		return cmdAgent(ctx, args[1:], stderr)
+	case "fpga":
+		return cmdFPGA(ctx, args[1:], stdout, stderr)
 	case "db":
 		if len(args) < 2 {
 			return usageError{errors.New("db: missing subcommand (migrate or version)")}
