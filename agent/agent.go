@@ -25,13 +25,15 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultInterval           = 10 * time.Second
-	DefaultConcurrency        = 8
-	DefaultConflictRetries    = 5
-	DefaultBackoffBase        = time.Second
-	DefaultListAllThreshold   = 32
-	DefaultHeartbeatInterval  = time.Minute
-	DefaultServiceBinary      = "placement-syncd-agent"
+	DefaultInterval          = 10 * time.Second
+	DefaultConcurrency       = 8
+	DefaultConflictRetries   = 5
+	DefaultBackoffBase       = time.Second
+	DefaultListAllThreshold  = 32
+	DefaultHeartbeatInterval = time.Minute
+	// DefaultServiceBinary is the binary the reconciler's version gate
+	// counts: the agent reports for the host as nova-compute does.
+	DefaultServiceBinary      = "nova-compute"
 	maxConflictBackoffPerStep = 2 * time.Second
 )
 
@@ -64,6 +66,8 @@ type Options struct {
 	ServiceURL        string
 	ServiceToken      string
 	HeartbeatInterval time.Duration
+	// ServiceBinary is the record's binary (default nova-compute).
+	ServiceBinary string
 	// Logger; nil means no logging.
 	Logger *zap.Logger
 	// Registerer for metrics; nil means a private registry.
@@ -122,6 +126,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if opts.ServiceBinary == "" {
+		opts.ServiceBinary = DefaultServiceBinary
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()

@@ -16,16 +16,21 @@ import (
 // host, and when it last checked in. It is POSTed as JSON to
 // Options.ServiceURL every HeartbeatInterval and served by the local
 // endpoint at GET /v1/service.
+//
+// The shape is the reconciler's POST /v1/services body (issue 7), which
+// decodes strictly: host, binary, version (an integer service version, as
+// Nova's services table has) and updated_at.
 type ServiceRecord struct {
 	Host      string    `json:"host"`
 	Binary    string    `json:"binary"`
-	Version   string    `json:"version"`
-	Drivers   []string  `json:"drivers"`
+	Version   int       `json:"version"`
 	UpdatedAt time.Time `json:"updated_at"`
-	// LastSuccess is the end of the last fully successful pass (zero:
-	// none yet).
-	LastSuccess time.Time `json:"last_success,omitzero"`
 }
+
+// ServiceVersion is this agent's service version in Nova's numbering:
+// 73 is the nova-compute version that reports OWNER_NOVA on the providers
+// it creates (nova/objects/service.py), which this agent does too.
+const ServiceVersion = 73
 
 // heartbeat holds when the record was last posted.
 type heartbeat struct {
@@ -34,15 +39,7 @@ type heartbeat struct {
 
 // ServiceRecord returns the agent's current record.
 func (a *Agent) ServiceRecord() ServiceRecord {
-	names := make([]string, len(a.opts.Drivers))
-	for i, d := range a.opts.Drivers {
-		names[i] = d.Name()
-	}
-	_, lastOK := a.LastResults()
-	return ServiceRecord{
-		Host: a.opts.Host, Binary: DefaultServiceBinary, Version: a.opts.Version,
-		Drivers: names, UpdatedAt: time.Now().UTC(), LastSuccess: lastOK.UTC(),
-	}
+	return ServiceRecord{Host: a.opts.Host, Binary: a.opts.ServiceBinary, Version: ServiceVersion, UpdatedAt: time.Now().UTC()}
 }
 
 // heartbeat posts the service record when one is due. Failures are

@@ -3,6 +3,7 @@ package placementclient
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
@@ -27,7 +28,19 @@ type ListFilter struct {
 	Name   string
 	UUID   string
 	InTree string // needs 1.14
+	// MemberOf is one member_of value: an aggregate uuid, or "in:" and
+	// comma-separated uuids (needs 1.3; keep lists short, URLs have limits).
+	MemberOf string
+	// Required is one required value: comma-separated trait names, "!"
+	// before a name forbidding it (needs 1.18; "!" needs 1.22).
+	Required string
 }
+
+// Versions of provider list filters.
+var (
+	requiredFilter  = Version{1, 18}
+	forbiddenTraits = Version{1, 22}
+)
 
 // ListProviders lists providers matching f.
 func (c *Client) ListProviders(ctx context.Context, f ListFilter) ([]Provider, error) {
@@ -36,11 +49,18 @@ func (c *Client) ListProviders(ctx context.Context, f ListFilter) ([]Provider, e
 	if f.InTree != "" {
 		need = NestedProviders
 	}
+	if f.Required != "" && need.Less(requiredFilter) {
+		need = requiredFilter
+	}
+	if strings.Contains(f.Required, "!") {
+		need = forbiddenTraits
+	}
 	sc, _, err := c.atLeast(ctx, op, need, ErrorCodes)
 	if err != nil {
 		return nil, err
 	}
-	page, err := resourceproviders.List(sc, resourceproviders.ListOpts{Name: f.Name, UUID: f.UUID, InTree: f.InTree}).AllPages(ctx)
+	opts := resourceproviders.ListOpts{Name: f.Name, UUID: f.UUID, InTree: f.InTree, MemberOf: f.MemberOf, Required: f.Required}
+	page, err := resourceproviders.List(sc, opts).AllPages(ctx)
 	if err != nil {
 		return nil, wrapErr(op, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 )
 
@@ -28,9 +29,8 @@ type request struct {
 	mv     microversion.Version
 	mvSet  bool
 	params map[string]string
-	// user and project come from the auth middleware.
-	user, project string
-	roles         []string
+	// creds are the caller's policy credentials, from the auth middleware.
+	creds policy.Credentials
 }
 
 // param returns a path parameter by its route name.

@@ -30,6 +30,12 @@ type Config struct {
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
 	Agent    AgentConfig    `yaml:"agent"`
+
+	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
+	Policy            PolicyConfig            `yaml:"policy"`
+	CORS              CORSConfig              `yaml:"cors"`
+	// Reconciler is in config_reconciler.go.
+	Reconciler ReconcilerConfig `yaml:"reconciler"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -37,7 +43,8 @@ type APIConfig struct {
 	// Listen is the TCP address, host:port. The default binds loopback
 	// only, so a fresh install is not reachable from the network.
 	Listen string `yaml:"listen"`
-	// AuthStrategy is how requests are authenticated: "noauth2" only.
+	// AuthStrategy is how requests are authenticated: "noauth2" or
+	// "keystone".
 	AuthStrategy string `yaml:"auth_strategy"`
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
@@ -45,6 +52,8 @@ type APIConfig struct {
 	// MaxMicroversion caps the microversions offered (for testing clients
 	// against an older Placement); see config_api.go.
 	MaxMicroversion string `yaml:"max_microversion"`
+	// AllocationCandidates tunes GET /allocation_candidates.
+	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
 
 // DatabaseConfig configures the SQLite store.
@@ -83,10 +92,11 @@ const (
 func DefaultConfig() Config {
 	return Config{
 		API: APIConfig{
-			Listen:          defaultListen,
-			AuthStrategy:    defaultAuthStrategy,
-			ShutdownGrace:   defaultShutdownGrace,
-			MaxMicroversion: defaultMaxMicroversion,
+			Listen:               defaultListen,
+			AuthStrategy:         defaultAuthStrategy,
+			ShutdownGrace:        defaultShutdownGrace,
+			AllocationCandidates: defaultCandidatesConfig(),
+			MaxMicroversion:      defaultMaxMicroversion,
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
@@ -95,6 +105,10 @@ func DefaultConfig() Config {
 		},
 		Log:   LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
 		Agent: defaultAgentConfig(),
+
+		KeystoneAuthToken: defaultKeystoneAuthToken(),
+		CORS:              defaultCORS(),
+		Reconciler:        defaultReconcilerConfig(),
 	}
 }
 
@@ -116,13 +130,12 @@ func (c *Config) Validate() error {
 	if err := checkListen(c.API.Listen); err != nil {
 		bad("api.listen", "invalid address %q: %v", c.API.Listen, err)
 	}
-	if c.API.AuthStrategy != "noauth2" {
-		bad("api.auth_strategy", "unsupported value %q (supported: noauth2)", c.API.AuthStrategy)
-	}
+	errs = append(errs, validateAuth(c)...)
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
 	checkMaxMicroversion(c.API.MaxMicroversion, bad)
+	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
 	}
@@ -136,6 +149,7 @@ func (c *Config) Validate() error {
 		bad("log.format", "invalid format %q (one of %s)", c.Log.Format, strings.Join(logFormats, ", "))
 	}
 	validateAgent(c.Agent, bad)
+	validateReconciler(c.Reconciler, bad)
 	return errors.Join(errs...)
 }
 

@@ -76,7 +76,7 @@ const (
 	defaultAgentConcurrency   = 8
 	defaultAgentPlacement     = "http://127.0.0.1:8778"
 	defaultAgentToken         = "admin"
-	defaultAgentLocalListen   = "127.0.0.1:8779"
+	defaultAgentLocalListen   = "127.0.0.1:8780"
 	defaultAgentHeartbeat     = time.Minute
 	defaultFPGAProgramTimeout = fpga.DefaultProgramTimeout
 )

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -68,28 +69,44 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
+	opts := placementsrv.Options{
+		Logger: log.Named("api"),
+		Auth:   cfg.API.AuthStrategy,
+
+		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
+		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+	}
+	if err := authOptions(cfg, &opts); err != nil {
+		return usageError{err}
+	}
 	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	srv, err := placementsrv.New(placementsrv.Options{
-		Store:           st,
-		Logger:          log.Named("api"),
-		Auth:            cfg.API.AuthStrategy,
-		MaxMicroversion: maxMicroversion(cfg.API),
-	})
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", cfg.API.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
+	opts.Store = st
+	opts.MaxMicroversion = maxMicroversion(cfg.API)
+	// The reconciler needs the API's address, and the API its gate.
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv, err := placementsrv.New(opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	actors := map[string]actor{
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
+	maps.Copy(actors, extra)
 	log.Info("placement-syncd started",
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),

@@ -43,9 +43,9 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	}
 	p := &Proxy{counts: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
-	// uWSGI's http-socket closes every connection after one answer; a
-	// fresh connection per request keeps the proxy from resending onto a
-	// dead one (which it would report as 502).
+	// uWSGI's http-socket closes idle connections without warning, so a
+	// reused one can fail mid-request; one connection per request keeps
+	// request counts exact.
 	rp.Transport = &http.Transport{DisableKeepAlives: true}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
