@@ -184,7 +184,7 @@ func TestCheckListen(t *testing.T) {
 }
 
 func TestReadmeAndCIRunTheSameTests(t *testing.T) {
-	const cmd = "go test -race ./..."
+	const cmd = "./scripts/test"
 	for _, f := range []string{"../../README.md", "../../.ci/run"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
