@@ -29,6 +29,7 @@ type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
+	Agent    AgentConfig    `yaml:"agent"`
 
 	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
 	Policy            PolicyConfig            `yaml:"policy"`
@@ -102,7 +103,8 @@ func DefaultConfig() Config {
 			BusyTimeout: defaultBusyTimeout,
 			AutoMigrate: true,
 		},
-		Log: LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Log:   LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Agent: defaultAgentConfig(),
 
 		KeystoneAuthToken: defaultKeystoneAuthToken(),
 		CORS:              defaultCORS(),
@@ -146,6 +148,7 @@ func (c *Config) Validate() error {
 	if !slices.Contains(logFormats, c.Log.Format) {
 		bad("log.format", "invalid format %q (one of %s)", c.Log.Format, strings.Join(logFormats, ", "))
 	}
+	validateAgent(c.Agent, bad)
 	validateReconciler(c.Reconciler, bad)
 	return errors.Join(errs...)
 }

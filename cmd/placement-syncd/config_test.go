@@ -35,7 +35,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 	}
 	bad := map[string]string{
 		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace, max_microversion, allocation_candidates)`,
-		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metrics" at the top level (known: api, database, log, keystone_authtoken, policy, cors, reconciler)`,
+		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metrics" at the top level (known: api, database, log, agent, keystone_authtoken, policy, cors, reconciler)`,
 		"bad-listen.bad.yaml":           `testdata/bad-listen.bad.yaml:3: api.listen: invalid address "localhost": missing port in address`,
 		"bad-port.bad.yaml":             `testdata/bad-port.bad.yaml:2: api.listen: invalid address "127.0.0.1:http": port "http" is not a number from 0 to 65535`,
 		"bad-duration.bad.yaml":         `testdata/bad-duration.bad.yaml:2: api.shutdown_grace: invalid value "ten seconds": expected a duration such as "10s" or "1m30s"`,

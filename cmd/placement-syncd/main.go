@@ -29,6 +29,8 @@ const usage = `usage: placement-syncd <command> [flags]
 
 commands:
   serve        run the Placement API server
+  agent        run the drivers and sync this host's hardware into Placement
+  fpga program program an FPGA through the local agent
   sync-aggregates [--dry-run] [--verbose]
                mirror Nova host aggregates into Placement once
   gate         show the OWNER_NOVA version gate
@@ -71,6 +73,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stderr)
+	case "agent":
+		return cmdAgent(ctx, args[1:], stderr)
+	case "fpga":
+		return cmdFPGA(ctx, args[1:], stdout, stderr)
 	case "sync-aggregates":
 		return cmdSyncAggregates(ctx, args[1:], stdout, stderr)
 	case "gate":

@@ -34,6 +34,9 @@ type Server struct {
 	Kind  string
 	URL   string // base URL, no trailing slash
 	Token string // admin token for noauth2
+	// Version is the microversion the helpers (Inventories, Traits) use:
+	// the server's highest.
+	Version string
 }
 
 // Options configures StartOurs.
@@ -78,7 +81,11 @@ func StartOurs(t testing.TB, opts Options) *Server {
 		}
 		_ = st.Close()
 	})
-	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin"}
+	v := "1.39"
+	if opts.MaxMicroversion != "" {
+		v = opts.MaxMicroversion
+	}
+	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin", Version: v}
 }
 
 // ServeScriptEnv names an environment variable that overrides where
@@ -107,7 +114,9 @@ func StartReference(t testing.TB) *Server {
 	}
 	runDir := t.TempDir()
 	cmd := exec.Command("bash", script)
-	cmd.Env = append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=2")
+	// One worker: the reference keeps its data in SQLite, where two
+	// uWSGI workers writing at once get "database is locked" 500s.
+	cmd.Env = append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -129,7 +138,7 @@ func StartReference(t testing.TB) *Server {
 		log, _ := os.ReadFile(filepath.Join(runDir, "uwsgi.log"))
 		t.Fatalf("placementtest: reference placement did not start: %v\n%s", err, log)
 	}
-	return &Server{Kind: Reference, URL: url, Token: "admin"}
+	return &Server{Kind: Reference, URL: url, Token: "admin", Version: "1.39"}
 }
 
 // Start starts a server of the given kind (Ours or Reference).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 )
 
@@ -86,7 +87,7 @@ func (s *Server) Deallocate(t testing.TB, consumer string) {
 // does not exist.
 func (s *Server) Inventories(t testing.TB, provider string) (generation int, invs map[string]map[string]float64) {
 	t.Helper()
-	status, b := s.Do(t, http.MethodGet, "/resource_providers/"+provider+"/inventories", "1.39", nil)
+	status, b := s.Do(t, http.MethodGet, "/resource_providers/"+provider+"/inventories", s.helperVersion(), nil)
 	if status == http.StatusNotFound {
 		return -1, nil
 	}
@@ -103,10 +104,10 @@ func (s *Server) Inventories(t testing.TB, provider string) (generation int, inv
 	return doc.Generation, doc.Inventories
 }
 
-// Traits reads a provider's traits at 1.39.
+// Traits reads a provider's traits, sorted.
 func (s *Server) Traits(t testing.TB, provider string) (generation int, traits []string) {
 	t.Helper()
-	b := s.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+provider+"/traits", "1.39", nil)
+	b := s.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+provider+"/traits", s.helperVersion(), nil)
 	var doc struct {
 		Generation int      `json:"resource_provider_generation"`
 		Traits     []string `json:"traits"`
@@ -114,7 +115,16 @@ func (s *Server) Traits(t testing.TB, provider string) (generation int, traits [
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("placementtest: %v", err)
 	}
+	slices.Sort(doc.Traits)
 	return doc.Generation, doc.Traits
+}
+
+// helperVersion is Version, or 1.39 for a Server built without it.
+func (s *Server) helperVersion() string {
+	if s.Version == "" {
+		return "1.39"
+	}
+	return s.Version
 }
 
 // String names the server in test output.
