@@ -28,6 +28,7 @@ type request struct {
 	mv     microversion.Version
 	mvSet  bool
 	params map[string]string
+	route  *route // set by dispatch once matched
 	// user and project come from the auth middleware.
 	user, project string
 	roles         []string

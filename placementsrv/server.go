@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
@@ -43,6 +44,16 @@ type Options struct {
 	// AllocationCandidatesOrder is "depth-first" (the default: one root's
 	// candidates after another) or "round-robin" (one per root in turn).
 	AllocationCandidatesOrder string
+	// Registerer receives the API's metrics (metrics.go); nil means a
+	// private registry.
+	Registerer prometheus.Registerer
+	// MetricsHandler, when set, is served at GET /metrics in front of
+	// auth (see withMetricsEndpoint); nil leaves /metrics a 404, as
+	// upstream.
+	MetricsHandler http.Handler
+	// OmitOpenStackMetrics leaves out the openstack-exporter compatible
+	// openstack_placement_* family.
+	OmitOpenStackMetrics bool
 }
 
 // Server is the Placement API. It is safe for concurrent use.
@@ -54,6 +65,7 @@ type Server struct {
 	routes  []route
 	schemas *schema.Set
 	cands   candidateSettings
+	metrics *serverMetrics // nil: not instrumented (benchmarks only)
 }
 
 // New validates opts and builds a Server.
@@ -77,6 +89,9 @@ func New(opts Options) (*Server, error) {
 	if err := s.cands.configure(opts); err != nil {
 		return nil, err
 	}
+	if err := s.initMetrics(opts); err != nil {
+		return nil, err
+	}
 	s.schemas = schema.New()
 	s.routes = s.routeTable()
 	return s, nil
@@ -84,6 +99,9 @@ func New(opts Options) (*Server, error) {
 
 // Handler returns the HTTP handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
+	if s.metrics != nil && s.metrics.endpoint != nil {
+		return withMetricsEndpoint(s.metrics.endpoint, http.HandlerFunc(s.serveHTTP))
+	}
 	return http.HandlerFunc(s.serveHTTP)
 }
 
@@ -131,6 +149,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	req := &request{Request: hr, id: newRequestID(), srv: s}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	rec.Header().Set("x-openstack-request-id", req.id)
+	s.requestStarted()
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic serving request", zap.Any("panic", p), zap.String("request_id", req.id))
@@ -146,6 +165,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 				zap.String("request_id", req.id),
 			)
 		}
+		s.requestDone(req, rec.status, time.Since(start))
 	}()
 	if !s.authenticate(rec, req) {
 		return
@@ -173,7 +193,7 @@ func (s *Server) dispatch(w http.ResponseWriter, req *request) {
 		writeError(w, req, notFound(""))
 		return
 	}
-	req.params = params
+	req.route, req.params = rt, params
 	h, ok := rt.methods[req.Method]
 	if !ok {
 		e := &httpError{
