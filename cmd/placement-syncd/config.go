@@ -23,12 +23,13 @@ import (
 // a custom unmarshaler decodes through yaml.Node, which loses
 // KnownFields (go-yaml/yaml#460).
 //
-// Sections for the agent, the reconciler and metrics are planned; until
-// they exist their keys are rejected as unknown.
+// Sections for the agent and the reconciler are planned; until they
+// exist their keys are rejected as unknown.
 type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
+	Metrics  MetricsConfig  `yaml:"metrics"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -88,7 +89,8 @@ func DefaultConfig() Config {
 			BusyTimeout: defaultBusyTimeout,
 			AutoMigrate: true,
 		},
-		Log: LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Log:     LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Metrics: defaultMetricsConfig(),
 	}
 }
 
@@ -128,6 +130,7 @@ func (c *Config) Validate() error {
 	if !slices.Contains(logFormats, c.Log.Format) {
 		bad("log.format", "invalid format %q (one of %s)", c.Log.Format, strings.Join(logFormats, ", "))
 	}
+	c.Metrics.validate(c, bad)
 	return errors.Join(errs...)
 }
 
