@@ -25,6 +25,9 @@ type serverMetrics struct {
 	requests *prometheus.CounterVec   // route, method, code
 	duration *prometheus.HistogramVec // route, method
 	inFlight prometheus.Gauge
+	// conflicts counts 409 placement.concurrent_update answers, whether
+	// the handler saw the stale generation or the store's transaction did.
+	conflicts *prometheus.CounterVec // route
 	// endpoint is Options.MetricsHandler.
 	endpoint http.Handler
 }
@@ -50,8 +53,14 @@ func newServerMetrics(reg prometheus.Registerer) (*serverMetrics, error) {
 			Name:      "requests_in_flight",
 			Help:      "Placement API requests being served.",
 		}),
+		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "http",
+			Name:      "generation_conflicts_total",
+			Help:      "Placement API answers 409 placement.concurrent_update (a stale provider or consumer generation) by route template; clients are expected to re-read and retry.",
+		}, []string{"route"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inFlight} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inFlight, m.conflicts} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -59,11 +68,15 @@ func newServerMetrics(reg prometheus.Registerer) (*serverMetrics, error) {
 	return m, nil
 }
 
-// observe records one finished request.
-func (m *serverMetrics) observe(route, method string, status int, d time.Duration) {
+// observe records one finished request; errCode is the Placement error
+// code of an error answer.
+func (m *serverMetrics) observe(route, method string, status int, errCode string, d time.Duration) {
 	method = methodLabel(method)
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(route, method).Observe(d.Seconds())
+	if errCode == CodeConcurrentUpdate {
+		m.conflicts.WithLabelValues(route).Inc()
+	}
 }
 
 // methodLabel keeps the method label bounded: a client may send any token
@@ -245,6 +258,6 @@ func (s *Server) requestStarted() {
 func (s *Server) requestDone(req *request, status int, d time.Duration) {
 	if s.metrics != nil {
 		s.metrics.inFlight.Dec()
-		s.metrics.observe(s.routeLabel(req), req.Method, status, d)
+		s.metrics.observe(s.routeLabel(req), req.Method, status, req.errCode, d)
 	}
 }

@@ -29,6 +29,8 @@ type request struct {
 	mvSet  bool
 	params map[string]string
 	route  *route // set by dispatch once matched
+	// errCode is the Placement error code of an error answer.
+	errCode string
 	// user and project come from the auth middleware.
 	user, project string
 	roles         []string
