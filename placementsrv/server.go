@@ -160,7 +160,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 				zap.String("method", hr.Method),
 				zap.String("path", hr.URL.Path),
 				zap.Int("status", rec.status),
-				zap.String("microversion", req.mv.String()),
+				zap.String("microversion", req.loggedMicroversion()),
 				zap.Duration("duration", time.Since(start)),
 				zap.String("request_id", req.id),
 			)
