@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // MetricsConfig configures the Prometheus endpoint.
 type MetricsConfig struct {
 	// Enabled serves /metrics. The metrics are collected either way (it
@@ -26,7 +28,9 @@ func (m *MetricsConfig) validate(c *Config, bad func(key, format string, args ..
 		bad("metrics.listen", "invalid address %q: %v", m.Listen, err)
 		return
 	}
-	if m.Listen == c.API.Listen {
+	// Port 0 picks a free port on each listener, so only a fixed port can
+	// clash.
+	if m.Listen == c.API.Listen && !strings.HasSuffix(m.Listen, ":0") {
 		bad("metrics.listen", "%q is api.listen; leave metrics.listen empty to serve /metrics on the API listener", m.Listen)
 	}
 }
