@@ -72,11 +72,30 @@ func newServerMetrics(reg prometheus.Registerer) (*serverMetrics, error) {
 // code of an error answer.
 func (m *serverMetrics) observe(route, method string, status int, errCode string, d time.Duration) {
 	method = methodLabel(method)
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.requests.WithLabelValues(route, method, codeLabel(status)).Inc()
 	m.duration.WithLabelValues(route, method).Observe(d.Seconds())
 	if errCode == CodeConcurrentUpdate {
 		m.conflicts.WithLabelValues(route).Inc()
 	}
+}
+
+// codeLabel is strconv.Itoa without an allocation for the usual codes.
+func codeLabel(status int) string {
+	switch status {
+	case http.StatusOK:
+		return "200"
+	case http.StatusCreated:
+		return "201"
+	case http.StatusNoContent:
+		return "204"
+	case http.StatusBadRequest:
+		return "400"
+	case http.StatusNotFound:
+		return "404"
+	case http.StatusConflict:
+		return "409"
+	}
+	return strconv.Itoa(status)
 }
 
 // methodLabel keeps the method label bounded: a client may send any token
