@@ -42,6 +42,8 @@ type APIConfig struct {
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	// AllocationCandidates tunes GET /allocation_candidates.
+	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
 
 // DatabaseConfig configures the SQLite store.
@@ -80,9 +82,10 @@ const (
 func DefaultConfig() Config {
 	return Config{
 		API: APIConfig{
-			Listen:        defaultListen,
-			AuthStrategy:  defaultAuthStrategy,
-			ShutdownGrace: defaultShutdownGrace,
+			Listen:               defaultListen,
+			AuthStrategy:         defaultAuthStrategy,
+			ShutdownGrace:        defaultShutdownGrace,
+			AllocationCandidates: defaultCandidatesConfig(),
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
@@ -118,6 +121,7 @@ func (c *Config) Validate() error {
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
+	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
 	}

@@ -78,9 +78,14 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 
 	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
 	srv, err := placementsrv.New(placementsrv.Options{
-		Store:                st,
-		Logger:               log.Named("api"),
-		Auth:                 cfg.API.AuthStrategy,
+		Store:  st,
+		Logger: log.Named("api"),
+		Auth:   cfg.API.AuthStrategy,
+
+		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
+		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+
 		Registerer:           reg,
 		MetricsHandler:       mx.onAPI(),
 		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
