@@ -149,8 +149,8 @@ type inventoryCollector struct {
 	timeout time.Duration
 	compat  bool // export the openstack_placement_* family
 
-	classCapacity, classUsed, classReserved, providers *prometheus.Desc
-	up, total, reserved, usage, ratio                  *prometheus.Desc
+	classCapacity, classUsed, classReserved, providers, aggregates *prometheus.Desc
+	up, total, reserved, usage, ratio                              *prometheus.Desc
 }
 
 func newInventoryCollector(st store.SnapshotStore, log *zap.Logger, compat bool) *inventoryCollector {
@@ -171,6 +171,8 @@ func newInventoryCollector(st store.SnapshotStore, log *zap.Logger, compat bool)
 		classReserved: class("reserved", "Amount of a resource class reserved over all providers (a fully reserved inventory is unavailable, e.g. a node cleaning)."),
 		providers: prometheus.NewDesc(prometheus.BuildFQName(metrics.Namespace, "", "resource_providers"),
 			"Number of resource providers.", nil, nil),
+		aggregates: prometheus.NewDesc(prometheus.BuildFQName(metrics.Namespace, "", "aggregates"),
+			"Number of aggregates with at least one resource provider.", nil, nil),
 
 		up: prometheus.NewDesc("openstack_placement_up", "Whether the Placement data could be read (1) or not (0), as openstack-exporter's.", nil, nil),
 		total: os("total", "Inventory total of a resource class on a provider (hostname is the provider name), as openstack-exporter's. "+
@@ -183,7 +185,7 @@ func newInventoryCollector(st store.SnapshotStore, log *zap.Logger, compat bool)
 
 // Describe implements prometheus.Collector.
 func (c *inventoryCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.classCapacity, c.classUsed, c.classReserved, c.providers} {
+	for _, d := range []*prometheus.Desc{c.classCapacity, c.classUsed, c.classReserved, c.providers, c.aggregates} {
 		ch <- d
 	}
 	if c.compat {
@@ -210,6 +212,13 @@ func (c *inventoryCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, 1)
 	}
 	ch <- prometheus.MustNewConstMetric(c.providers, prometheus.GaugeValue, float64(len(snap.Providers)))
+	aggs := 0
+	for _, members := range snap.AggMembers {
+		if len(members) > 0 {
+			aggs++
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(c.aggregates, prometheus.GaugeValue, float64(aggs))
 	c.collectClasses(ch, snap)
 	if c.compat {
 		c.collectProviders(ch, snap)

@@ -23,7 +23,7 @@ import (
 //	go test -run='^$' -bench=HotHandler -count=10 ./placementsrv | benchstat -col /metrics -
 func BenchmarkHotHandler(b *testing.B) {
 	routes := []struct{ name, path string }{
-		{"GET_provider", "/resource_providers/" + node1},
+		{"GET_provider", "/resource_providers/" + metricsNode1},
 		{"GET_allocation_candidates", "/allocation_candidates?resources=VCPU:1,MEMORY_MB:512"},
 	}
 	for _, rt := range routes {
@@ -79,7 +79,7 @@ func benchServer(b *testing.B, instrumented bool) http.Handler {
 	for i := range 100 {
 		uuid := fmt.Sprintf("%08d-1111-4111-8111-111111111111", i)
 		if i == 0 {
-			uuid = node1
+			uuid = metricsNode1
 		}
 		do("POST", "/resource_providers", fmt.Sprintf(`{"name": "compute-%d", "uuid": %q}`, i, uuid))
 		do("PUT", "/resource_providers/"+uuid+"/inventories", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 64}, "MEMORY_MB": {"total": 262144}}}`)
@@ -96,8 +96,8 @@ func BenchmarkRequestMetrics(b *testing.B) {
 	}
 	s := &Server{metrics: m}
 	s.routes = s.routeTable()
-	rt, params := s.match("/resource_providers/" + node1)
-	req := &request{Request: httptest.NewRequest(http.MethodGet, "/resource_providers/"+node1, nil), route: rt, params: params}
+	rt, params := s.match("/resource_providers/" + metricsNode1)
+	req := &request{Request: httptest.NewRequest(http.MethodGet, "/resource_providers/"+metricsNode1, nil), route: rt, params: params}
 	b.ReportAllocs()
 	for b.Loop() {
 		s.requestStarted()

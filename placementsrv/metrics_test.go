@@ -134,44 +134,53 @@ func sameSet(a, b []string) bool {
 }
 
 const (
-	node1 = "11111111-1111-4111-8111-111111111111"
-	node2 = "22222222-2222-4222-8222-222222222222"
-	vm1   = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
-	bm1   = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
-	proj  = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+	metricsNode1   = "11111111-1111-4111-8111-111111111111"
+	metricsNode2   = "22222222-2222-4222-8222-222222222222"
+	metricsVM      = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+	metricsBM      = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
+	metricsProject = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+	metricsAgg     = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
 )
 
 // runMetricsScenario drives a server through what an operator's
 // dashboards follow: two hosts report inventory, two instances claim,
 // two writers lose a generation race, a bare-metal node goes cleaning
-// (its inventory fully reserved), and a few requests go wrong.
+// (its inventory fully reserved), both hosts join an aggregate, and a few
+// requests go wrong.
 func runMetricsScenario(t *testing.T, ts *testServer) {
 	t.Helper()
 	const v = "1.39"
-	ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: v, Body: `{"name": "compute-1", "uuid": "` + node1 + `"}`})
-	ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: v, Body: `{"name": "baremetal-1", "uuid": "` + node2 + `"}`})
+	ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: v, Body: `{"name": "compute-1", "uuid": "` + metricsNode1 + `"}`})
+	ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: v, Body: `{"name": "baremetal-1", "uuid": "` + metricsNode2 + `"}`})
 	ts.must(t, 201, call{Method: "PUT", Path: "/resource_classes/CUSTOM_BAREMETAL_GOLD", Version: v})
-	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + node1 + "/inventories", Version: v, Body: `{"resource_provider_generation": 0, "inventories": {
+	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + metricsNode1 + "/inventories", Version: v, Body: `{"resource_provider_generation": 0, "inventories": {
 		"VCPU": {"total": 16, "allocation_ratio": 4.0},
 		"MEMORY_MB": {"total": 32768, "reserved": 512, "allocation_ratio": 1.5}}}`})
-	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + node2 + "/inventories", Version: v, Body: `{"resource_provider_generation": 0, "inventories": {
+	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + metricsNode2 + "/inventories", Version: v, Body: `{"resource_provider_generation": 0, "inventories": {
 		"CUSTOM_BAREMETAL_GOLD": {"total": 1}}}`})
 
 	claim := func(want int, consumer, provider, resources, consumerGen string) {
 		ts.must(t, want, call{Method: "PUT", Path: "/allocations/" + consumer, Version: v, Body: `{"allocations": {"` + provider + `": {"resources": ` + resources + `}},
-			"project_id": "` + proj + `", "user_id": "` + proj + `", "consumer_generation": ` + consumerGen + `, "consumer_type": "INSTANCE"}`})
+			"project_id": "` + metricsProject + `", "user_id": "` + metricsProject + `", "consumer_generation": ` + consumerGen + `, "consumer_type": "INSTANCE"}`})
 	}
-	claim(204, vm1, node1, `{"VCPU": 4, "MEMORY_MB": 2048}`, "null")
-	claim(204, bm1, node2, `{"CUSTOM_BAREMETAL_GOLD": 1}`, "null")
+	claim(204, metricsVM, metricsNode1, `{"VCPU": 4, "MEMORY_MB": 2048}`, "null")
+	claim(204, metricsBM, metricsNode2, `{"CUSTOM_BAREMETAL_GOLD": 1}`, "null")
 	// A stale consumer generation and a stale provider generation: both
 	// are generation conflicts.
-	claim(409, vm1, node1, `{"VCPU": 8, "MEMORY_MB": 2048}`, "7")
-	ts.must(t, 409, call{Method: "PUT", Path: "/resource_providers/" + node1 + "/inventories", Version: v, Body: `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 32}}}`})
+	claim(409, metricsVM, metricsNode1, `{"VCPU": 8, "MEMORY_MB": 2048}`, "7")
+	ts.must(t, 409, call{Method: "PUT", Path: "/resource_providers/" + metricsNode1 + "/inventories", Version: v, Body: `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 32}}}`})
 
 	// The bare-metal node starts cleaning: reserved = total (1.26).
-	gen := ts.must(t, 200, call{Method: "GET", Path: "/resource_providers/" + node2, Version: v}).JSON(t)["generation"]
-	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + node2 + "/inventories/CUSTOM_BAREMETAL_GOLD", Version: v,
+	gen := ts.must(t, 200, call{Method: "GET", Path: "/resource_providers/" + metricsNode2, Version: v}).JSON(t)["generation"]
+	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + metricsNode2 + "/inventories/CUSTOM_BAREMETAL_GOLD", Version: v,
 		Body: fmt.Sprintf(`{"resource_provider_generation": %v, "total": 1, "reserved": 1}`, gen)})
+
+	// Both hosts join a host aggregate, as the reconciler mirrors Nova's.
+	for _, rp := range []string{metricsNode1, metricsNode2} {
+		gen := ts.must(t, 200, call{Method: "GET", Path: "/resource_providers/" + rp, Version: v}).JSON(t)["generation"]
+		ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + rp + "/aggregates", Version: v,
+			Body: fmt.Sprintf(`{"resource_provider_generation": %v, "aggregates": [%q]}`, gen, metricsAgg)})
+	}
 
 	resp, err := ts.Client.Get(ts.URL + "/resource_providers") // no token
 	if err != nil {
@@ -182,10 +191,10 @@ func runMetricsScenario(t *testing.T, ts *testServer) {
 		t.Fatalf("GET /resource_providers without a token: %s, want 401", resp.Status)
 	}
 	ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: v})
-	ts.must(t, 404, call{Method: "GET", Path: "/resource_providers/" + node1 + "/nothing-here", Version: v})
-	ts.must(t, 405, call{Method: "PATCH", Path: "/resource_providers/" + node1, Version: v})
+	ts.must(t, 404, call{Method: "GET", Path: "/resource_providers/" + metricsNode1 + "/nothing-here", Version: v})
+	ts.must(t, 405, call{Method: "PATCH", Path: "/resource_providers/" + metricsNode1, Version: v})
 	ts.must(t, 405, call{Method: "BREW", Path: "/traits", Version: v})
-	ts.must(t, 406, call{Method: "GET", Path: "/usages?project_id=" + proj, Version: "1.99"})
+	ts.must(t, 406, call{Method: "GET", Path: "/usages?project_id=" + metricsProject, Version: "1.99"})
 }
 
 // TestMetrics_Scenario asserts the values scraped over HTTP after the
@@ -219,7 +228,8 @@ func TestMetrics_Scenario(t *testing.T) {
 		{reqs, []string{"route=/traits", "method=other", "code=405"}, 1},
 		{reqs, []string{"route=/usages", "method=GET", "code=406"}, 1},
 		{dur, []string{"route=/allocations/{consumer_uuid}", "method=PUT"}, 3},
-		{dur, []string{"route=/resource_providers/{uuid}", "method=GET"}, 1},
+		{dur, []string{"route=/resource_providers/{uuid}", "method=GET"}, 3},
+		{reqs, []string{"route=/resource_providers/{uuid}/aggregates", "method=PUT", "code=200"}, 2},
 		{"placement_syncd_http_requests_in_flight", nil, 0},
 
 		// The stale provider generation is caught by the handler, the
@@ -228,10 +238,11 @@ func TestMetrics_Scenario(t *testing.T) {
 		{"placement_syncd_http_generation_conflicts_total", []string{"route=/allocations/{consumer_uuid}"}, 1},
 		{"placement_syncd_store_generation_conflicts_total", nil, 1},
 		{"placement_syncd_store_transaction_duration_seconds", []string{"result=conflict"}, 1},
-		// 2 providers, 1 class, 3 inventory writes, 2 claims.
-		{"placement_syncd_store_transaction_duration_seconds", []string{"result=committed"}, 8},
+		// 2 providers, 1 class, 3 inventory writes, 2 claims, 2 aggregate sets.
+		{"placement_syncd_store_transaction_duration_seconds", []string{"result=committed"}, 10},
 
 		{"placement_syncd_resource_providers", nil, 2},
+		{"placement_syncd_aggregates", nil, 1},
 		{"placement_syncd_resource_class_capacity", []string{"resource_class=VCPU"}, 64},
 		{"placement_syncd_resource_class_capacity", []string{"resource_class=MEMORY_MB"}, (32768 - 512) * 1.5},
 		{"placement_syncd_resource_class_capacity", []string{"resource_class=CUSTOM_BAREMETAL_GOLD"}, 0},
