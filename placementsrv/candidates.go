@@ -3,6 +3,7 @@ package placementsrv
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync/atomic"
 
@@ -16,6 +17,7 @@ type candidateSettings struct {
 	randomize bool
 	max       int
 	order     candidates.Order
+	ownerNova ownerNovaPrefilter
 	// quoted caches the JSON-quoted names of the latest snapshot.
 	quoted atomic.Pointer[quotedNames]
 }
@@ -49,6 +51,9 @@ func (c *candidateSettings) names(snap *store.Snapshot) *quotedNames {
 }
 
 func (c *candidateSettings) configure(opts Options) error {
+	if err := c.ownerNova.configure(opts); err != nil {
+		return err
+	}
 	c.randomize = opts.RandomizeAllocationCandidates
 	if opts.MaxAllocationCandidates < 0 {
 		return fmt.Errorf("placementsrv: MaxAllocationCandidates %d is negative", opts.MaxAllocationCandidates)
@@ -84,6 +89,7 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 	if herr != nil {
 		return nil, herr
 	}
+	s.cands.ownerNova.apply(r.creds.UserID.Get(), &req)
 	snap, err := s.store.Snapshot(r.Context())
 	if err != nil {
 		return nil, err
@@ -103,17 +109,46 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 	case err != nil:
 		return nil, err
 	}
-	body := appendCandidates(nil, s.cands.names(snap), &req, &res, r.mv)
-	return ok(rawJSON(body)).withLastModified(s.now()), nil
+	names := s.cands.names(snap)
+	if len(res.Candidates) < streamCandidatesOver {
+		body := appendCandidates(nil, nil, names, &req, &res, r.mv)
+		return ok(rawJSON(body)).withLastModified(s.now()), nil
+	}
+	resp := ok(nil).withLastModified(s.now())
+	resp.stream = func(w io.Writer) error {
+		b := appendCandidates(make([]byte, 0, streamChunk+4096), w, names, &req, &res, r.mv)
+		_, err := w.Write(b)
+		return err
+	}
+	return resp, nil
 }
 
+// Large answers (wide symmetric trees give tens of thousands of
+// candidates, tens of megabytes) are streamed in chunks as they are
+// rendered, so that the client reads while the server writes and no
+// answer-sized buffer is built.
+const (
+	streamCandidatesOver = 2000
+	streamChunk          = 64 << 10
+)
+
 // appendCandidates renders the answer in the form of the microversion.
-func appendCandidates(b []byte, q *quotedNames, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
+//
+// With a sink, whatever is rendered is written to it every streamChunk
+// bytes and the unwritten rest is returned; a write error stops rendering
+// (the client is gone).
+func appendCandidates(b []byte, sink io.Writer, q *quotedNames, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
 	b = append(b, `{"allocation_requests":[`...)
 	dict := mv.AtLeast(microversion.AllocationsDict)
 	mappings := mv.AtLeast(microversion.Mappings)
 	for i := range res.Candidates {
-		if i == 1 {
+		if sink != nil && len(b) >= streamChunk {
+			if _, err := sink.Write(b); err != nil {
+				return b[:0]
+			}
+			b = b[:0]
+		}
+		if i == 1 && sink == nil {
 			// Size the buffer once from the first candidate rather than
 			// growing a many-megabyte answer by doubling.
 			per := len(b) + 16

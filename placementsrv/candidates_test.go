@@ -1,11 +1,17 @@
 package placementsrv
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -154,4 +160,65 @@ func TestCandidatesBadQueries(t *testing.T) {
 		})
 	}
 	ts.must(t, 404, call{Method: "GET", Path: "/allocation_candidates?resources=VCPU:1", Version: "1.9"})
+}
+
+// TestCandidatesStreamedLargeAnswer: an answer past the streaming
+// threshold arrives chunked, complete and byte-identical to the buffered
+// rendering of the same result.
+func TestCandidatesStreamedLargeAnswer(t *testing.T) {
+	ts := startTestServer(t)
+	ctx := context.Background()
+	st := ts.Store
+	const root = "44444444-4444-4444-8444-444444444444"
+	if _, err := st.CreateProvider(ctx, store.NewProvider{UUID: root, Name: "wide"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.EnsureResourceClass(ctx, "CUSTOM_DEV"); err != nil {
+		t.Fatal(err)
+	}
+	// 7 identical devices and 5 groups of one unit: 7*6*5*4*3 = 2520
+	// candidates, above the streaming threshold.
+	for i := 0; i < 7; i++ {
+		u := fmt.Sprintf("55555555-5555-4555-8555-%012d", i)
+		if _, err := st.CreateProvider(ctx, store.NewProvider{UUID: u, Name: fmt.Sprint("dev", i), ParentUUID: root}); err != nil {
+			t.Fatal(err)
+		}
+		inv := store.Inventory{ResourceClass: "CUSTOM_DEV", Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
+		if _, _, err := st.SetInventories(ctx, u, 0, []store.Inventory{inv}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	query := "group_policy=none&resources1=CUSTOM_DEV:1&resources2=CUSTOM_DEV:1&resources3=CUSTOM_DEV:1&resources4=CUSTOM_DEV:1&resources5=CUSTOM_DEV:1"
+	a, r := getCandidates(t, ts, "1.39", query)
+	if n := len(a.AllocationRequests); n != 2520 {
+		t.Fatalf("%d candidates, want 2520", n)
+	}
+	if cl := r.Header.Get("Content-Length"); cl != "" {
+		t.Errorf("streamed answer has Content-Length %s", cl)
+	}
+	if r.Header.Get("Last-Modified") == "" || r.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("cache headers missing: %v", r.Header)
+	}
+	// The same request answered buffered must give the same bytes.
+	snap, err := st.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := httptest.NewRequest("GET", "/allocation_candidates?"+query, nil)
+	req, herr := candidatesRequest(&request{Request: hr, mv: microversion.Max, mvSet: true}, q)
+	if herr != nil {
+		t.Fatal(herr)
+	}
+	res, err := candidates.Find(snap, req, candidates.Options{NestedAware: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := appendCandidates(nil, nil, (&candidateSettings{}).names(snap), &req, &res, microversion.Max)
+	if !bytes.Equal(r.Body, want) {
+		t.Errorf("streamed body (%d bytes) differs from buffered rendering (%d bytes)", len(r.Body), len(want))
+	}
 }

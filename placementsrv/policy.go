@@ -1,56 +1,67 @@
 package placementsrv
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+)
 
 // Policy rule names, as Placement 8.0.0 names them; a 403 names the rule.
 const (
-	policyRPList           = "placement:resource_providers:list"
-	policyRPCreate         = "placement:resource_providers:create"
-	policyRPShow           = "placement:resource_providers:show"
-	policyRPUpdate         = "placement:resource_providers:update"
-	policyRPDelete         = "placement:resource_providers:delete"
-	policyInventoryList    = "placement:resource_providers:inventories:list"
-	policyInventoryCreate  = "placement:resource_providers:inventories:create"
-	policyInventoryShow    = "placement:resource_providers:inventories:show"
-	policyInventoryUpdate  = "placement:resource_providers:inventories:update"
-	policyInventoryDelete  = "placement:resource_providers:inventories:delete"
-	policyAggregateList    = "placement:resource_providers:aggregates:list"
-	policyAggregateUpdate  = "placement:resource_providers:aggregates:update"
-	policyRPAllocationList = "placement:resource_providers:allocations:list"
-	policyRPTraitList      = "placement:resource_providers:traits:list"
-	policyRPTraitUpdate    = "placement:resource_providers:traits:update"
-	policyRPTraitDelete    = "placement:resource_providers:traits:delete"
-	policyRPUsages         = "placement:resource_providers:usages"
-	policyTotalUsages      = "placement:usages"
-	policyAllocList        = "placement:allocations:list"
-	policyAllocManage      = "placement:allocations:manage"
-	policyAllocUpdate      = "placement:allocations:update"
-	policyAllocDelete      = "placement:allocations:delete"
-	policyCandidatesList   = "placement:allocation_candidates:list"
-	policyReshape          = "placement:reshaper:reshape"
-	policyClassList        = "placement:resource_classes:list"
-	policyClassCreate      = "placement:resource_classes:create"
-	policyClassShow        = "placement:resource_classes:show"
-	policyClassUpdate      = "placement:resource_classes:update"
-	policyClassDelete      = "placement:resource_classes:delete"
-	policyTraitList        = "placement:traits:list"
-	policyTraitShow        = "placement:traits:show"
-	policyTraitUpdate      = "placement:traits:update"
-	policyTraitDelete      = "placement:traits:delete"
+	policyRPList           = policy.RPList
+	policyRPCreate         = policy.RPCreate
+	policyRPShow           = policy.RPShow
+	policyRPUpdate         = policy.RPUpdate
+	policyRPDelete         = policy.RPDelete
+	policyInventoryList    = policy.InventoryList
+	policyInventoryCreate  = policy.InventoryCreate
+	policyInventoryShow    = policy.InventoryShow
+	policyInventoryUpdate  = policy.InventoryUpdate
+	policyInventoryDelete  = policy.InventoryDelete
+	policyAggregateList    = policy.AggregateList
+	policyAggregateUpdate  = policy.AggregateUpdate
+	policyRPAllocationList = policy.RPAllocationList
+	policyRPTraitList      = policy.RPTraitList
+	policyRPTraitUpdate    = policy.RPTraitUpdate
+	policyRPTraitDelete    = policy.RPTraitDelete
+	policyRPUsages         = policy.RPUsages
+	policyTotalUsages      = policy.TotalUsages
+	policyAllocList        = policy.AllocList
+	policyAllocManage      = policy.AllocManage
+	policyAllocUpdate      = policy.AllocUpdate
+	policyAllocDelete      = policy.AllocDelete
+	policyCandidatesList   = policy.CandidatesList
+	policyReshape          = policy.Reshape
+	policyClassList        = policy.ClassList
+	policyClassCreate      = policy.ClassCreate
+	policyClassShow        = policy.ClassShow
+	policyClassUpdate      = policy.ClassUpdate
+	policyClassDelete      = policy.ClassDelete
+	policyTraitList        = policy.TraitList
+	policyTraitShow        = policy.TraitShow
+	policyTraitUpdate      = policy.TraitUpdate
+	policyTraitDelete      = policy.TraitDelete
 )
 
-// authorize checks rule for the request's credentials. Under Placement's
-// default policy every rule requires the admin role; operator policy files
-// and scoped (secure RBAC) rules are not supported yet.
+// authorize checks rule for the request's credentials against Placement's
+// default target, the caller's own project and user.
 func (r *request) authorize(rule string) error {
-	for _, role := range r.roles {
-		if role == "admin" {
-			return nil
-		}
+	t := policy.DefaultTarget(&r.creds)
+	return r.authorizeTarget(rule, &t)
+}
+
+// authorizeTarget checks rule against an explicit target. A scope
+// mismatch (enforce_scope) is a 403 whose detail is the bare rule name,
+// as upstream turns InvalidScope into PolicyNotAuthorized(rule).
+func (r *request) authorizeTarget(rule string, t *policy.Target) error {
+	switch r.srv.policy.Enforce(rule, &r.creds, t) {
+	case policy.Allowed:
+		return nil
+	case policy.ScopeDenied:
+		return &httpError{Status: http.StatusForbidden, Code: CodeDefault, Detail: rule}
+	case policy.Denied:
+		return &httpError{Status: http.StatusForbidden, Code: CodeDefault, Detail: "Policy does not allow " + rule + " to be performed."}
 	}
-	return &httpError{
-		Status: http.StatusForbidden,
-		Code:   CodeDefault,
-		Detail: "Policy does not allow " + rule + " to be performed.",
-	}
+	return fmt.Errorf("policy rule %q is not registered", rule)
 }

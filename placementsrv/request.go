@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 )
 
@@ -31,9 +32,8 @@ type request struct {
 	route  *route // set by dispatch once matched
 	// errCode is the Placement error code of an error answer.
 	errCode string
-	// user and project come from the auth middleware.
-	user, project string
-	roles         []string
+	// creds are the caller's policy credentials, from the auth middleware.
+	creds policy.Credentials
 }
 
 // param returns a path parameter by its route name.
@@ -78,13 +78,13 @@ func (r *request) negotiate() *httpError {
 		value = microversion.Min.String()
 	}
 	if value == "latest" {
-		value = microversion.Max.String()
+		value = r.maxVersion().String()
 	}
 	v, err := parseLooseVersion(value)
 	if err != nil {
 		return badRequest("Invalid microversion: invalid version string: %s; %s", value, err)
 	}
-	if !v.Supported() {
+	if !v.Supported() || r.maxVersion().Less(v) {
 		accept := r.Header.Get("Accept")
 		if accept == "" || accept == "*/*" {
 			accept = "application/json"

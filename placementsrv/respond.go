@@ -3,6 +3,7 @@ package placementsrv
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -21,6 +22,9 @@ type response struct {
 	// from microversion 1.15.
 	lastModified time.Time
 	header       http.Header
+	// stream, when set, writes a JSON body too large to build in memory
+	// first; it is sent chunked, without Content-Length.
+	stream func(w io.Writer) error
 }
 
 func ok(body any) *response { return &response{status: http.StatusOK, body: body} }
@@ -50,6 +54,16 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 	if !resp.lastModified.IsZero() && req.mv.AtLeast(microversion.CacheHeaders) {
 		h.Set("Last-Modified", resp.lastModified.UTC().Format(http.TimeFormat))
 		h.Set("Cache-Control", "no-cache")
+	}
+	if resp.stream != nil {
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(resp.status)
+		if req.Method != http.MethodHead {
+			// The status is already sent: a failure here (the client went
+			// away) can only cut the body short.
+			_ = resp.stream(w)
+		}
+		return
 	}
 	if resp.body == nil {
 		if resp.status != http.StatusNoContent {
@@ -162,7 +176,7 @@ func jsonErrorBody(req *request, e *httpError) []byte {
 		}
 	}
 	if e.Status == http.StatusNotAcceptable && !req.mvSet {
-		item.MaxVersion = microversion.Max.String()
+		item.MaxVersion = req.maxVersion().String()
 		item.MinVersion = microversion.Min.String()
 	}
 	b, _ := marshalJSON(errorBody{Errors: []errorItem{item}})

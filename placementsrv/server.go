@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -29,8 +31,18 @@ type Options struct {
 	Store store.Store
 	// Logger receives one line per request; nil means no logging.
 	Logger *zap.Logger
-	// Auth is the auth strategy: "noauth2" (the default).
+	// Auth is the auth strategy: "noauth2" (the default) or "keystone".
 	Auth string
+	// Tokens validates Keystone tokens; required with Auth "keystone".
+	Tokens TokenValidator
+	// WWWAuthenticateURI is announced in a 401's WWW-Authenticate header
+	// with Auth "keystone" (Keystone's public endpoint).
+	WWWAuthenticateURI string
+	// Policy is the compiled policy; nil means Placement's defaults in
+	// legacy mode (no scope checks, deprecated rules OR'ed in).
+	Policy *policy.Enforcer
+	// CORS enables cross-origin resource sharing; nil means off.
+	CORS *CORSOptions
 	// Now is the clock used for Last-Modified on computed answers; nil
 	// means time.Now.
 	Now func() time.Time
@@ -44,6 +56,19 @@ type Options struct {
 	// AllocationCandidatesOrder is "depth-first" (the default: one root's
 	// candidates after another) or "round-robin" (one per root in turn).
 	AllocationCandidatesOrder string
+	// OwnerNovaPrefilter adds root_required=OWNER_NOVA to allocation
+	// candidate requests from SchedulerUsers: PrefilterOff (default),
+	// PrefilterOn, or PrefilterAuto (while OwnerNovaGate is open).
+	OwnerNovaPrefilter string
+	OwnerNovaGate      OwnerNovaGate
+	// SchedulerUsers are the user ids whose requests the pre-filter
+	// applies to (with noauth2, the token's user part; with Keystone,
+	// the scheduler service user's id).
+	SchedulerUsers []string
+	// MaxMicroversion caps the microversions this server offers (the
+	// zero value: 1.39, all of them), so that clients' fallbacks for
+	// older Placement servers can be exercised against this one.
+	MaxMicroversion microversion.Version
 	// Registerer receives the API's metrics (metrics.go); nil means a
 	// private registry.
 	Registerer prometheus.Registerer
@@ -58,14 +83,20 @@ type Options struct {
 
 // Server is the Placement API. It is safe for concurrent use.
 type Server struct {
-	store   store.Store
-	log     *zap.Logger
-	now     func() time.Time
-	auth    string
-	routes  []route
-	schemas *schema.Set
-	cands   candidateSettings
-	metrics *serverMetrics // nil: not instrumented (benchmarks only)
+	store  store.Store
+	log    *zap.Logger
+	now    func() time.Time
+	auth   string
+	tokens TokenValidator
+	// wwwAuthenticateURI goes into a keystone 401's WWW-Authenticate.
+	wwwAuthenticateURI string
+	policy             *policy.Enforcer
+	cors               *cors
+	routes             []route
+	schemas            *schema.Set
+	cands              candidateSettings
+	maxMV              microversion.Version
+	metrics            *serverMetrics // nil: not instrumented (benchmarks only)
 }
 
 // New validates opts and builds a Server.
@@ -83,9 +114,26 @@ func New(opts Options) (*Server, error) {
 	switch s.auth {
 	case "", "noauth2":
 		s.auth = "noauth2"
+	case "keystone":
+		if opts.Tokens == nil {
+			return nil, errors.New("placementsrv: the keystone auth strategy needs a token validator")
+		}
+		s.tokens, s.wwwAuthenticateURI = opts.Tokens, opts.WWWAuthenticateURI
 	default:
 		return nil, fmt.Errorf("placementsrv: unsupported auth strategy %q", opts.Auth)
 	}
+	if err := s.capMicroversion(opts.MaxMicroversion); err != nil {
+		return nil, err
+	}
+	s.policy = opts.Policy
+	if s.policy == nil {
+		p, err := policy.New(policy.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("placementsrv: default policy: %w", err)
+		}
+		s.policy = p
+	}
+	s.cors = newCORS(opts.CORS)
 	if err := s.cands.configure(opts); err != nil {
 		return nil, err
 	}
@@ -143,7 +191,7 @@ func (r *statusRecorder) WriteHeader(code int) {
 }
 
 // serveHTTP is the middleware chain, outermost first: request id and log,
-// auth, microversion negotiation, then dispatch.
+// CORS, auth, microversion negotiation, then dispatch.
 func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	start := time.Now()
 	req := &request{Request: hr, id: newRequestID(), srv: s}
@@ -167,18 +215,26 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 		}
 		s.requestDone(req, rec.status, time.Since(start))
 	}()
-	if !s.authenticate(rec, req) {
+	var out http.ResponseWriter = rec
+	if s.cors != nil {
+		if hr.Method == http.MethodOptions {
+			s.cors.preflight(rec, hr)
+			return
+		}
+		out = s.cors.wrap(rec, hr)
+	}
+	if !s.authenticate(out, req) {
 		return
 	}
 	if herr := req.negotiate(); herr != nil {
 		if herr.Status != http.StatusNotAcceptable && herr.Status != http.StatusBadRequest {
 			panic("unexpected negotiation status")
 		}
-		writeError(rec, req, herr)
+		writeError(out, req, herr)
 		return
 	}
-	rec.Header().Set("openstack-api-version", "placement "+req.mv.String())
-	s.dispatch(rec, req)
+	out.Header().Set("openstack-api-version", "placement "+req.mv.String())
+	s.dispatch(out, req)
 }
 
 // dispatch finds the route, checks the method and runs the handler.

@@ -4,6 +4,7 @@ import (
 	"net/url"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -33,10 +34,15 @@ func (s *Server) getTotalUsages(r *request) (*response, error) {
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
 	}
-	if err := r.authorize(policyTotalUsages); err != nil {
+	// Upstream's target is the project asked about (None when absent).
+	q := r.URL.Query()
+	target := policy.Target{ProjectID: policy.None()}
+	if vs, ok := q["project_id"]; ok {
+		target.ProjectID = policy.Str(vs[len(vs)-1])
+	}
+	if err := r.authorizeTarget(policyTotalUsages, &target); err != nil {
 		return nil, err
 	}
-	q := r.URL.Query()
 	if err := s.schemas.UsagesQuery(r.mv.Minor).ValidateQuery(q); err != nil {
 		return nil, badRequest("Invalid query string parameters: %s", err)
 	}

@@ -23,13 +23,19 @@ import (
 // a custom unmarshaler decodes through yaml.Node, which loses
 // KnownFields (go-yaml/yaml#460).
 //
-// Sections for the agent and the reconciler are planned; until they
-// exist their keys are rejected as unknown.
+// A section for the agent is planned; until it exists its keys are
+// rejected as unknown.
 type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
 	Metrics  MetricsConfig  `yaml:"metrics"`
+
+	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
+	Policy            PolicyConfig            `yaml:"policy"`
+	CORS              CORSConfig              `yaml:"cors"`
+	// Reconciler is in config_reconciler.go.
+	Reconciler ReconcilerConfig `yaml:"reconciler"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -37,11 +43,15 @@ type APIConfig struct {
 	// Listen is the TCP address, host:port. The default binds loopback
 	// only, so a fresh install is not reachable from the network.
 	Listen string `yaml:"listen"`
-	// AuthStrategy is how requests are authenticated: "noauth2" only.
+	// AuthStrategy is how requests are authenticated: "noauth2" or
+	// "keystone".
 	AuthStrategy string `yaml:"auth_strategy"`
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	// MaxMicroversion caps the microversions offered (for testing clients
+	// against an older Placement); see config_api.go.
+	MaxMicroversion string `yaml:"max_microversion"`
 	// AllocationCandidates tunes GET /allocation_candidates.
 	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
@@ -86,14 +96,19 @@ func DefaultConfig() Config {
 			AuthStrategy:         defaultAuthStrategy,
 			ShutdownGrace:        defaultShutdownGrace,
 			AllocationCandidates: defaultCandidatesConfig(),
+			MaxMicroversion:      defaultMaxMicroversion,
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
 			BusyTimeout: defaultBusyTimeout,
 			AutoMigrate: true,
 		},
-		Log:     LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
-		Metrics: defaultMetricsConfig(),
+		Log: LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+
+		KeystoneAuthToken: defaultKeystoneAuthToken(),
+		CORS:              defaultCORS(),
+		Reconciler:        defaultReconcilerConfig(),
+		Metrics:           defaultMetricsConfig(),
 	}
 }
 
@@ -115,12 +130,11 @@ func (c *Config) Validate() error {
 	if err := checkListen(c.API.Listen); err != nil {
 		bad("api.listen", "invalid address %q: %v", c.API.Listen, err)
 	}
-	if c.API.AuthStrategy != "noauth2" {
-		bad("api.auth_strategy", "unsupported value %q (supported: noauth2)", c.API.AuthStrategy)
-	}
+	errs = append(errs, validateAuth(c)...)
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
+	checkMaxMicroversion(c.API.MaxMicroversion, bad)
 	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
@@ -134,6 +148,7 @@ func (c *Config) Validate() error {
 	if !slices.Contains(logFormats, c.Log.Format) {
 		bad("log.format", "invalid format %q (one of %s)", c.Log.Format, strings.Join(logFormats, ", "))
 	}
+	validateReconciler(c.Reconciler, bad)
 	c.Metrics.validate(c, bad)
 	return errors.Join(errs...)
 }

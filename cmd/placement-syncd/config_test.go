@@ -14,8 +14,20 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		"empty.good.yaml":         func(*Config) {},
 		"comments-only.good.yaml": func(*Config) {},
 		"partial.good.yaml":       func(c *Config) { c.API.Listen = "[::1]:8778" },
+		"auth.good.yaml": func(c *Config) {
+			c.API.AuthStrategy = "keystone"
+			c.KeystoneAuthToken.AuthURL = "http://keystone.example.com:5000/v3"
+			c.KeystoneAuthToken.Username, c.KeystoneAuthToken.Password = "placement", "secret"
+			c.KeystoneAuthToken.ProjectName = "service"
+			c.KeystoneAuthToken.CacheTTL = time.Minute
+			c.Policy = PolicyConfig{File: "/etc/placement-syncd/policy.yaml", EnforceScope: true, EnforceNewDefaults: true}
+			c.CORS.AllowedOrigin = []string{"https://horizon.example.com"}
+			c.CORS.AllowHeaders = []string{"OpenStack-API-Version"}
+			c.CORS.MaxAge = 600
+		},
 		"full.good.yaml": func(c *Config) {
 			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", ShutdownGrace: 90 * time.Second,
+				MaxMicroversion:      "1.39",
 				AllocationCandidates: CandidatesConfig{Randomize: true, MaxCandidates: 5000, Order: "round-robin"}}
 			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false}
 			c.Log = LogConfig{Level: "debug", Format: "console"}
@@ -23,8 +35,8 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		},
 	}
 	bad := map[string]string{
-		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace, allocation_candidates)`,
-		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metric" at the top level (known: api, database, log, metrics)`,
+		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace, max_microversion, allocation_candidates)`,
+		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metric" at the top level (known: api, database, log, metrics, keystone_authtoken, policy, cors, reconciler)`,
 		"bad-metrics-listen.bad.yaml":   `testdata/bad-metrics-listen.bad.yaml:2: metrics.listen: invalid address "localhost": missing port in address`,
 		"metrics-listen-api.bad.yaml":   `testdata/metrics-listen-api.bad.yaml:4: metrics.listen: "127.0.0.1:8778" is api.listen; leave metrics.listen empty to serve /metrics on the API listener`,
 		"bad-metrics-compat.bad.yaml":   `testdata/bad-metrics-compat.bad.yaml:3: metrics.openstack_compat: invalid value "yes please": expected true or false`,
@@ -33,17 +45,21 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		"bad-duration.bad.yaml":         `testdata/bad-duration.bad.yaml:2: api.shutdown_grace: invalid value "ten seconds": expected a duration such as "10s" or "1m30s"`,
 		"bad-candidates-order.bad.yaml": `testdata/bad-candidates-order.bad.yaml:4: api.allocation_candidates.order: invalid order "random" (one of depth-first, round-robin)`,
 		"bad-bool.bad.yaml":             `testdata/bad-bool.bad.yaml:3: database.auto_migrate: invalid value "sometimes": expected true or false`,
-		"bad-auth.bad.yaml":             `testdata/bad-auth.bad.yaml:2: api.auth_strategy: unsupported value "keystone" (supported: noauth2)`,
-		"bad-level.bad.yaml":            `testdata/bad-level.bad.yaml:2: log.level: invalid level "verbose" (one of debug, info, warn, error)`,
-		"bad-format.bad.yaml":           `testdata/bad-format.bad.yaml:2: log.format: invalid format "text" (one of json, console)`,
-		"negative-busy.bad.yaml":        `testdata/negative-busy.bad.yaml:2: database.busy_timeout: must be positive, got -1s`,
-		"empty-path.bad.yaml":           `testdata/empty-path.bad.yaml:2: database.path: must not be empty`,
-		"section-scalar.bad.yaml":       `testdata/section-scalar.bad.yaml:1: api: invalid value "127.0.0.1:8778": expected a mapping of keys`,
-		"value-mapping.bad.yaml":        `testdata/value-mapping.bad.yaml:3: api.listen: invalid value (a mapping): expected a string`,
-		"duplicate.bad.yaml":            `testdata/duplicate.bad.yaml:3: duplicate key "level" in section "log" (first at line 2)`,
-		"syntax.bad.yaml":               `testdata/syntax.bad.yaml:2: found unexpected end of stream`,
-		"top-list.bad.yaml":             `testdata/top-list.bad.yaml:1: the top level must be a mapping of sections (api, database, log)`,
-		"two-documents.bad.yaml":        `testdata/two-documents.bad.yaml:3: only one YAML document is allowed`,
+		"bad-auth.bad.yaml":             `testdata/bad-auth.bad.yaml:2: api.auth_strategy: unsupported value "kerberos" (supported: noauth2, keystone)`,
+		"keystone-incomplete.bad.yaml": `testdata/keystone-incomplete.bad.yaml:4: keystone_authtoken.auth_url: invalid URL "keystone.example.com:5000": expected http(s)://host[:port][/path] (required with api.auth_strategy keystone)` + "\n" +
+			`keystone_authtoken.username: must not be empty with api.auth_strategy keystone` + "\n" +
+			`testdata/keystone-incomplete.bad.yaml:5: keystone_authtoken.cache_size: must not be negative, got -1` + "\n" +
+			`testdata/keystone-incomplete.bad.yaml:7: cors.allowed_origin: invalid origin "horizon.example.com" (expected <scheme>://<host>[:<port>] or *)`,
+		"bad-level.bad.yaml":      `testdata/bad-level.bad.yaml:2: log.level: invalid level "verbose" (one of debug, info, warn, error)`,
+		"bad-format.bad.yaml":     `testdata/bad-format.bad.yaml:2: log.format: invalid format "text" (one of json, console)`,
+		"negative-busy.bad.yaml":  `testdata/negative-busy.bad.yaml:2: database.busy_timeout: must be positive, got -1s`,
+		"empty-path.bad.yaml":     `testdata/empty-path.bad.yaml:2: database.path: must not be empty`,
+		"section-scalar.bad.yaml": `testdata/section-scalar.bad.yaml:1: api: invalid value "127.0.0.1:8778": expected a mapping of keys`,
+		"value-mapping.bad.yaml":  `testdata/value-mapping.bad.yaml:3: api.listen: invalid value (a mapping): expected a string`,
+		"duplicate.bad.yaml":      `testdata/duplicate.bad.yaml:3: duplicate key "level" in section "log" (first at line 2)`,
+		"syntax.bad.yaml":         `testdata/syntax.bad.yaml:2: found unexpected end of stream`,
+		"top-list.bad.yaml":       `testdata/top-list.bad.yaml:1: the top level must be a mapping of sections (api, database, log)`,
+		"two-documents.bad.yaml":  `testdata/two-documents.bad.yaml:3: only one YAML document is allowed`,
 		"two-errors.bad.yaml": `testdata/two-errors.bad.yaml:2: api.listen: invalid address "nope": missing port in address` + "\n" +
 			`testdata/two-errors.bad.yaml:4: log.level: invalid level "loud" (one of debug, info, warn, error)`,
 	}
@@ -172,7 +188,7 @@ func TestCheckListen(t *testing.T) {
 }
 
 func TestReadmeAndCIRunTheSameTests(t *testing.T) {
-	const cmd = "go test -race ./..."
+	const cmd = "./scripts/test"
 	for _, f := range []string{"../../README.md", "../../.ci/run"} {
 		data, err := os.ReadFile(f)
 		if err != nil {

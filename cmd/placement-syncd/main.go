@@ -29,8 +29,14 @@ const usage = `usage: placement-syncd <command> [flags]
 
 commands:
   serve        run the Placement API server
+  sync-aggregates [--dry-run] [--verbose]
+               mirror Nova host aggregates into Placement once
+  gate         show the OWNER_NOVA version gate
+  jobs [list | run JOB]
+               show the reconciler's jobs and runs, or run one now
   db migrate   apply pending database schema migrations
   db version   print the database's schema version and the binary's
+  policy list  print the effective policy rules
   version      print version, commit and Go version
 
 Run 'placement-syncd <command> -h' for a command's flags.
@@ -65,6 +71,12 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stderr)
+	case "sync-aggregates":
+		return cmdSyncAggregates(ctx, args[1:], stdout, stderr)
+	case "gate":
+		return cmdGate(ctx, args[1:], stdout, stderr)
+	case "jobs":
+		return cmdJobs(ctx, args[1:], stdout, stderr)
 	case "db":
 		if len(args) < 2 {
 			return usageError{errors.New("db: missing subcommand (migrate or version)")}
@@ -76,6 +88,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return cmdDBVersion(ctx, args[2:], stdout, stderr)
 		}
 		return usageError{fmt.Errorf("db: unknown subcommand %q (migrate or version)", args[1])}
+	case "policy":
+		if len(args) < 2 || args[1] != "list" {
+			return usageError{errors.New("policy: expected subcommand list")}
+		}
+		return cmdPolicyList(args[2:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -101,9 +118,12 @@ func (e usageError) Unwrap() error { return e.err }
 // exitCode maps an error to the documented exit code.
 func exitCode(err error) int {
 	var ue usageError
+	var ee exitError
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
 	case errors.Is(err, sqlite.ErrSchemaTooNew), errors.Is(err, sqlite.ErrSchemaTooOld):
 		return exitSchema
 	case errors.As(err, &ue):

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -70,15 +71,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	reg := newRegistry()
-	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log, reg)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-
 	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
-	srv, err := placementsrv.New(placementsrv.Options{
-		Store:  st,
+	opts := placementsrv.Options{
 		Logger: log.Named("api"),
 		Auth:   cfg.API.AuthStrategy,
 
@@ -89,17 +83,37 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		Registerer:           reg,
 		MetricsHandler:       mx.onAPI(),
 		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
-	})
+	}
+	if err := authOptions(cfg, &opts); err != nil {
+		return usageError{err}
+	}
+	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log, reg)
 	if err != nil {
 		return err
 	}
+	defer st.Close()
+
 	ln, err := net.Listen("tcp", cfg.API.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
+	opts.Store = st
+	opts.MaxMicroversion = maxMicroversion(cfg.API)
+	// The reconciler needs the API's address, and the API its gate.
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv, err := placementsrv.New(opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	actors := map[string]actor{
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
+	maps.Copy(actors, extra)
 	if err := mx.addActor(actors, cfg.API.ShutdownGrace); err != nil {
 		ln.Close()
 		return err

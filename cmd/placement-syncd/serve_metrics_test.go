@@ -58,16 +58,19 @@ func TestRun_Metrics(t *testing.T) {
 		section  string
 		onAPI    bool // /metrics answers on the API listener
 		separate bool // a listener of its own
+		want     []string
 	}{
 		{name: "default: on the API listener", section: "", onAPI: true},
 		{name: "own listener", section: "metrics:\n  listen: \"127.0.0.1:0\"\n", separate: true},
 		{name: "disabled", section: "metrics:\n  enabled: false\n"},
+		{name: "with the reconciler", section: "reconciler:\n  enabled: true\n  listen: \"127.0.0.1:0\"\n  state_file: STATE\n", onAPI: true, want: []string{"placement_syncd_reconciler_owner_nova_gate_open"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			cfgPath := filepath.Join(dir, "c.yaml")
-			writeFile(t, cfgPath, "api:\n  listen: \"127.0.0.1:0\"\n  shutdown_grace: 2s\ndatabase:\n  path: "+filepath.Join(dir, "p.db")+"\n"+tt.section)
+			section := strings.ReplaceAll(tt.section, "STATE", filepath.Join(dir, "state.json"))
+			writeFile(t, cfgPath, "api:\n  listen: \"127.0.0.1:0\"\n  shutdown_grace: 2s\ndatabase:\n  path: "+filepath.Join(dir, "p.db")+"\n"+section)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			runCtx, stop := context.WithCancel(ctx)
@@ -101,7 +104,7 @@ func TestRun_Metrics(t *testing.T) {
 			if code != http.StatusOK {
 				t.Fatalf("GET %s: %d", started.Metrics, code)
 			}
-			for _, want := range []string{"placement_syncd_build_info{", "placement_syncd_http_requests_in_flight", "placement_syncd_store_transaction_duration_seconds", "openstack_placement_up 1", "go_goroutines", "process_start_time_seconds"} {
+			for _, want := range append(tt.want, "placement_syncd_build_info{", "placement_syncd_http_requests_in_flight", "placement_syncd_store_transaction_duration_seconds", "openstack_placement_up 1", "go_goroutines", "process_start_time_seconds") {
 				if !bytes.Contains(body, []byte(want)) {
 					t.Errorf("scrape lacks %s", want)
 				}

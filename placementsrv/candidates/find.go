@@ -14,6 +14,9 @@ type option struct {
 	a0, a1 int32
 	p0, p1 int32
 	single int32 // the only provider involved, or -1
+	// sharedOnly marks an unsuffixed-group option drawn entirely from
+	// sharing providers: the same allocations at every anchor they serve.
+	sharedOnly bool
 	// frozen is the mapping providers copied out of the per-anchor
 	// buffer the first time a candidate uses the option.
 	frozen []int32
@@ -62,14 +65,17 @@ type engine struct {
 	rootEmit int
 
 	// output
-	cands    []Candidate
-	roots    []int32 // anchor of each candidate (round-robin)
-	dedup    map[string]struct{}
-	keyBuf   []byte
-	allocOut arena[Alloc]
-	mapOut   arena[int32]
-	mapsOut  arena[[]int32]
-	stopped  bool
+	cands []Candidate
+	roots []int32 // anchor of each candidate (round-robin)
+	dedup map[string]struct{}
+	// sharedClaimed holds the sharedOnly options of the unsuffixed group
+	// that an anchor has already used (see claimShared).
+	sharedClaimed map[string]bool
+	keyBuf        []byte
+	allocOut      arena[Alloc]
+	mapOut        arena[int32]
+	mapsOut       arena[[]int32]
+	stopped       bool
 }
 
 // Find computes the allocation candidates for req in s.
@@ -374,7 +380,15 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 			}
 			slices.Sort(e.provBuf[o.p0:])
 			o.a1, o.p1 = int32(len(e.allocBuf)), int32(len(e.provBuf))
-			out = append(out, o)
+			o.sharedOnly = true
+			for _, p := range e.provBuf[o.p0:o.p1] {
+				o.sharedOnly = o.sharedOnly && ps[p].Sharing
+			}
+			if o.sharedOnly && e.sharedClaimed[e.optionKey(&o)] {
+				e.allocBuf, e.provBuf = e.allocBuf[:o.a0], e.provBuf[:o.p0]
+			} else {
+				out = append(out, o)
+			}
 		}
 		k := len(idx) - 1
 		for ; k >= 0; k-- {
@@ -454,6 +468,9 @@ func (e *engine) search(d int, r int32) bool {
 			e.granProv = e.granProv[:len(e.granProv)-1]
 		}
 		e.release(mark, consLen)
+		if o.sharedOnly && len(e.cands) > before {
+			e.claimShared(o)
+		}
 		if stop {
 			return true
 		}
@@ -717,4 +734,34 @@ func (e *engine) intN(n int) int {
 		return e.opt.Rand.IntN(n)
 	}
 	return rand.IntN(n)
+}
+
+// claimShared records that the current anchor used a sharedOnly option.
+//
+// Placement 8.0.0 collects the unsuffixed group's allocation requests for
+// all anchors in one set whose equality ignores the anchor, so a request
+// served only by sharing providers survives for a single anchor and is
+// combined with the other groups there alone. Keeping the first anchor
+// (in root order) that yields a candidate with it gives the same number
+// of candidates; which anchor upstream keeps depends on Python's set
+// iteration order, so it may differ.
+func (e *engine) claimShared(o *option) {
+	if e.sharedClaimed == nil {
+		e.sharedClaimed = map[string]bool{}
+	}
+	e.sharedClaimed[e.optionKey(o)] = true
+}
+
+// optionKey identifies an option by its allocations.
+func (e *engine) optionKey(o *option) string {
+	b := make([]byte, 0, 24*int(o.a1-o.a0))
+	for _, a := range e.allocBuf[o.a0:o.a1] {
+		b = strconv.AppendInt(b, int64(a.Provider), 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(a.Class), 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, a.Amount, 10)
+		b = append(b, ';')
+	}
+	return string(b)
 }

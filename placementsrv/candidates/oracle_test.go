@@ -161,20 +161,57 @@ func oracleFind(s *store.Snapshot, req Request, nestedAware bool) (map[string]bo
 		mappings map[string][]int32
 	}
 	results := map[string]final{}
-	for _, bySuf := range byAnchor {
+	// Placement collects the unsuffixed group's requests for all anchors
+	// in one set whose equality ignores the anchor: a request drawn only
+	// from sharing providers survives for one anchor. Model that as the
+	// first anchor, in root order, where it yields a candidate.
+	anchorOrder := make([]int32, 0, len(byAnchor))
+	for a := range byAnchor {
+		anchorOrder = append(anchorOrder, a)
+	}
+	slices.Sort(anchorOrder)
+	claimed := map[string]bool{}
+	sharedKey := func(a oAreq) (string, bool) {
+		if a.sameProv {
+			return "", false
+		}
+		for _, rr := range a.rrs {
+			if !o.sharing[rr.prov] {
+				return "", false
+			}
+		}
+		return fmt.Sprint(a.rrs), true
+	}
+	for _, anchor := range anchorOrder {
+		bySuf := byAnchor[anchor]
 		if len(bySuf) != len(order) {
 			continue
 		}
+		claimNow := map[string]bool{}
 		idx := make([]int, len(order))
 		for {
 			combo := make([]oAreq, len(order))
 			for k, suf := range order {
 				combo[k] = bySuf[suf][idx[k]]
 			}
-			if o.groupPolicyOK(combo, req.GroupPolicy, numGranular) && o.sameSubtreeOK(combo, req.SameSubtree) {
+			skip := false
+			var shared string
+			for k, suf := range order {
+				if suf != "" {
+					continue
+				}
+				if key, ok := sharedKey(combo[k]); ok {
+					shared = key
+					skip = claimed[key]
+				}
+			}
+			if !skip && o.groupPolicyOK(combo, req.GroupPolicy, numGranular) && o.sameSubtreeOK(combo, req.SameSubtree) {
 				rrs, maps := consolidate(combo)
 				if !o.exceeds(rrs) {
 					results[oKey(rrs, maps, order)] = final{rrs, maps}
+					if shared != "" {
+						claimNow[shared] = true
+					}
 				}
 			}
 			k := len(idx) - 1
@@ -188,6 +225,9 @@ func oracleFind(s *store.Snapshot, req Request, nestedAware bool) (map[string]bo
 			if k < 0 {
 				break
 			}
+		}
+		for key := range claimNow {
+			claimed[key] = true
 		}
 	}
 	keys := map[string]bool{}

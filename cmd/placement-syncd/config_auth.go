@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+)
+
+// KeystoneAuthTokenConfig is keystonemiddleware's [keystone_authtoken]
+// (password plugin), used when api.auth_strategy is keystone.
+type KeystoneAuthTokenConfig struct {
+	// AuthURL is Keystone's endpoint, with or without /v3.
+	AuthURL string `yaml:"auth_url"`
+	// WWWAuthenticateURI is announced to clients in 401 answers; empty
+	// means AuthURL.
+	WWWAuthenticateURI string `yaml:"www_authenticate_uri"`
+	// The service user that validates tokens, and its project.
+	Username          string `yaml:"username"`
+	Password          string `yaml:"password"`
+	ProjectName       string `yaml:"project_name"`
+	UserDomainName    string `yaml:"user_domain_name"`
+	ProjectDomainName string `yaml:"project_domain_name"`
+	// Timeout bounds each call to Keystone.
+	Timeout time.Duration `yaml:"timeout"`
+	// CacheSize bounds the validated-token cache (0 disables it).
+	CacheSize int `yaml:"cache_size"`
+	// CacheTTL is the longest a validation is reused; never past the
+	// token's expiry.
+	CacheTTL time.Duration `yaml:"cache_ttl"`
+}
+
+// PolicyConfig is oslo.policy's [oslo_policy].
+type PolicyConfig struct {
+	// File is an operator policy file (YAML or JSON); empty: defaults only.
+	File string `yaml:"file"`
+	// EnforceScope refuses tokens whose scope the rule does not allow.
+	EnforceScope bool `yaml:"enforce_scope"`
+	// EnforceNewDefaults drops the deprecated (legacy) rules.
+	EnforceNewDefaults bool `yaml:"enforce_new_defaults"`
+}
+
+// CORSConfig is oslo.middleware's [cors].
+type CORSConfig struct {
+	AllowedOrigin    []string `yaml:"allowed_origin"`
+	AllowCredentials bool     `yaml:"allow_credentials"`
+	ExposeHeaders    []string `yaml:"expose_headers"`
+	MaxAge           int      `yaml:"max_age"`
+	AllowMethods     []string `yaml:"allow_methods"`
+	AllowHeaders     []string `yaml:"allow_headers"`
+}
+
+var authStrategies = []string{"noauth2", "keystone"}
+
+const (
+	defaultKeystoneTimeout   = 10 * time.Second
+	defaultKeystoneCacheSize = 1000
+	defaultKeystoneCacheTTL  = 300 * time.Second
+)
+
+func defaultKeystoneAuthToken() KeystoneAuthTokenConfig {
+	return KeystoneAuthTokenConfig{
+		UserDomainName:    "Default",
+		ProjectDomainName: "Default",
+		Timeout:           defaultKeystoneTimeout,
+		CacheSize:         defaultKeystoneCacheSize,
+		CacheTTL:          defaultKeystoneCacheTTL,
+	}
+}
+
+func defaultCORS() CORSConfig {
+	d := placementsrv.DefaultCORSOptions()
+	return CORSConfig{
+		AllowedOrigin:    []string{},
+		AllowCredentials: d.AllowCredentials,
+		ExposeHeaders:    d.ExposeHeaders,
+		MaxAge:           d.MaxAge,
+		AllowMethods:     d.AllowMethods,
+		AllowHeaders:     d.AllowHeaders,
+	}
+}
+
+// validateAuth checks the auth, keystone_authtoken, policy and cors keys.
+func validateAuth(c *Config) []error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &fieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	if !slices.Contains(authStrategies, c.API.AuthStrategy) {
+		bad("api.auth_strategy", "unsupported value %q (supported: %s)", c.API.AuthStrategy, strings.Join(authStrategies, ", "))
+	}
+	k := c.KeystoneAuthToken
+	if c.API.AuthStrategy == "keystone" {
+		if err := checkHTTPURL(k.AuthURL); err != nil {
+			bad("keystone_authtoken.auth_url", "%v (required with api.auth_strategy keystone)", err)
+		}
+		if k.Username == "" {
+			bad("keystone_authtoken.username", "must not be empty with api.auth_strategy keystone")
+		}
+	}
+	if k.WWWAuthenticateURI != "" {
+		if err := checkHTTPURL(k.WWWAuthenticateURI); err != nil {
+			bad("keystone_authtoken.www_authenticate_uri", "%v", err)
+		}
+	}
+	if k.Timeout <= 0 {
+		bad("keystone_authtoken.timeout", "must be positive, got %s", k.Timeout)
+	}
+	if k.CacheSize < 0 {
+		bad("keystone_authtoken.cache_size", "must not be negative, got %d", k.CacheSize)
+	}
+	if k.CacheTTL <= 0 {
+		bad("keystone_authtoken.cache_ttl", "must be positive, got %s", k.CacheTTL)
+	}
+	for _, o := range c.CORS.AllowedOrigin {
+		if o == "" || (o != "*" && !strings.Contains(o, "://")) {
+			bad("cors.allowed_origin", "invalid origin %q (expected <scheme>://<host>[:<port>] or *)", o)
+		}
+	}
+	if c.CORS.MaxAge < 0 {
+		bad("cors.max_age", "must not be negative, got %d", c.CORS.MaxAge)
+	}
+	return errs
+}
+
+func checkHTTPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("invalid URL %q: expected http(s)://host[:port][/path]", s)
+	}
+	return nil
+}
+
+// authOptions builds the API server's auth, policy and CORS options. The
+// policy file is read and compiled here, so a bad file stops start-up.
+func authOptions(cfg Config, opts *placementsrv.Options) error {
+	enf, err := newEnforcer(cfg.Policy)
+	if err != nil {
+		return err
+	}
+	opts.Policy = enf
+	if len(cfg.CORS.AllowedOrigin) > 0 {
+		opts.CORS = &placementsrv.CORSOptions{
+			AllowedOrigins:   cfg.CORS.AllowedOrigin,
+			AllowCredentials: cfg.CORS.AllowCredentials,
+			ExposeHeaders:    cfg.CORS.ExposeHeaders,
+			MaxAge:           cfg.CORS.MaxAge,
+			AllowMethods:     cfg.CORS.AllowMethods,
+			AllowHeaders:     cfg.CORS.AllowHeaders,
+		}
+	}
+	if cfg.API.AuthStrategy == "keystone" {
+		k := cfg.KeystoneAuthToken
+		client, err := keystone.New(keystone.Options{
+			AuthURL: k.AuthURL, Username: k.Username, Password: k.Password,
+			ProjectName: k.ProjectName, UserDomainName: k.UserDomainName, ProjectDomainName: k.ProjectDomainName,
+			Timeout: k.Timeout, CacheSize: cacheSize(k.CacheSize), CacheTTL: k.CacheTTL,
+		})
+		if err != nil {
+			return err
+		}
+		opts.Tokens = client
+		opts.WWWAuthenticateURI = k.WWWAuthenticateURI
+		if opts.WWWAuthenticateURI == "" {
+			opts.WWWAuthenticateURI = k.AuthURL
+		}
+	}
+	return nil
+}
+
+// cacheSize maps the config's 0 (no cache) to the client's "disabled".
+func cacheSize(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+func newEnforcer(p PolicyConfig) (*policy.Enforcer, error) {
+	enf, err := policy.New(policy.Options{File: p.File, EnforceScope: p.EnforceScope, EnforceNewDefaults: p.EnforceNewDefaults})
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return enf, nil
+}

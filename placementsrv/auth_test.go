@@ -1,0 +1,309 @@
+package placementsrv
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// startServerWith is startTestServer with options edited by edit.
+func startServerWith(t *testing.T, edit func(*Options)) *testServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
+	if err != nil {
+		cancel()
+		t.Fatalf("open store: %v", err)
+	}
+	opts := Options{Store: st}
+	edit(&opts)
+	srv, err := New(opts)
+	if err != nil {
+		cancel()
+		t.Fatalf("new server: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatalf("listen: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
+	ts := &testServer{URL: "http://" + ln.Addr().String(), Client: &http.Client{Timeout: 30 * time.Second}, Store: st}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("server: %v", err)
+		}
+		ts.Client.CloseIdleConnections()
+		_ = st.Close()
+	})
+	return ts
+}
+
+func secureRBAC(t *testing.T) func(*Options) {
+	return func(o *Options) {
+		p, err := policy.New(policy.Options{EnforceScope: true, EnforceNewDefaults: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Policy = p
+	}
+}
+
+// TestNoAuthCredentials checks how noauth2 headers become credentials,
+// through the policy decisions they lead to under secure RBAC.
+func TestNoAuthCredentials(t *testing.T) {
+	ts := startServerWith(t, secureRBAC(t))
+	cases := []struct {
+		name    string
+		headers map[string]string
+		path    string
+		want    int
+	}{
+		{"system reader", map[string]string{"X-Auth-Token": "u", "X-Roles": "reader", "OpenStack-System-Scope": "all"}, "/resource_providers", 200},
+		{"roles are stripped", map[string]string{"X-Auth-Token": "u", "X-Roles": "member, reader", "OpenStack-System-Scope": "all"}, "/resource_providers", 200},
+		{"project token is out of scope", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "admin,reader"}, "/resource_providers", 403},
+		{"admin user without system scope", map[string]string{"X-Auth-Token": "admin"}, "/resource_providers", 403},
+		{"project from token", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader"}, "/usages?project_id=p1", 200},
+		{"project defaults to user", map[string]string{"X-Auth-Token": "p1", "X-Roles": "reader"}, "/usages?project_id=p1", 200},
+		{"X-Project-Id wins", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader", "X-Project-Id": "p2"}, "/usages?project_id=p1", 403},
+		{"other project", map[string]string{"X-Auth-Token": "u:p2", "X-Roles": "reader"}, "/usages?project_id=p1", 403},
+		{"no project_id asked", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader"}, "/usages", 403},
+		{"system scope drops the project", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "member", "OpenStack-System-Scope": "all"}, "/usages?project_id=p1", 403},
+		{"domain scope", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader", "X-Domain-Id": "d"}, "/usages?project_id=p1", 403},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts.must(t, tc.want, call{Method: "GET", Path: tc.path, Version: "1.39", Headers: tc.headers})
+		})
+	}
+}
+
+// TestForbiddenDetails: a failed check names the rule in upstream's
+// sentence; a scope failure is the bare rule name, as upstream.
+func TestForbiddenDetails(t *testing.T) {
+	ts := startServerWith(t, secureRBAC(t))
+	r := ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Version: "1.39",
+		Headers: map[string]string{"X-Auth-Token": "u", "X-Roles": "member", "OpenStack-System-Scope": "all"}})
+	if d, code := errorDetail(t, r); !strings.Contains(d, "Policy does not allow placement:resource_providers:list to be performed.") || code != CodeDefault {
+		t.Errorf("detail %q code %q", d, code)
+	}
+	r = ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Version: "1.39"})
+	if d, _ := errorDetail(t, r); d != "Access was denied to this resource.\n\n placement:resource_providers:list  " {
+		t.Errorf("scope detail %q", d)
+	}
+}
+
+// TestUnauthorizedFormats: noauth2's 401 is a bare webob error whose
+// format follows Accept.
+func TestUnauthorizedFormats(t *testing.T) {
+	ts := startTestServer(t)
+	cases := []struct{ accept, ctype, body string }{
+		{"", "application/json", `{"message": "This server could not verify that you are authorized to access the document you requested. Either you supplied the wrong credentials (e.g., bad password), or your browser does not understand how to supply the credentials required.<br /><br />\n\n\n", "code": "401 Unauthorized", "title": "Unauthorized"}`},
+		{"text/plain", "text/plain; charset=UTF-8", "401 Unauthorized\n\nThis server could not verify that you are authorized to access the document you requested. Either you supplied the wrong credentials (e.g., bad password), or your browser does not understand how to supply the credentials required.\n\n   "},
+		{"text/html", "text/html; charset=UTF-8", "<html>\n <head>\n  <title>401 Unauthorized</title>"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.accept, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", ts.URL+"/resource_providers", nil)
+			if tc.accept != "" {
+				req.Header.Set("Accept", tc.accept)
+			}
+			resp, err := ts.Client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var b strings.Builder
+			_, _ = io.Copy(&b, resp.Body)
+			if resp.StatusCode != 401 || resp.Header.Get("Content-Type") != tc.ctype || !strings.HasPrefix(b.String(), tc.body) {
+				t.Errorf("%d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), b.String())
+			}
+		})
+	}
+}
+
+// keystoneAPIDouble is a minimal Keystone v3 API double for the server
+// tests: service password auth and a table of user tokens.
+func keystoneAPIDouble(t *testing.T, tokens map[string]map[string]any) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "POST" && r.URL.Path == "/v3/auth/tokens":
+			w.Header().Set("X-Subject-Token", "service-token")
+			w.WriteHeader(201)
+			_ = json.NewEncoder(w).Encode(map[string]any{"token": map[string]any{
+				"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "user": map[string]any{"id": "svc"}}})
+		case r.Method == "GET" && r.URL.Path == "/v3/auth/tokens" && r.Header.Get("X-Auth-Token") == "service-token":
+			doc, ok := tokens[r.Header.Get("X-Subject-Token")]
+			if !ok {
+				w.WriteHeader(404)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"token": doc})
+		default:
+			w.WriteHeader(401)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestKeystoneAuth(t *testing.T) {
+	exp := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	ks := keystoneAPIDouble(t, map[string]map[string]any{
+		"system-reader": {"expires_at": exp, "user": map[string]any{"id": "u1"}, "system": map[string]any{"all": true},
+			"roles": []map[string]any{{"name": "reader"}}},
+		"project-reader": {"expires_at": exp, "user": map[string]any{"id": "u2"}, "project": map[string]any{"id": "p1"},
+			"roles": []map[string]any{{"name": "reader"}}},
+	})
+	client, err := keystone.New(keystone.Options{AuthURL: ks.URL, Username: "placement", Password: "x", ProjectName: "service"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServerWith(t, func(o *Options) {
+		secureRBAC(t)(o)
+		o.Auth, o.Tokens, o.WWWAuthenticateURI = "keystone", client, "http://keystone.example.com/v3"
+	})
+	cases := []struct {
+		name, path string
+		headers    map[string]string
+		want       int
+	}{
+		{"system token lists providers", "/resource_providers", map[string]string{"X-Auth-Token": "system-reader"}, 200},
+		{"project token is out of scope", "/resource_providers", map[string]string{"X-Auth-Token": "project-reader"}, 403},
+		{"project token reads its usages", "/usages?project_id=p1", map[string]string{"X-Auth-Token": "project-reader"}, 200},
+		{"client headers are ignored", "/resource_providers", map[string]string{"X-Auth-Token": "project-reader", "OpenStack-System-Scope": "all", "X-Roles": "admin"}, 403},
+		{"another project", "/usages?project_id=p2", map[string]string{"X-Auth-Token": "project-reader", "X-Project-Id": "p2"}, 403},
+		{"root needs no token", "/", map[string]string{"X-Auth-Token": ""}, 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts.must(t, tc.want, call{Method: "GET", Path: tc.path, Version: "1.39", Headers: tc.headers})
+		})
+	}
+	t.Run("invalid token", func(t *testing.T) {
+		r := ts.must(t, 401, call{Method: "GET", Path: "/resource_providers", Headers: map[string]string{"X-Auth-Token": "revoked"}})
+		if got := r.Header.Get("WWW-Authenticate"); got != `Keystone uri="http://keystone.example.com/v3"` {
+			t.Errorf("WWW-Authenticate %q", got)
+		}
+		if string(r.Body) != keystoneUnauthorizedBody || r.Header.Get("Content-Type") != "application/json; charset=UTF-8" {
+			t.Errorf("body %s (%s)", r.Body, r.Header.Get("Content-Type"))
+		}
+	})
+	t.Run("missing token", func(t *testing.T) {
+		req, _ := http.NewRequest("GET", ts.URL+"/traits", nil)
+		resp, err := ts.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%d %v", resp.StatusCode, resp.Header)
+		}
+	})
+	t.Run("keystone down", func(t *testing.T) {
+		ks.Close()
+		r := ts.must(t, 503, call{Method: "GET", Path: "/traits", Headers: map[string]string{"X-Auth-Token": "not-cached"}})
+		if !strings.Contains(string(r.Body), "The Keystone service is temporarily unavailable.") {
+			t.Errorf("body %s", r.Body)
+		}
+		// A token validated before is still served from the cache.
+		ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: "1.39", Headers: map[string]string{"X-Auth-Token": "system-reader"}})
+	})
+}
+
+func TestKeystoneNeedsValidator(t *testing.T) {
+	if _, err := New(Options{Store: nil, Auth: "keystone"}); err == nil {
+		t.Error("no error")
+	}
+}
+
+func corsOn(o *Options) {
+	c := DefaultCORSOptions()
+	c.AllowedOrigins = []string{"http://valid.example.com"}
+	o.CORS = &c
+}
+
+func TestCORS(t *testing.T) {
+	ts := startServerWith(t, corsOn)
+	pre := func(h map[string]string) testResponse {
+		return ts.must(t, 200, call{Method: "OPTIONS", Path: "/resource_providers", Headers: h})
+	}
+	t.Run("preflight", func(t *testing.T) {
+		r := pre(map[string]string{"Origin": "http://valid.example.com", "Access-Control-Request-Method": "PUT",
+			"Access-Control-Request-Headers": "openstack-api-version, x-auth-token,Content-Type"})
+		want := map[string]string{"Vary": "Origin", "Access-Control-Allow-Origin": "http://valid.example.com",
+			"Access-Control-Allow-Credentials": "true", "Access-Control-Max-Age": "3600", "Access-Control-Allow-Methods": "PUT",
+			"Access-Control-Allow-Headers": "openstack-api-version,x-auth-token,Content-Type", "Content-Length": "0", "Content-Type": ""}
+		for k, v := range want {
+			if got := r.Header.Get(k); got != v {
+				t.Errorf("%s: %q, want %q", k, got, v)
+			}
+		}
+	})
+	for name, h := range map[string]map[string]string{
+		"bad origin":    {"Origin": "http://evil.example.com", "Access-Control-Request-Method": "GET"},
+		"bad method":    {"Origin": "http://valid.example.com", "Access-Control-Request-Method": "TRACE"},
+		"bad header":    {"Origin": "http://valid.example.com", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-custom"},
+		"no method":     {"Origin": "http://valid.example.com"},
+		"no origin":     {"Access-Control-Request-Method": "GET"},
+		"method casing": {"Origin": "http://valid.example.com", "Access-Control-Request-Method": "get"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if r := pre(h); r.Header.Get("Access-Control-Allow-Origin") != "" || len(r.Body) != 0 {
+				t.Errorf("headers %v body %q", r.Header, r.Body)
+			}
+		})
+	}
+	t.Run("actual request", func(t *testing.T) {
+		r := ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: "1.39", Headers: map[string]string{"Origin": "http://valid.example.com"}})
+		if r.Header.Get("Vary") != "openstack-api-version,Origin" || r.Header.Get("Access-Control-Allow-Origin") != "http://valid.example.com" ||
+			r.Header.Get("Access-Control-Expose-Headers") != "X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,OpenStack-API-Version" {
+			t.Errorf("headers %v", r.Header)
+		}
+		r = ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Headers: map[string]string{"Origin": "http://valid.example.com", "X-Auth-Token": "nobody"}})
+		if r.Header.Get("Access-Control-Allow-Origin") != "http://valid.example.com" {
+			t.Errorf("an error answer lacks CORS headers: %v", r.Header)
+		}
+		r = ts.must(t, 200, call{Method: "GET", Path: "/", Headers: map[string]string{"Origin": "http://other.example.com"}})
+		if r.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("other origin got CORS headers")
+		}
+	})
+	t.Run("off", func(t *testing.T) {
+		plain := startTestServer(t)
+		plain.must(t, 405, call{Method: "OPTIONS", Path: "/", Headers: map[string]string{"Origin": "http://valid.example.com", "Access-Control-Request-Method": "GET"}})
+	})
+}
+
+// BenchmarkAuthorize measures the per-request policy cost in the handler
+// layer (the benchmarked endpoints authorize on every request).
+func BenchmarkAuthorize(b *testing.B) {
+	p, err := policy.New(policy.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &Server{policy: p}
+	r := &request{srv: s}
+	r.creds.Roles = []string{"admin"}
+	r.creds.UserID, r.creds.ProjectID = policy.Str("admin"), policy.Str("admin")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.authorize(policyCandidatesList); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
