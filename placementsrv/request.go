@@ -29,6 +29,9 @@ type request struct {
 	mv     microversion.Version
 	mvSet  bool
 	params map[string]string
+	route  *route // set by dispatch once matched
+	// errCode is the Placement error code of an error answer.
+	errCode string
 	// creds are the caller's policy credentials, from the auth middleware.
 	creds policy.Credentials
 }

@@ -141,6 +141,7 @@ type errorItem struct {
 // a microversion >= 1.23 was negotiated; min/max versions only on a 406 from
 // negotiation itself.
 func writeError(w http.ResponseWriter, req *request, e *httpError) {
+	req.errCode = e.Code // for the metrics
 	h := w.Header()
 	for k, vs := range e.Headers {
 		h[k] = vs

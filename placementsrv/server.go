@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
@@ -68,6 +69,16 @@ type Options struct {
 	// zero value: 1.39, all of them), so that clients' fallbacks for
 	// older Placement servers can be exercised against this one.
 	MaxMicroversion microversion.Version
+	// Registerer receives the API's metrics (metrics.go); nil means a
+	// private registry.
+	Registerer prometheus.Registerer
+	// MetricsHandler, when set, is served at GET /metrics in front of
+	// auth (see withMetricsEndpoint); nil leaves /metrics a 404, as
+	// upstream.
+	MetricsHandler http.Handler
+	// OmitOpenStackMetrics leaves out the openstack-exporter compatible
+	// openstack_placement_* family.
+	OmitOpenStackMetrics bool
 }
 
 // Server is the Placement API. It is safe for concurrent use.
@@ -85,6 +96,7 @@ type Server struct {
 	schemas            *schema.Set
 	cands              candidateSettings
 	maxMV              microversion.Version
+	metrics            *serverMetrics // nil: not instrumented (benchmarks only)
 }
 
 // New validates opts and builds a Server.
@@ -125,6 +137,9 @@ func New(opts Options) (*Server, error) {
 	if err := s.cands.configure(opts); err != nil {
 		return nil, err
 	}
+	if err := s.initMetrics(opts); err != nil {
+		return nil, err
+	}
 	s.schemas = schema.New()
 	s.routes = s.routeTable()
 	return s, nil
@@ -132,6 +147,9 @@ func New(opts Options) (*Server, error) {
 
 // Handler returns the HTTP handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
+	if s.metrics != nil && s.metrics.endpoint != nil {
+		return withMetricsEndpoint(s.metrics.endpoint, http.HandlerFunc(s.serveHTTP))
+	}
 	return http.HandlerFunc(s.serveHTTP)
 }
 
@@ -179,6 +197,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	req := &request{Request: hr, id: newRequestID(), srv: s}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	rec.Header().Set("x-openstack-request-id", req.id)
+	s.requestStarted()
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic serving request", zap.Any("panic", p), zap.String("request_id", req.id))
@@ -189,11 +208,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 				zap.String("method", hr.Method),
 				zap.String("path", hr.URL.Path),
 				zap.Int("status", rec.status),
-				zap.String("microversion", req.mv.String()),
+				zap.String("microversion", req.loggedMicroversion()),
 				zap.Duration("duration", time.Since(start)),
 				zap.String("request_id", req.id),
 			)
 		}
+		s.requestDone(req, rec.status, time.Since(start))
 	}()
 	var out http.ResponseWriter = rec
 	if s.cors != nil {
@@ -229,7 +249,7 @@ func (s *Server) dispatch(w http.ResponseWriter, req *request) {
 		writeError(w, req, notFound(""))
 		return
 	}
-	req.params = params
+	req.route, req.params = rt, params
 	h, ok := rt.methods[req.Method]
 	if !ok {
 		e := &httpError{

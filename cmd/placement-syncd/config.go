@@ -23,13 +23,14 @@ import (
 // a custom unmarshaler decodes through yaml.Node, which loses
 // KnownFields (go-yaml/yaml#460).
 //
-// Sections for the agent, the reconciler and metrics are planned; until
-// they exist their keys are rejected as unknown.
+// A section for the agent is planned; until it exists its keys are
+// rejected as unknown.
 type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
 	Agent    AgentConfig    `yaml:"agent"`
+	Metrics  MetricsConfig  `yaml:"metrics"`
 
 	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
 	Policy            PolicyConfig            `yaml:"policy"`
@@ -109,6 +110,7 @@ func DefaultConfig() Config {
 		KeystoneAuthToken: defaultKeystoneAuthToken(),
 		CORS:              defaultCORS(),
 		Reconciler:        defaultReconcilerConfig(),
+		Metrics:           defaultMetricsConfig(),
 	}
 }
 
@@ -150,6 +152,7 @@ func (c *Config) Validate() error {
 	}
 	validateAgent(c.Agent, bad)
 	validateReconciler(c.Reconciler, bad)
+	c.Metrics.validate(c, bad)
 	return errors.Join(errs...)
 }
 

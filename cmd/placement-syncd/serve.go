@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
@@ -69,6 +70,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
+	reg := newRegistry()
+	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
 	opts := placementsrv.Options{
 		Logger: log.Named("api"),
 		Auth:   cfg.API.AuthStrategy,
@@ -76,11 +79,15 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
 		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+
+		Registerer:           reg,
+		MetricsHandler:       mx.onAPI(),
+		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
 	}
 	if err := authOptions(cfg, &opts); err != nil {
 		return usageError{err}
 	}
-	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
+	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log, reg)
 	if err != nil {
 		return err
 	}
@@ -107,9 +114,14 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
 	maps.Copy(actors, extra)
+	if err := mx.addActor(actors, cfg.API.ShutdownGrace); err != nil {
+		ln.Close()
+		return err
+	}
 	log.Info("placement-syncd started",
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
+		zap.String("metrics", mx.describe(ln.Addr().String())),
 		zap.String("database", cfg.Database.Path),
 		zap.String("auth_strategy", cfg.API.AuthStrategy))
 
@@ -132,7 +144,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 
 // openStore opens the SQLite database, creating its directory if needed.
 // Schema errors keep sqlite's sentinels so that they map to exit code 3.
-func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger) (*sqlite.Store, error) {
+func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger, reg prometheus.Registerer) (*sqlite.Store, error) {
 	if dir := filepath.Dir(db.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
@@ -142,6 +154,7 @@ func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Lo
 		Migrate:     migrate,
 		BusyTimeout: db.BusyTimeout,
 		Logger:      log.Named("store"),
+		Registerer:  reg,
 	})
 	if errors.Is(err, sqlite.ErrSchemaTooNew) || errors.Is(err, sqlite.ErrSchemaTooOld) {
 		if cur, latest, verr := sqlite.SchemaVersion(ctx, db.Path); verr == nil {

@@ -27,7 +27,7 @@ func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Lo
 		}
 		return nil, nil
 	}
-	r, err := newReconciler(ctx, rc, localURL(apiAddr), reconciler.Options{Logger: log.Named("reconciler")})
+	r, err := newReconciler(ctx, rc, localURL(apiAddr), reconciler.Options{Logger: log.Named("reconciler"), Registerer: api.Registerer})
 	if err != nil {
 		return nil, fmt.Errorf("reconciler: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -56,7 +57,9 @@ func (s *Store) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 			out = c
 			return nil
 		}
+		start := time.Now()
 		out = buildSnapshot(st, s.version)
+		s.metrics.snapshotBuild.Observe(time.Since(start).Seconds())
 		return nil
 	})
 	s.snap.cur.Store(out)
