@@ -20,6 +20,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+
 	"github.com/placement-syncd/placement-syncd/metrics"
 )
 
@@ -188,3 +190,6 @@ func fromNanos(n sql.NullInt64) time.Time {
 	}
 	return time.Unix(0, n.Int64).UTC()
 }
+
+// Store implements the whole contract.
+var _ store.Store = (*Store)(nil)
