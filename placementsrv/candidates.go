@@ -19,6 +19,7 @@ type candidateSettings struct {
 	randomize bool
 	max       int
 	order     candidates.Order
+	ownerNova ownerNovaPrefilter
 	// quoted caches the JSON-quoted names of the latest snapshot.
 	quoted atomic.Pointer[quotedNames]
 	bufs   bufferPool
@@ -58,6 +59,9 @@ func (c *candidateSettings) names(snap *store.Snapshot) *quotedNames {
 }
 
 func (c *candidateSettings) configure(opts Options) error {
+	if err := c.ownerNova.configure(opts); err != nil {
+		return err
+	}
 	c.randomize = opts.RandomizeAllocationCandidates
 	if opts.MaxAllocationCandidates < 0 {
 		return fmt.Errorf("placementsrv: MaxAllocationCandidates %d is negative", opts.MaxAllocationCandidates)
@@ -93,6 +97,7 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 	if herr != nil {
 		return nil, herr
 	}
+	s.cands.ownerNova.apply(r.creds.UserID.Get(), &req)
 	snap, err := s.store.Snapshot(r.Context())
 	if err != nil {
 		return nil, err

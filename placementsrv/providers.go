@@ -302,6 +302,3 @@ func providerFilterFromQuery(q map[string][]string, mv microversion.Version) (st
 	}
 	return f, nil
 }
-
-// errNotImplemented answers routes whose handlers are not written yet.
-var errNotImplemented = errorf(http.StatusNotImplemented, "not implemented")

@@ -29,6 +29,9 @@ type request struct {
 	mv     microversion.Version
 	mvSet  bool
 	params map[string]string
+	route  *route // set by dispatch once matched
+	// errCode is the Placement error code of an error answer.
+	errCode string
 	// creds are the caller's policy credentials, from the auth middleware.
 	creds policy.Credentials
 }
@@ -75,13 +78,13 @@ func (r *request) negotiate() *httpError {
 		value = microversion.Min.String()
 	}
 	if value == "latest" {
-		value = microversion.Max.String()
+		value = r.maxVersion().String()
 	}
 	v, err := parseLooseVersion(value)
 	if err != nil {
 		return badRequest("Invalid microversion: invalid version string: %s; %s", value, err)
 	}
-	if !v.Supported() {
+	if !v.Supported() || r.maxVersion().Less(v) {
 		accept := r.Header.Get("Accept")
 		if accept == "" || accept == "*/*" {
 			accept = "application/json"

@@ -175,6 +175,7 @@ type errorItem struct {
 // a microversion >= 1.23 was negotiated; min/max versions only on a 406 from
 // negotiation itself.
 func writeError(w http.ResponseWriter, req *request, e *httpError) {
+	req.errCode = e.Code // for the metrics
 	h := w.Header()
 	for k, vs := range e.Headers {
 		h[k] = vs
@@ -209,7 +210,7 @@ func jsonErrorBody(req *request, e *httpError) []byte {
 		}
 	}
 	if e.Status == http.StatusNotAcceptable && !req.mvSet {
-		item.MaxVersion = microversion.Max.String()
+		item.MaxVersion = req.maxVersion().String()
 		item.MinVersion = microversion.Min.String()
 	}
 	b, _ := marshalJSON(errorBody{Errors: []errorItem{item}})

@@ -19,7 +19,7 @@ type link struct {
 func (s *Server) home(r *request) (*response, error) {
 	doc := map[string][]versionDoc{"versions": {{
 		ID:         "v" + microversion.Min.String(),
-		MaxVersion: microversion.Max.String(),
+		MaxVersion: s.maxMV.String(),
 		MinVersion: microversion.Min.String(),
 		Status:     "CURRENT",
 		Links:      []link{{Rel: "self", Href: ""}},

@@ -8,6 +8,7 @@ type handlerFunc func(r *request) (*response, error)
 // route is one URL template and its handlers by method; order keeps the
 // declaration order for the Allow header.
 type route struct {
+	template string   // the path as declared, the metrics' route label
 	segments []string // "{name}" segments are parameters
 	methods  map[string]handlerFunc
 	order    []string
@@ -19,7 +20,7 @@ type methodHandler struct {
 }
 
 func handle(path string, hs ...methodHandler) route {
-	rt := route{methods: map[string]handlerFunc{}}
+	rt := route{template: path, methods: map[string]handlerFunc{}}
 	if p := strings.Trim(path, "/"); p != "" {
 		rt.segments = strings.Split(p, "/")
 	}

@@ -16,8 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -54,6 +56,29 @@ type Options struct {
 	// AllocationCandidatesOrder is "depth-first" (the default: one root's
 	// candidates after another) or "round-robin" (one per root in turn).
 	AllocationCandidatesOrder string
+	// OwnerNovaPrefilter adds root_required=OWNER_NOVA to allocation
+	// candidate requests from SchedulerUsers: PrefilterOff (default),
+	// PrefilterOn, or PrefilterAuto (while OwnerNovaGate is open).
+	OwnerNovaPrefilter string
+	OwnerNovaGate      OwnerNovaGate
+	// SchedulerUsers are the user ids whose requests the pre-filter
+	// applies to (with noauth2, the token's user part; with Keystone,
+	// the scheduler service user's id).
+	SchedulerUsers []string
+	// MaxMicroversion caps the microversions this server offers (the
+	// zero value: 1.39, all of them), so that clients' fallbacks for
+	// older Placement servers can be exercised against this one.
+	MaxMicroversion microversion.Version
+	// Registerer receives the API's metrics (metrics.go); nil means a
+	// private registry.
+	Registerer prometheus.Registerer
+	// MetricsHandler, when set, is served at GET /metrics in front of
+	// auth (see withMetricsEndpoint); nil leaves /metrics a 404, as
+	// upstream.
+	MetricsHandler http.Handler
+	// OmitOpenStackMetrics leaves out the openstack-exporter compatible
+	// openstack_placement_* family.
+	OmitOpenStackMetrics bool
 }
 
 // Server is the Placement API. It is safe for concurrent use.
@@ -70,6 +95,8 @@ type Server struct {
 	routes             []route
 	schemas            *schema.Set
 	cands              candidateSettings
+	maxMV              microversion.Version
+	metrics            *serverMetrics // nil: not instrumented (benchmarks only)
 }
 
 // New validates opts and builds a Server.
@@ -95,6 +122,9 @@ func New(opts Options) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("placementsrv: unsupported auth strategy %q", opts.Auth)
 	}
+	if err := s.capMicroversion(opts.MaxMicroversion); err != nil {
+		return nil, err
+	}
 	s.policy = opts.Policy
 	if s.policy == nil {
 		p, err := policy.New(policy.Options{})
@@ -107,6 +137,9 @@ func New(opts Options) (*Server, error) {
 	if err := s.cands.configure(opts); err != nil {
 		return nil, err
 	}
+	if err := s.initMetrics(opts); err != nil {
+		return nil, err
+	}
 	s.schemas = schema.New()
 	s.routes = s.routeTable()
 	return s, nil
@@ -114,6 +147,9 @@ func New(opts Options) (*Server, error) {
 
 // Handler returns the HTTP handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
+	if s.metrics != nil && s.metrics.endpoint != nil {
+		return withMetricsEndpoint(s.metrics.endpoint, http.HandlerFunc(s.serveHTTP))
+	}
 	return http.HandlerFunc(s.serveHTTP)
 }
 
@@ -161,6 +197,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	req := &request{Request: hr, id: newRequestID(), srv: s}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	rec.Header().Set("x-openstack-request-id", req.id)
+	s.requestStarted()
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic serving request", zap.Any("panic", p), zap.String("request_id", req.id))
@@ -171,11 +208,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 				zap.String("method", hr.Method),
 				zap.String("path", hr.URL.Path),
 				zap.Int("status", rec.status),
-				zap.String("microversion", req.mv.String()),
+				zap.String("microversion", req.loggedMicroversion()),
 				zap.Duration("duration", time.Since(start)),
 				zap.String("request_id", req.id),
 			)
 		}
+		s.requestDone(req, rec.status, time.Since(start))
 	}()
 	var out http.ResponseWriter = rec
 	if s.cors != nil {
@@ -211,7 +249,7 @@ func (s *Server) dispatch(w http.ResponseWriter, req *request) {
 		writeError(w, req, notFound(""))
 		return
 	}
-	req.params = params
+	req.route, req.params = rt, params
 	h, ok := rt.methods[req.Method]
 	if !ok {
 		e := &httpError{

@@ -23,16 +23,20 @@ import (
 // a custom unmarshaler decodes through yaml.Node, which loses
 // KnownFields (go-yaml/yaml#460).
 //
-// Sections for the agent, the reconciler and metrics are planned; until
-// they exist their keys are rejected as unknown.
+// A section for the agent is planned; until it exists its keys are
+// rejected as unknown.
 type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
 	Log      LogConfig      `yaml:"log"`
+	Agent    AgentConfig    `yaml:"agent"`
+	Metrics  MetricsConfig  `yaml:"metrics"`
 
 	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
 	Policy            PolicyConfig            `yaml:"policy"`
 	CORS              CORSConfig              `yaml:"cors"`
+	// Reconciler is in config_reconciler.go.
+	Reconciler ReconcilerConfig `yaml:"reconciler"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -46,6 +50,9 @@ type APIConfig struct {
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	// MaxMicroversion caps the microversions offered (for testing clients
+	// against an older Placement); see config_api.go.
+	MaxMicroversion string `yaml:"max_microversion"`
 	// AllocationCandidates tunes GET /allocation_candidates.
 	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
@@ -90,16 +97,20 @@ func DefaultConfig() Config {
 			AuthStrategy:         defaultAuthStrategy,
 			ShutdownGrace:        defaultShutdownGrace,
 			AllocationCandidates: defaultCandidatesConfig(),
+			MaxMicroversion:      defaultMaxMicroversion,
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
 			BusyTimeout: defaultBusyTimeout,
 			AutoMigrate: true,
 		},
-		Log: LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Log:   LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
+		Agent: defaultAgentConfig(),
 
 		KeystoneAuthToken: defaultKeystoneAuthToken(),
 		CORS:              defaultCORS(),
+		Reconciler:        defaultReconcilerConfig(),
+		Metrics:           defaultMetricsConfig(),
 	}
 }
 
@@ -125,6 +136,7 @@ func (c *Config) Validate() error {
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
+	checkMaxMicroversion(c.API.MaxMicroversion, bad)
 	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
@@ -138,6 +150,9 @@ func (c *Config) Validate() error {
 	if !slices.Contains(logFormats, c.Log.Format) {
 		bad("log.format", "invalid format %q (one of %s)", c.Log.Format, strings.Join(logFormats, ", "))
 	}
+	validateAgent(c.Agent, bad)
+	validateReconciler(c.Reconciler, bad)
+	c.Metrics.validate(c, bad)
 	return errors.Join(errs...)
 }
 

@@ -27,14 +27,19 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		},
 		"full.good.yaml": func(c *Config) {
 			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", ShutdownGrace: 90 * time.Second,
+				MaxMicroversion:      "1.39",
 				AllocationCandidates: CandidatesConfig{Randomize: true, MaxCandidates: 5000, Order: "round-robin"}}
 			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false}
 			c.Log = LogConfig{Level: "debug", Format: "console"}
+			c.Metrics = MetricsConfig{Enabled: true, Listen: "0.0.0.0:9778", OpenStackCompat: false}
 		},
 	}
 	bad := map[string]string{
-		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace, allocation_candidates)`,
-		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metrics" at the top level (known: api, database, log, keystone_authtoken, policy, cors)`,
+		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, shutdown_grace, max_microversion, allocation_candidates)`,
+		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metric" at the top level (known: api, database, log, agent, metrics, keystone_authtoken, policy, cors, reconciler)`,
+		"bad-metrics-listen.bad.yaml":   `testdata/bad-metrics-listen.bad.yaml:2: metrics.listen: invalid address "localhost": missing port in address`,
+		"metrics-listen-api.bad.yaml":   `testdata/metrics-listen-api.bad.yaml:4: metrics.listen: "127.0.0.1:8778" is api.listen; leave metrics.listen empty to serve /metrics on the API listener`,
+		"bad-metrics-compat.bad.yaml":   `testdata/bad-metrics-compat.bad.yaml:3: metrics.openstack_compat: invalid value "yes please": expected true or false`,
 		"bad-listen.bad.yaml":           `testdata/bad-listen.bad.yaml:3: api.listen: invalid address "localhost": missing port in address`,
 		"bad-port.bad.yaml":             `testdata/bad-port.bad.yaml:2: api.listen: invalid address "127.0.0.1:http": port "http" is not a number from 0 to 65535`,
 		"bad-duration.bad.yaml":         `testdata/bad-duration.bad.yaml:2: api.shutdown_grace: invalid value "ten seconds": expected a duration such as "10s" or "1m30s"`,
@@ -183,7 +188,7 @@ func TestCheckListen(t *testing.T) {
 }
 
 func TestReadmeAndCIRunTheSameTests(t *testing.T) {
-	const cmd = "go test -race ./..."
+	const cmd = "./scripts/test"
 	for _, f := range []string{"../../README.md", "../../.ci/run"} {
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -40,7 +40,7 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if before > latest {
 		return schemaMismatch(cfg.Database.Path, before, latest, "")
 	}
-	st, err := openStore(ctx, cfg.Database, true, zap.NewNop())
+	st, err := openStore(ctx, cfg.Database, true, zap.NewNop(), nil)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,13 @@ const usage = `usage: placement-syncd <command> [flags]
 
 commands:
   serve        run the Placement API server
+  agent        run the drivers and sync this host's hardware into Placement
+  fpga program program an FPGA through the local agent
+  sync-aggregates [--dry-run] [--verbose]
+               mirror Nova host aggregates into Placement once
+  gate         show the OWNER_NOVA version gate
+  jobs [list | run JOB]
+               show the reconciler's jobs and runs, or run one now
   db migrate   apply pending database schema migrations
   db version   print the database's schema version and the binary's
   policy list  print the effective policy rules
@@ -66,6 +73,16 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stderr)
+	case "agent":
+		return cmdAgent(ctx, args[1:], stderr)
+	case "fpga":
+		return cmdFPGA(ctx, args[1:], stdout, stderr)
+	case "sync-aggregates":
+		return cmdSyncAggregates(ctx, args[1:], stdout, stderr)
+	case "gate":
+		return cmdGate(ctx, args[1:], stdout, stderr)
+	case "jobs":
+		return cmdJobs(ctx, args[1:], stdout, stderr)
 	case "db":
 		if len(args) < 2 {
 			return usageError{errors.New("db: missing subcommand (migrate or version)")}
@@ -107,9 +124,12 @@ func (e usageError) Unwrap() error { return e.err }
 // exitCode maps an error to the documented exit code.
 func exitCode(err error) int {
 	var ue usageError
+	var ee exitError
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
 	case errors.Is(err, sqlite.ErrSchemaTooNew), errors.Is(err, sqlite.ErrSchemaTooOld):
 		return exitSchema
 	case errors.As(err, &ue):

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
@@ -68,6 +70,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
+	reg := newRegistry()
+	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
 	opts := placementsrv.Options{
 		Logger: log.Named("api"),
 		Auth:   cfg.API.AuthStrategy,
@@ -75,31 +79,49 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
 		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+
+		Registerer:           reg,
+		MetricsHandler:       mx.onAPI(),
+		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
 	}
 	if err := authOptions(cfg, &opts); err != nil {
 		return usageError{err}
 	}
-	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log)
+	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log, reg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	opts.Store = st
-	srv, err := placementsrv.New(opts)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", cfg.API.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
+	opts.Store = st
+	opts.MaxMicroversion = maxMicroversion(cfg.API)
+	// The reconciler needs the API's address, and the API its gate.
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv, err := placementsrv.New(opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	actors := map[string]actor{
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
+	}
+	maps.Copy(actors, extra)
+	if err := mx.addActor(actors, cfg.API.ShutdownGrace); err != nil {
+		ln.Close()
+		return err
 	}
 	log.Info("placement-syncd started",
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
+		zap.String("metrics", mx.describe(ln.Addr().String())),
 		zap.String("database", cfg.Database.Path),
 		zap.String("auth_strategy", cfg.API.AuthStrategy))
 
@@ -122,7 +144,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 
 // openStore opens the SQLite database, creating its directory if needed.
 // Schema errors keep sqlite's sentinels so that they map to exit code 3.
-func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger) (*sqlite.Store, error) {
+func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger, reg prometheus.Registerer) (*sqlite.Store, error) {
 	if dir := filepath.Dir(db.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
@@ -132,6 +154,7 @@ func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Lo
 		Migrate:     migrate,
 		BusyTimeout: db.BusyTimeout,
 		Logger:      log.Named("store"),
+		Registerer:  reg,
 	})
 	if errors.Is(err, sqlite.ErrSchemaTooNew) || errors.Is(err, sqlite.ErrSchemaTooOld) {
 		if cur, latest, verr := sqlite.SchemaVersion(ctx, db.Path); verr == nil {

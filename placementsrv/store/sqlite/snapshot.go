@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -72,6 +73,7 @@ func (s *Store) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 	defer s.snap.build.Unlock()
 	var out *store.Snapshot
 	_ = s.read(func(st *state) error {
+		start := time.Now()
 		c := s.snap.cur.Load()
 		switch {
 		case c != nil && c.Version == s.version:
@@ -84,6 +86,7 @@ func (s *Store) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 			out = buildSnapshot(st, s.version)
 		}
 		s.snap.rebuild, s.snap.dirty = false, nil
+		s.metrics.snapshotBuild.Observe(time.Since(start).Seconds())
 		return nil
 	})
 	s.snap.cur.Store(out)

@@ -17,8 +17,12 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
-
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+
+	"github.com/placement-syncd/placement-syncd/metrics"
 )
 
 // Options configures Open.
@@ -31,13 +35,17 @@ type Options struct {
 	Logger      *zap.Logger
 	// Now is the clock for created_at/updated_at; nil means time.Now.
 	Now func() time.Time
+	// Registerer receives the store's metrics (metrics.go); nil means a
+	// private registry.
+	Registerer prometheus.Registerer
 }
 
 // Store is the SQLite store. It is safe for concurrent use.
 type Store struct {
-	db  *sql.DB
-	log *zap.Logger
-	now func() time.Time
+	db      *sql.DB
+	log     *zap.Logger
+	now     func() time.Time
+	metrics *storeMetrics
 
 	// wmu serializes writers end to end (validate, SQL, commit, apply),
 	// so a writer may read st without mu: nobody else changes it.
@@ -84,8 +92,13 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// from memory.
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
-	s := &Store{db: db, log: opts.Logger, now: opts.Now}
+	s := &Store{db: db, log: opts.Logger, now: opts.Now, metrics: newStoreMetrics()}
 	if err := s.init(ctx, path, opts.Migrate); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// Registered last, so that a failed Open leaves the registry as it was.
+	if err := s.metrics.register(metrics.Private(opts.Registerer)); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -148,9 +161,11 @@ func (s *Store) writeUsage(ctx context.Context, fn func(tx *sql.Tx, now time.Tim
 	return s.writeKind(ctx, true, fn)
 }
 
-func (s *Store) writeKind(ctx context.Context, usageOnly bool, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) error {
+func (s *Store) writeKind(ctx context.Context, usageOnly bool, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) (err error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	start := time.Now()
+	defer func() { s.metrics.observeWrite(time.Since(start), err) }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
@@ -190,3 +205,6 @@ func fromNanos(n sql.NullInt64) time.Time {
 	}
 	return time.Unix(0, n.Int64).UTC()
 }
+
+// Store implements the whole contract.
+var _ store.Store = (*Store)(nil)

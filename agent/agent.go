@@ -1,0 +1,252 @@
+// Package agent keeps Placement in step with what drivers observe. Each
+// pass, per driver: observe the desired provider tree, read the actual one
+// from Placement, write only the differences with generations, re-read and
+// retry on 409 with jittered, bounded backoff. A pass that could not
+// finish is a failure, never a partial success. The agent talks to
+// Placement only through placementclient, so it runs unchanged against
+// OpenStack Placement.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/placementclient"
+)
+
+// Defaults for Options.
+const (
+	DefaultInterval          = 10 * time.Second
+	DefaultConcurrency       = 8
+	DefaultConflictRetries   = 5
+	DefaultBackoffBase       = time.Second
+	DefaultListAllThreshold  = 32
+	DefaultHeartbeatInterval = time.Minute
+	// DefaultServiceBinary is the binary the reconciler's version gate
+	// counts: the agent reports for the host as nova-compute does.
+	DefaultServiceBinary      = "nova-compute"
+	maxConflictBackoffPerStep = 2 * time.Second
+)
+
+// Options configures an Agent.
+type Options struct {
+	// Placement is the client; required.
+	Placement *placementclient.Client
+	// Drivers are synced in order each pass; at least one.
+	Drivers []drivers.Driver
+	// Host names this agent in its service record.
+	Host string
+	// Version is reported in the service record.
+	Version string
+	// Interval between passes (default 10 s). A state change reaches
+	// Placement within one interval.
+	Interval time.Duration
+	// Concurrency is how many provider trees are written at once.
+	Concurrency int
+	// ConflictRetries bounds re-read-and-retry rounds per provider on 409.
+	ConflictRetries int
+	// BackoffBase is the first wait after a failed pass (doubling, with
+	// jitter, up to Interval) and the unit of conflict backoff.
+	BackoffBase time.Duration
+	// ListAllThreshold: a driver with more providers than this is read
+	// with one GET /resource_providers instead of one in_tree query per
+	// tree.
+	ListAllThreshold int
+	// ServiceURL, when set, receives the ServiceRecord as a JSON POST
+	// every HeartbeatInterval, with ServiceToken as X-Auth-Token.
+	ServiceURL        string
+	ServiceToken      string
+	HeartbeatInterval time.Duration
+	// ServiceBinary is the record's binary (default nova-compute).
+	ServiceBinary string
+	// Logger; nil means no logging.
+	Logger *zap.Logger
+	// Registerer for metrics; nil means a private registry.
+	Registerer prometheus.Registerer
+	// OnPass, when set, is called after every pass with its results (for
+	// status pages and tests).
+	OnPass func([]Result)
+}
+
+// Agent syncs drivers' provider trees into Placement. Its methods are safe
+// for concurrent use; passes never overlap.
+type Agent struct {
+	opts    Options
+	pc      *placementclient.Client
+	log     *zap.Logger
+	metrics *metrics
+	resync  chan struct{}
+
+	passMu sync.Mutex // one pass (or programming step) at a time
+
+	mu        sync.Mutex
+	cache     map[string]actual   // provider uuid -> last read/written
+	owned     map[string][]string // provider uuid -> traits we set
+	parents   map[string]string   // external parent name -> uuid
+	ensuredRC map[string]bool
+	ensuredTr map[string]bool
+	last      []Result
+	lastOK    time.Time
+
+	fallbackLogged atomic.Bool
+	hb             heartbeat
+}
+
+// New validates opts and builds an Agent.
+func New(opts Options) (*Agent, error) {
+	if opts.Placement == nil {
+		return nil, errors.New("agent: a placement client is required")
+	}
+	if len(opts.Drivers) == 0 {
+		return nil, errors.New("agent: at least one driver is required")
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.ConflictRetries <= 0 {
+		opts.ConflictRetries = DefaultConflictRetries
+	}
+	if opts.BackoffBase <= 0 {
+		opts.BackoffBase = DefaultBackoffBase
+	}
+	if opts.ListAllThreshold <= 0 {
+		opts.ListAllThreshold = DefaultListAllThreshold
+	}
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if opts.ServiceBinary == "" {
+		opts.ServiceBinary = DefaultServiceBinary
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Registerer == nil {
+		opts.Registerer = prometheus.NewRegistry()
+	}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("agent: register metrics: %w", err)
+	}
+	return &Agent{
+		opts: opts, pc: opts.Placement, log: opts.Logger.Named("agent"), metrics: m,
+		resync: make(chan struct{}, 1),
+		cache:  map[string]actual{}, owned: map[string][]string{}, parents: map[string]string{},
+		ensuredRC: map[string]bool{}, ensuredTr: map[string]bool{},
+	}, nil
+}
+
+// Result is one driver's pass.
+type Result struct {
+	Driver    string
+	Providers int
+	Created   int
+	Writes    int
+	Conflicts int
+	// Unavailable counts held-back inventories by reason.
+	Unavailable map[string]int
+	// FallbackDeleted counts unavailable inventories deleted because the
+	// server is older than 1.26.
+	FallbackDeleted int
+	Duration        time.Duration
+	Err             error
+}
+
+// Run passes every Interval (or at once on Resync) until ctx ends. After a
+// failed pass it waits a jittered, doubling backoff (capped at Interval)
+// instead. It returns nil when ctx ends.
+func (a *Agent) Run(ctx context.Context) error {
+	failures := 0
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		case <-a.resync:
+		}
+		wait := a.opts.Interval
+		if err := a.SyncOnce(ctx); err != nil && ctx.Err() == nil {
+			failures++
+			wait = backoff(a.opts.BackoffBase, a.opts.Interval, failures)
+			a.log.Warn("sync pass failed; backing off", zap.Error(err), zap.Int("failures", failures), zap.Duration("retry_in", wait))
+		} else {
+			failures = 0
+		}
+		a.heartbeat(ctx)
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(wait)
+	}
+}
+
+// backoff is base·2^(n-1), capped at max, with "equal jitter": a uniform
+// draw from the upper half, so agents that failed together spread out.
+func backoff(base, max time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	d = min(d, max)
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+// Resync asks Run for a pass now (coalesced with one already asked for).
+func (a *Agent) Resync() {
+	select {
+	case a.resync <- struct{}{}:
+	default:
+	}
+}
+
+// SyncOnce runs one pass over every driver and returns the joined errors
+// of the drivers that did not fully sync.
+func (a *Agent) SyncOnce(ctx context.Context) error {
+	a.passMu.Lock()
+	defer a.passMu.Unlock()
+	results := make([]Result, 0, len(a.opts.Drivers))
+	var errs []error
+	for _, d := range a.opts.Drivers {
+		r := a.syncDriver(ctx, d)
+		results = append(results, r)
+		if r.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", d.Name(), r.Err))
+		}
+	}
+	a.mu.Lock()
+	a.last = results
+	if len(errs) == 0 {
+		a.lastOK = time.Now()
+	}
+	a.mu.Unlock()
+	if a.opts.OnPass != nil {
+		a.opts.OnPass(results)
+	}
+	return errors.Join(errs...)
+}
+
+// LastResults returns the last pass's results and the time of the last
+// fully successful pass.
+func (a *Agent) LastResults() ([]Result, time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Result(nil), a.last...), a.lastOK
+}

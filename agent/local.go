@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// LocalHandler serves the agent's local endpoint, for the CLI and
+// operators on the host. Every request needs X-Auth-Token equal to token.
+//
+//	POST /v1/resync         ask for a pass now (202)
+//	POST /v1/fpga/program   {"device","image","force"} -> ProgramResult;
+//	                        200 success, 409 refused, 502 failure, 504 timeout
+//	GET  /v1/status         last pass results and device states
+//	GET  /v1/service        the ServiceRecord
+func (a *Agent) LocalHandler(token string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/resync", func(w http.ResponseWriter, r *http.Request) {
+		a.Resync()
+		writeJSON(w, http.StatusAccepted, map[string]string{"status": "resync requested"})
+	})
+	mux.HandleFunc("POST /v1/fpga/program", a.serveProgram)
+	mux.HandleFunc("GET /v1/status", a.serveStatus)
+	mux.HandleFunc("GET /v1/service", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, a.ServiceRecord())
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token == "" || subtle.ConstantTimeCompare([]byte(r.Header.Get("X-Auth-Token")), []byte(token)) != 1 {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a valid X-Auth-Token is required"})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// ProgramRequest is the body of POST /v1/fpga/program.
+type ProgramRequest struct {
+	Device string `json:"device"`
+	Image  string `json:"image"`
+	Force  bool   `json:"force"`
+}
+
+func (a *Agent) serveProgram(w http.ResponseWriter, r *http.Request) {
+	var req ProgramRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.Device == "" || req.Image == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "body must be {\"device\": ..., \"image\": ..., \"force\": bool}"})
+		return
+	}
+	res, err := a.Program(r.Context(), req.Device, req.Image, req.Force)
+	status := http.StatusOK
+	switch {
+	case err == nil:
+	case res.Result == "refused" || errors.Is(err, ErrDeviceInUse):
+		status = http.StatusConflict
+	case res.Result == "timeout":
+		status = http.StatusGatewayTimeout
+	case res.Result == "failure":
+		status = http.StatusBadGateway
+	default:
+		status = http.StatusServiceUnavailable
+	}
+	if err != nil && res.Error == "" {
+		res.Error = err.Error()
+	}
+	writeJSON(w, status, res)
+}
+
+func (a *Agent) serveStatus(w http.ResponseWriter, r *http.Request) {
+	results, lastOK := a.LastResults()
+	type driverStatus struct {
+		Driver      string         `json:"driver"`
+		Providers   int            `json:"providers"`
+		Writes      int            `json:"writes"`
+		Conflicts   int            `json:"conflicts"`
+		Unavailable map[string]int `json:"unavailable"`
+		Error       string         `json:"error,omitempty"`
+	}
+	out := struct {
+		LastSuccess time.Time      `json:"last_success,omitzero"`
+		Drivers     []driverStatus `json:"drivers"`
+		Devices     any            `json:"devices,omitempty"`
+	}{LastSuccess: lastOK}
+	for _, res := range results {
+		ds := driverStatus{Driver: res.Driver, Providers: res.Providers, Writes: res.Writes, Conflicts: res.Conflicts, Unavailable: res.Unavailable}
+		if res.Err != nil {
+			ds.Error = res.Err.Error()
+		}
+		out.Drivers = append(out.Drivers, ds)
+	}
+	for _, d := range a.opts.Drivers {
+		if s, ok := d.(interface{ StatusJSON() any }); ok {
+			out.Devices = s.StatusJSON()
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// ServeLocal serves LocalHandler on ln until ctx ends.
+func (a *Agent) ServeLocal(ctx context.Context, ln net.Listener, token string) error {
+	srv := &http.Server{Handler: a.LocalHandler(token), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

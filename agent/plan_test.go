@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/placementclient"
+)
+
+func TestPlanTraits(t *testing.T) {
+	tests := []struct {
+		name                   string
+		have, want, previously []string
+		out                    []string
+	}{
+		{"adds wanted", []string{"A"}, []string{"B"}, nil, []string{"A", "B"}},
+		{"keeps foreign", []string{"FOREIGN", "OLD"}, []string{"NEW"}, []string{"OLD"}, []string{"FOREIGN", "NEW"}},
+		{"unknown history keeps all", []string{"OLD"}, []string{"NEW"}, nil, []string{"NEW", "OLD"}},
+		{"no change", []string{"A", "B"}, []string{"A"}, []string{"A"}, []string{"A", "B"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := planTraits(tc.have, tc.want, tc.previously); !slices.Equal(got, tc.out) {
+				t.Fatalf("planTraits = %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
+
+func TestPlanInventories(t *testing.T) {
+	want := map[string]drivers.Inventory{"X": {Total: 2, Unavailable: drivers.ReasonCleaning}}
+	have := map[string]placementclient.Inventory{"X": placementclient.Inventory{Total: 2}.WithDefaults(), "GONE": placementclient.Inventory{Total: 1}.WithDefaults()}
+	t.Run("reserved equals total", func(t *testing.T) {
+		p := planInventories(want, have, nil, true)
+		if p.invs["X"].Reserved != 2 || len(p.invs) != 1 {
+			t.Fatalf("%+v", p)
+		}
+	})
+	t.Run("old server deletes", func(t *testing.T) {
+		p := planInventories(want, have, nil, false)
+		if len(p.invs) != 0 || !slices.Equal(p.fallbackDeleted, []string{"X"}) {
+			t.Fatalf("%+v", p)
+		}
+	})
+	t.Run("in use is kept", func(t *testing.T) {
+		p := planInventories(want, have, map[string]int{"GONE": 1, "X": 1}, false)
+		if len(p.invs) != 2 || !slices.Equal(p.keptInUse, []string{"GONE", "X"}) {
+			t.Fatalf("%+v", p)
+		}
+	})
+}
+
+func TestBackoff(t *testing.T) {
+	for n := 1; n < 10; n++ {
+		d := backoff(100, 1000, n)
+		if d < 50 || d > 1000 {
+			t.Fatalf("backoff(%d) = %d, outside [50, 1000]", n, d)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/placement-syncd/placement-syncd/agent"
+	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/drivers/fpga"
+	"github.com/placement-syncd/placement-syncd/drivers/ironic"
+	"github.com/placement-syncd/placement-syncd/drivers/static"
+	"github.com/placement-syncd/placement-syncd/placementclient"
+)
+
+// cmdAgent runs `placement-syncd agent --config FILE [--once]`. With
+// --once it makes one pass and exits 0 only if every driver fully synced.
+func cmdAgent(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlagSet("agent", "placement-syncd agent --config FILE [--once]", stderr)
+	config := fs.String("config", "", "YAML configuration `file` (its agent section)")
+	once := fs.Bool("once", false, "make one sync pass and exit (0: fully synced)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *config == "" {
+		return usageError{fmt.Errorf("agent: --config is required")}
+	}
+	cfg, err := configure(*config, nil)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg.Log, stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
+	a, closeDrivers, err := buildAgent(ctx, cfg.Agent, log, prometheus.NewRegistry())
+	if err != nil {
+		return err
+	}
+	defer closeDrivers()
+	if *once {
+		if err := a.SyncOnce(ctx); err != nil {
+			return fmt.Errorf("agent: pass failed: %w", err)
+		}
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.Run(gctx) })
+	if cfg.Agent.Local.Listen != "" && cfg.Agent.Local.Token != "" {
+		ln, err := net.Listen("tcp", cfg.Agent.Local.Listen)
+		if err != nil {
+			return fmt.Errorf("agent: listen on %s: %w", cfg.Agent.Local.Listen, err)
+		}
+		g.Go(func() error { return a.ServeLocal(gctx, ln, cfg.Agent.Local.Token) })
+	} else {
+		log.Info("local endpoint off: agent.local.token is empty")
+	}
+	log.Info("agent started", zap.String("placement", cfg.Agent.Placement.Endpoint), zap.Duration("interval", cfg.Agent.Interval))
+	return g.Wait()
+}
+
+// buildAgent maps the agent section to agent.Options and the drivers.
+func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometheus.Registerer) (*agent.Agent, func(), error) {
+	host := c.Host
+	if host == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return nil, nil, fmt.Errorf("agent: host name: %w", err)
+		}
+		host = h
+	}
+	popts := placementclient.Options{Endpoint: c.Placement.Endpoint, Token: c.Placement.Token}
+	if c.Placement.Cloud != "" {
+		popts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Placement.Cloud, CloudsFile: c.Placement.CloudsFile}
+	}
+	pc, err := placementclient.New(ctx, popts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ds []drivers.Driver
+	closeAll := func() {
+		for _, d := range ds {
+			_ = d.Close()
+		}
+	}
+	if c.Ironic.Enabled {
+		d, err := ironic.New(ctx, ironic.Options{
+			Endpoint: c.Ironic.Endpoint, Token: c.Ironic.Token, Cloud: c.Ironic.Cloud, CloudsFile: c.Ironic.CloudsFile,
+			File: c.Ironic.File, Microversion: c.Ironic.Microversion, ConductorGroup: c.Ironic.ConductorGroup,
+			SkipReserveInUse: c.Ironic.SkipReserveInUse, Logger: log.Named("ironic"),
+		})
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		ds = append(ds, d)
+	}
+	if c.FPGA.Enabled {
+		d, err := fpga.New(fpga.Options{
+			Host: host, ComputeNodeUUID: c.FPGA.ComputeNodeUUID, ComputeNodeName: c.FPGA.ComputeNodeName,
+			File: c.FPGA.File, SysfsRoot: c.FPGA.SysfsRoot, ProgramCommand: c.FPGA.ProgramCommand,
+			ProgramTimeout: c.FPGA.ProgramTimeout, Logger: log.Named("fpga"),
+		})
+		if err != nil {
+			closeAll()
+			return nil, nil, usageError{err}
+		}
+		ds = append(ds, d)
+	}
+	if c.Static.Enabled {
+		d, err := static.New(static.Options{File: c.Static.File})
+		if err != nil {
+			closeAll()
+			return nil, nil, usageError{err}
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return nil, nil, usageError{fmt.Errorf("agent: no driver enabled (agent.ironic, agent.fpga or agent.static)")}
+	}
+	a, err := agent.New(agent.Options{
+		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
+		Interval: c.Interval, Concurrency: c.Concurrency,
+		ServiceURL: c.ServiceURL, ServiceToken: c.ServiceToken, HeartbeatInterval: c.HeartbeatInterval,
+		Logger: log, Registerer: reg,
+	})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return a, closeAll, nil
+}
+
+// cmdFPGA runs `placement-syncd fpga program --device D --image I
+// [--force]` against the local agent's endpoint.
+func cmdFPGA(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "program" {
+		return usageError{fmt.Errorf("fpga: missing subcommand (program)")}
+	}
+	fs := newFlagSet("fpga program", "placement-syncd fpga program --device PCI_ADDRESS --image IMAGE [--force] [--config FILE]", stderr)
+	config := fs.String("config", "", "YAML configuration `file` (agent.local.listen and agent.local.token)")
+	device := fs.String("device", "", "PCI `address` of the FPGA, e.g. 0000:5e:00.0")
+	image := fs.String("image", "", "bitstream `image` passed to the programming command")
+	force := fs.Bool("force", false, "program even if the device has allocations")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *device == "" || *image == "" {
+		return usageError{fmt.Errorf("fpga program: --device and --image are required")}
+	}
+	cfg, err := configure(*config, nil)
+	if err != nil {
+		return err
+	}
+	body, _ := json.Marshal(agent.ProgramRequest{Device: *device, Image: *image, Force: *force})
+	ctx, cancel := context.WithTimeout(ctx, cfg.Agent.FPGA.ProgramTimeout+time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+cfg.Agent.Local.Listen+"/v1/fpga/program", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Auth-Token", cfg.Agent.Local.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("fpga program: the agent's local endpoint: %w", err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	fmt.Fprintf(stdout, "%s", out)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("fpga program: %s", http.StatusText(resp.StatusCode))
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/reconciler"
+)
+
+// Exit codes of sync-aggregates, documented in README.md. When several
+// apply, the first in this list wins.
+const (
+	exitNovaUnavailable = 4 // Nova (or the Nova file) could not be read; nothing written
+	exitPlacementError  = 5 // Placement could not be read, or some writes failed
+	exitUnmappedHosts   = 6 // synced, but some hosts have no compute node provider
+)
+
+// exitError carries a command's own exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// cmdSyncAggregates is the one-shot aggregate mirroring.
+func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--verbose] [--config FILE]", stderr)
+	var common commonFlags
+	common.register(fs)
+	dryRun := fs.Bool("dry-run", false, "print the plan and write nothing")
+	verbose := fs.Bool("verbose", false, "also print what was read and providers already in sync")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := configure(common.config, common.overrides(fs))
+	if err != nil {
+		return err
+	}
+	rc := cfg.Reconciler
+	if rc.Nova.File == "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" {
+		return usageError{errors.New("sync-aggregates: no Nova source configured (reconciler.nova.file, endpoint or cloud)")}
+	}
+	r, err := newReconciler(ctx, rc, localURL(cfg.API.Listen), reconciler.Options{Logger: zap.NewNop()})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, runErr := r.SyncAggregates(ctx, *dryRun)
+	if res != nil {
+		printAggregateResult(stdout, res, *verbose, time.Since(start))
+	}
+	switch {
+	case errors.Is(runErr, reconciler.ErrNovaUnavailable):
+		return exitError{exitNovaUnavailable, runErr}
+	case runErr != nil:
+		return exitError{exitPlacementError, runErr}
+	case len(res.Plan.Unmapped) > 0:
+		return exitError{exitUnmappedHosts, fmt.Errorf("%d host(s) without a resource provider", len(res.Plan.Unmapped))}
+	}
+	return nil
+}
+
+func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose bool, took time.Duration) {
+	if verbose {
+		fmt.Fprintf(w, "read placement memberships %s\n", res.Strategy)
+	}
+	hosts := func(h []string) string {
+		if len(h) == 0 {
+			return "(no Nova host)"
+		}
+		return strings.Join(h, ",")
+	}
+	if res.DryRun {
+		for _, c := range res.Plan.Changes {
+			fmt.Fprintf(w, "plan: host %s: provider %s: add %v remove %v\n", hosts(c.Hosts), c.Provider, c.Add, c.Remove)
+		}
+	} else {
+		for _, a := range res.Applied {
+			if a.Err != nil {
+				fmt.Fprintf(w, "failed: host %s: provider %s: %v\n", hosts(a.Hosts), a.Provider, a.Err)
+				continue
+			}
+			fmt.Fprintf(w, "synced: host %s: provider %s: added %v removed %v\n", hosts(a.Hosts), a.Provider, a.Added, a.Removed)
+		}
+	}
+	for _, u := range res.Plan.Unmapped {
+		fmt.Fprintf(w, "no provider: host %s: %s %v (aggregates %v)\n", u.Host, u.Reason(), u.MissingProviders, u.Aggregates)
+	}
+	fmt.Fprintf(w, "%d providers in sync, %d to change, %d associations drifted, %d written, %d conflicts, %d hosts without provider (%s)\n",
+		res.Plan.InSync, len(res.Plan.Changes), res.Plan.Drift(), res.Writes(), res.Conflicts, len(res.Plan.Unmapped), took.Round(time.Millisecond))
+}
+
+// cmdGate prints the version gate from the running reconciler, or,
+// when it is not reachable, from the state file and the config.
+func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("gate", "placement-syncd gate [--config FILE] [--json]", stderr)
+	var common commonFlags
+	common.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := configure(common.config, common.overrides(fs))
+	if err != nil {
+		return err
+	}
+	var g reconciler.GateState
+	source := "reconciler at " + cfg.Reconciler.Listen
+	if err := endpointCall(ctx, cfg.Reconciler, http.MethodGet, "/v1/gate", &g); err != nil {
+		state, serr := reconciler.OpenStateFile(cfg.Reconciler.StateFile)
+		if serr != nil {
+			return serr
+		}
+		var services []reconciler.ServiceRecord
+		for _, s := range cfg.Reconciler.Gate.Services {
+			services = append(services, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
+		}
+		records := state.Services()
+		for _, s := range services {
+			records = append(records, s)
+		}
+		g = reconciler.EvaluateGate(reconciler.GateInput{Records: records, Required: cfg.Reconciler.Gate.MinVersion, Override: cfg.Reconciler.Gate.Override})
+		source = fmt.Sprintf("state file %s (reconciler not reachable: %v)", cfg.Reconciler.StateFile, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(g)
+	}
+	state := "closed"
+	if g.Open {
+		state = "open"
+	}
+	fmt.Fprintf(stdout, "OWNER_NOVA gate: %s\nreason: %s\nrequired version: %d, minimum reported: %d, computes counted: %d, override: %s\n",
+		state, g.Reason, g.Required, g.MinVersion, g.Computes, g.Override)
+	if len(g.Behind) > 0 {
+		fmt.Fprintf(stdout, "behind: %s\n", strings.Join(g.Behind, ", "))
+	}
+	fmt.Fprintf(stdout, "source: %s\n", source)
+	return nil
+}
+
+// cmdJobs lists the reconciler's jobs or runs one now.
+func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr)
+	var common commonFlags
+	common.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, errHelp) {
+			return errHelp
+		}
+		return usageError{errReported}
+	}
+	cfg, err := configure(common.config, common.overrides(fs))
+	if err != nil {
+		return err
+	}
+	rest := fs.Args()
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	switch {
+	case len(rest) == 0 || (len(rest) == 1 && rest[0] == "list"):
+		var out struct {
+			Jobs []reconciler.JobStatus `json:"jobs"`
+		}
+		if err := endpointCall(ctx, cfg.Reconciler, http.MethodGet, "/v1/jobs", &out); err != nil {
+			return err
+		}
+		for _, j := range out.Jobs {
+			fmt.Fprintf(stdout, "%s (%s):\n", j.Name, j.Schedule)
+			for _, r := range j.Runs {
+				fmt.Fprintf(stdout, "  %s %-8s %-7s %8s changes=%d drift=%d conflicts=%d give_ups=%d hosts_without_provider=%d %s%s\n",
+					r.Start.Format(time.RFC3339), r.Trigger, r.Result, r.Duration.Round(time.Millisecond), r.Changes, r.Drift, r.Conflicts, r.GiveUps,
+					len(r.HostsWithoutProvider), r.Detail, r.Error)
+			}
+		}
+		return nil
+	case len(rest) == 2 && rest[0] == "run":
+		var rec reconciler.RunRecord
+		if err := endpointCall(ctx, cfg.Reconciler, http.MethodPost, "/v1/jobs/"+rest[1]+"/run", &rec); err != nil {
+			return err
+		}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+		if rec.Result != reconciler.ResultOK {
+			return fmt.Errorf("job %s: %s", rest[1], rec.Error)
+		}
+		return nil
+	}
+	return usageError{fmt.Errorf("jobs: want 'list' or 'run JOB', got %q", strings.Join(rest, " "))}
+}
+
+// endpointCall calls the reconciler's local endpoint and decodes the
+// JSON answer into out.
+func endpointCall(ctx context.Context, rc ReconcilerConfig, method, path string, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, rc.RunTimeout+10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, localURL(rc.Listen)+path, nil)
+	if err != nil {
+		return err
+	}
+	if rc.Token != "" {
+		req.Header.Set("X-Auth-Token", rc.Token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("reconciler endpoint: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("reconciler endpoint: %w", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(body, &e)
+		return fmt.Errorf("reconciler endpoint: %s %s: %d %s", method, path, resp.StatusCode, e.Error)
+	}
+	return json.Unmarshal(body, out)
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/drivers/fpga"
+	"github.com/placement-syncd/placement-syncd/drivers/ironic"
+)
+
+// AgentConfig configures `placement-syncd agent`: the drivers that report
+// this host's hardware and the Placement they report to.
+type AgentConfig struct {
+	// Host names this host (service record, FPGA provider names); empty
+	// means the OS host name.
+	Host              string               `yaml:"host"`
+	Interval          time.Duration        `yaml:"interval"`
+	Concurrency       int                  `yaml:"concurrency"`
+	Placement         AgentPlacementConfig `yaml:"placement"`
+	Local             AgentLocalConfig     `yaml:"local"`
+	ServiceURL        string               `yaml:"service_url"`
+	ServiceToken      string               `yaml:"service_token"`
+	HeartbeatInterval time.Duration        `yaml:"heartbeat_interval"`
+	Ironic            IronicConfig         `yaml:"ironic"`
+	FPGA              FPGAConfig           `yaml:"fpga"`
+	Static            StaticConfig         `yaml:"static"`
+}
+
+// AgentPlacementConfig is where the agent reports: a noauth endpoint with
+// a token, or a clouds.yaml cloud (Keystone).
+type AgentPlacementConfig struct {
+	Endpoint   string `yaml:"endpoint"`
+	Token      string `yaml:"token"`
+	Cloud      string `yaml:"cloud"`
+	CloudsFile string `yaml:"clouds_file"`
+}
+
+// AgentLocalConfig is the agent's local endpoint (resync, FPGA program).
+type AgentLocalConfig struct {
+	Listen string `yaml:"listen"`
+	Token  string `yaml:"token"`
+}
+
+// IronicConfig configures drivers/ironic.
+type IronicConfig struct {
+	Enabled          bool   `yaml:"enabled"`
+	Endpoint         string `yaml:"endpoint"`
+	Token            string `yaml:"token"`
+	Cloud            string `yaml:"cloud"`
+	CloudsFile       string `yaml:"clouds_file"`
+	File             string `yaml:"file"`
+	Microversion     string `yaml:"microversion"`
+	ConductorGroup   string `yaml:"conductor_group"`
+	SkipReserveInUse bool   `yaml:"skip_reserve_in_use"`
+}
+
+// FPGAConfig configures drivers/fpga.
+type FPGAConfig struct {
+	Enabled         bool          `yaml:"enabled"`
+	File            string        `yaml:"file"`
+	SysfsRoot       string        `yaml:"sysfs_root"`
+	ComputeNodeUUID string        `yaml:"compute_node_uuid"`
+	ComputeNodeName string        `yaml:"compute_node_name"`
+	ProgramCommand  []string      `yaml:"program_command"`
+	ProgramTimeout  time.Duration `yaml:"program_timeout"`
+}
+
+// StaticConfig configures drivers/static.
+type StaticConfig struct {
+	Enabled bool   `yaml:"enabled"`
+	File    string `yaml:"file"`
+}
+
+const (
+	defaultAgentInterval      = 10 * time.Second
+	defaultAgentConcurrency   = 8
+	defaultAgentPlacement     = "http://127.0.0.1:8778"
+	defaultAgentToken         = "admin"
+	defaultAgentLocalListen   = "127.0.0.1:8780"
+	defaultAgentHeartbeat     = time.Minute
+	defaultFPGAProgramTimeout = fpga.DefaultProgramTimeout
+)
+
+func defaultAgentConfig() AgentConfig {
+	return AgentConfig{
+		Interval:          defaultAgentInterval,
+		Concurrency:       defaultAgentConcurrency,
+		Placement:         AgentPlacementConfig{Endpoint: defaultAgentPlacement, Token: defaultAgentToken},
+		Local:             AgentLocalConfig{Listen: defaultAgentLocalListen},
+		HeartbeatInterval: defaultAgentHeartbeat,
+		Ironic:            IronicConfig{Microversion: ironic.DefaultMicroversion},
+		FPGA:              FPGAConfig{ProgramCommand: []string{}, ProgramTimeout: defaultFPGAProgramTimeout},
+	}
+}
+
+// validateAgent checks the agent section.
+func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
+	if c.Interval <= 0 {
+		bad("agent.interval", "must be positive, got %s", c.Interval)
+	}
+	if c.Concurrency < 1 || c.Concurrency > 256 {
+		bad("agent.concurrency", "must be from 1 to 256, got %d", c.Concurrency)
+	}
+	if c.HeartbeatInterval <= 0 {
+		bad("agent.heartbeat_interval", "must be positive, got %s", c.HeartbeatInterval)
+	}
+	checkURL := func(key, v string) {
+		if v == "" {
+			return
+		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad(key, "invalid URL %q (want http:// or https://)", v)
+		}
+	}
+	checkURL("agent.placement.endpoint", c.Placement.Endpoint)
+	checkURL("agent.service_url", c.ServiceURL)
+	checkURL("agent.ironic.endpoint", c.Ironic.Endpoint)
+	if c.Placement.Endpoint == "" && c.Placement.Cloud == "" {
+		bad("agent.placement.endpoint", "set an endpoint or a cloud")
+	}
+	if c.Local.Listen != "" {
+		if err := checkListen(c.Local.Listen); err != nil {
+			bad("agent.local.listen", "invalid address %q: %v", c.Local.Listen, err)
+		}
+	}
+	if c.Ironic.Enabled {
+		n := 0
+		for _, s := range []string{c.Ironic.Endpoint, c.Ironic.Cloud, c.Ironic.File} {
+			if s != "" {
+				n++
+			}
+		}
+		if n != 1 {
+			bad("agent.ironic", "set exactly one of endpoint, cloud or file")
+		}
+	}
+	if c.FPGA.Enabled && c.FPGA.File == "" && c.FPGA.SysfsRoot == "" {
+		bad("agent.fpga", "set file or sysfs_root")
+	}
+	if c.FPGA.ProgramTimeout <= 0 {
+		bad("agent.fpga.program_timeout", "must be positive, got %s", c.FPGA.ProgramTimeout)
+	}
+	if c.Static.Enabled && c.Static.File == "" {
+		bad("agent.static.file", "must be set when the static driver is enabled")
+	}
+}

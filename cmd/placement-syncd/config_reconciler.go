@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/config"
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+
+	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/reconciler"
+)
+
+// ReconcilerConfig configures the reconciler (configs/reconciler.yaml):
+// Nova aggregate mirroring, the OWNER_NOVA version gate and stamping,
+// and the pre-filter the API applies while the gate is open.
+type ReconcilerConfig struct {
+	// Enabled runs the reconciler inside serve.
+	Enabled bool `yaml:"enabled"`
+	// Listen is the local endpoint (gate, heartbeats, jobs).
+	Listen string `yaml:"listen"`
+	// Token, when set, is required on the local endpoint.
+	Token string `yaml:"token"`
+	// StateFile remembers Nova's aggregates and the service records.
+	StateFile   string        `yaml:"state_file"`
+	RunTimeout  time.Duration `yaml:"run_timeout"`
+	Concurrency int           `yaml:"concurrency"`
+	// RetryAttempts bounds tries per provider write on 409 or 5xx.
+	RetryAttempts int                  `yaml:"retry_attempts"`
+	Jobs          ReconcilerJobsConfig `yaml:"jobs"`
+	Placement     ReconcilerPlacement  `yaml:"placement"`
+	Nova          NovaConfig           `yaml:"nova"`
+	Gate          GateConfig           `yaml:"gate"`
+	// OwnerNovaPrefilter is off, on or auto (follow the gate).
+	OwnerNovaPrefilter string `yaml:"owner_nova_prefilter"`
+	// SchedulerUsers are the users whose candidate requests are filtered.
+	SchedulerUsers []string `yaml:"scheduler_users"`
+}
+
+// ReconcilerJobsConfig holds each job's cron schedule; "" disables it.
+type ReconcilerJobsConfig struct {
+	Aggregates  string `yaml:"aggregates"`
+	OwnerTraits string `yaml:"owner_traits"`
+}
+
+// ReconcilerPlacement is the Placement the reconciler writes to.
+type ReconcilerPlacement struct {
+	// URL, empty: this process's API (api.listen).
+	URL   string `yaml:"url"`
+	Token string `yaml:"token"`
+	// Cloud is a clouds.yaml entry; when set, Keystone is used.
+	Cloud string `yaml:"cloud"`
+}
+
+// NovaConfig selects where Nova's aggregates and hypervisors come from.
+type NovaConfig struct {
+	// File holds {"aggregates": [...], "hypervisors": [...]}.
+	File string `yaml:"file"`
+	// Endpoint and Token reach a compute API without Keystone.
+	Endpoint string `yaml:"endpoint"`
+	Token    string `yaml:"token"`
+	// Cloud is a clouds.yaml entry for Keystone authentication.
+	Cloud string `yaml:"cloud"`
+}
+
+// GateConfig configures the OWNER_NOVA version gate.
+type GateConfig struct {
+	MinVersion int    `yaml:"min_version"`
+	Override   string `yaml:"override"`
+	// Services replace heartbeat records of the same host and binary.
+	Services []ServiceConfig `yaml:"services"`
+}
+
+// ServiceConfig is an operator-set service record.
+type ServiceConfig struct {
+	Host       string `yaml:"host"`
+	Binary     string `yaml:"binary"`
+	Version    int    `yaml:"version"`
+	Deleted    bool   `yaml:"deleted"`
+	ForcedDown bool   `yaml:"forced_down"`
+}
+
+const (
+	defaultReconcilerListen = "127.0.0.1:8779"
+	defaultStateFile        = "reconciler-state.json"
+	defaultRunTimeout       = 5 * time.Minute
+)
+
+func defaultReconcilerConfig() ReconcilerConfig {
+	return ReconcilerConfig{
+		Listen:             defaultReconcilerListen,
+		StateFile:          defaultStateFile,
+		RunTimeout:         defaultRunTimeout,
+		Concurrency:        8,
+		RetryAttempts:      reconciler.DefaultRetry.Attempts,
+		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},
+		Placement:          ReconcilerPlacement{Token: "admin"},
+		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
+		OwnerNovaPrefilter: "auto",
+		SchedulerUsers:     []string{"nova"},
+	}
+}
+
+// validateReconciler checks the reconciler section.
+func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ...any)) {
+	if err := checkListen(c.Listen); err != nil {
+		bad("reconciler.listen", "invalid address %q: %v", c.Listen, err)
+	}
+	if c.StateFile == "" {
+		bad("reconciler.state_file", "must not be empty")
+	}
+	if c.RunTimeout < 0 {
+		bad("reconciler.run_timeout", "must not be negative, got %s", c.RunTimeout)
+	}
+	if c.Concurrency < 1 {
+		bad("reconciler.concurrency", "must be at least 1, got %d", c.Concurrency)
+	}
+	if c.RetryAttempts < 1 {
+		bad("reconciler.retry_attempts", "must be at least 1, got %d", c.RetryAttempts)
+	}
+	for key, spec := range map[string]string{"reconciler.jobs.aggregates": c.Jobs.Aggregates, "reconciler.jobs.owner_traits": c.Jobs.OwnerTraits} {
+		if spec != "" {
+			if err := reconciler.ParseSchedule(spec); err != nil {
+				bad(key, "invalid cron schedule %q: %v", spec, err)
+			}
+		}
+	}
+	sources := 0
+	for _, s := range []string{c.Nova.File, c.Nova.Endpoint, c.Nova.Cloud} {
+		if s != "" {
+			sources++
+		}
+	}
+	if sources > 1 {
+		bad("reconciler.nova", "set only one of file, endpoint and cloud")
+	}
+	if c.Gate.MinVersion < 1 {
+		bad("reconciler.gate.min_version", "must be at least 1, got %d", c.Gate.MinVersion)
+	}
+	if !slices.Contains([]string{reconciler.GateAuto, reconciler.GateOpen, reconciler.GateClosed}, c.Gate.Override) {
+		bad("reconciler.gate.override", "invalid value %q (auto, open or closed)", c.Gate.Override)
+	}
+	for i, s := range c.Gate.Services {
+		if s.Host == "" || s.Binary == "" {
+			bad(fmt.Sprintf("reconciler.gate.services.%d", i), "host and binary are required")
+		}
+	}
+	if !slices.Contains([]string{"off", "on", "auto"}, c.OwnerNovaPrefilter) {
+		bad("reconciler.owner_nova_prefilter", "invalid value %q (off, on or auto)", c.OwnerNovaPrefilter)
+	}
+}
+
+// novaSource builds the configured Nova source; nil when none is set.
+func novaSource(ctx context.Context, c NovaConfig) (reconciler.NovaSource, error) {
+	switch {
+	case c.File != "":
+		return reconciler.NovaFile{Path: c.File}, nil
+	case c.Endpoint != "":
+		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: 60 * time.Second}}
+		pc.SetToken(c.Token)
+		return reconciler.NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(c.Endpoint), Type: "compute"}), nil
+	case c.Cloud != "":
+		ao, eo, tlsCfg, err := clouds.Parse(clouds.WithCloudName(c.Cloud))
+		if err != nil {
+			return nil, fmt.Errorf("nova: clouds.yaml entry %q: %w", c.Cloud, err)
+		}
+		pc, err := config.NewProviderClient(ctx, ao, config.WithTLSConfig(tlsCfg))
+		if err != nil {
+			return nil, fmt.Errorf("nova: authenticate: %w", err)
+		}
+		sc, err := openstack.NewComputeV2(pc, eo)
+		if err != nil {
+			return nil, fmt.Errorf("nova: compute endpoint: %w", err)
+		}
+		return reconciler.NewNovaAPI(sc), nil
+	}
+	return nil, nil
+}
+
+// reconcilerPlacement builds the Placement client; localURL is used
+// when no URL is configured.
+func reconcilerPlacement(ctx context.Context, c ReconcilerPlacement, localURL string) (reconciler.Placement, error) {
+	opts := placementclient.Options{Endpoint: c.URL, Token: c.Token}
+	if opts.Endpoint == "" && c.Cloud == "" {
+		opts.Endpoint = localURL
+	}
+	if c.Cloud != "" {
+		opts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Cloud}
+	}
+	pc, err := placementclient.New(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return reconciler.FromClient(pc), nil
+}
+
+// newReconciler builds the reconciler from the config.
+func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opts reconciler.Options) (*reconciler.Reconciler, error) {
+	pl, err := reconcilerPlacement(ctx, c.Placement, localURL)
+	if err != nil {
+		return nil, err
+	}
+	nova, err := novaSource(ctx, c.Nova)
+	if err != nil {
+		return nil, err
+	}
+	state, err := reconciler.OpenStateFile(c.StateFile)
+	if err != nil {
+		return nil, err
+	}
+	jobs := map[string]string{}
+	if c.Jobs.Aggregates != "" && nova != nil {
+		jobs[reconciler.JobAggregates] = c.Jobs.Aggregates
+	}
+	if c.Jobs.OwnerTraits != "" {
+		jobs[reconciler.JobOwnerTraits] = c.Jobs.OwnerTraits
+	}
+	var services []reconciler.ServiceRecord
+	for _, s := range c.Gate.Services {
+		services = append(services, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
+	}
+	retry := reconciler.DefaultRetry
+	retry.Attempts = c.RetryAttempts
+	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
+	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token
+	opts.GateRequired, opts.GateOverride, opts.Services = c.Gate.MinVersion, c.Gate.Override, services
+	return reconciler.New(opts)
+}
+
+// localURL is the URL of this process's API for a listen address.
+func localURL(listen string) string {
+	return "http://" + listen
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/reconciler"
+)
+
+// withReconciler sets the API's OWNER_NOVA pre-filter and, when the
+// reconciler is enabled, builds it with its local endpoint as actors.
+// Without the reconciler there is no gate, so "auto" means off.
+func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Logger, api *placementsrv.Options) (map[string]actor, error) {
+	rc := cfg.Reconciler
+	api.SchedulerUsers = rc.SchedulerUsers
+	api.OwnerNovaPrefilter = rc.OwnerNovaPrefilter
+	if !rc.Enabled {
+		if rc.OwnerNovaPrefilter == placementsrv.PrefilterAuto {
+			api.OwnerNovaPrefilter = placementsrv.PrefilterOff
+		}
+		return nil, nil
+	}
+	r, err := newReconciler(ctx, rc, localURL(apiAddr), reconciler.Options{Logger: log.Named("reconciler"), Registerer: api.Registerer})
+	if err != nil {
+		return nil, fmt.Errorf("reconciler: %w", err)
+	}
+	api.OwnerNovaGate = r
+	ln, err := net.Listen("tcp", rc.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("reconciler: listen on %s: %w", rc.Listen, err)
+	}
+	log.Info("reconciler endpoint", zap.String("listen", ln.Addr().String()))
+	return map[string]actor{
+		"reconciler":          r,
+		"reconciler-endpoint": httpActor{srv: &http.Server{Handler: r.Handler(), ReadHeaderTimeout: 10 * time.Second}, ln: ln, grace: cfg.API.ShutdownGrace},
+	}, nil
+}
+
+// httpActor serves an http.Server on its listener until ctx ends.
+type httpActor struct {
+	srv   *http.Server
+	ln    net.Listener
+	grace time.Duration
+}
+
+func (h httpActor) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- h.srv.Serve(h.ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.grace)
+	defer cancel()
+	err := h.srv.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

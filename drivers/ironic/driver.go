@@ -1,0 +1,253 @@
+// Package ironic is the bare-metal driver: one root provider per Ironic
+// node, as Nova's ironic virt driver reports it, except that a node that
+// cannot take an instance keeps its inventory, fully reserved.
+package ironic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/drivers"
+)
+
+// DefaultMicroversion is the Ironic API version Nova uses
+// (nova/virt/ironic/driver.py IRONIC_API_VERSION); below it resource_class
+// and traits are missing from node documents.
+const DefaultMicroversion = "1.46"
+
+// Options configures the driver. Exactly one of Endpoint, Cloud or File is
+// the node source.
+type Options struct {
+	// Endpoint is a noauth Ironic API URL (e.g. http://ironic:6385/v1),
+	// with Token sent as X-Auth-Token when set.
+	Endpoint string
+	Token    string
+	// Cloud is a clouds.yaml entry (Keystone auth; Ironic from the
+	// catalog); CloudsFile its file, or the usual places when empty.
+	Cloud      string
+	CloudsFile string
+	// File holds the JSON of Ironic's GET /v1/nodes/detail.
+	File string
+	// Microversion sent to the Ironic API; at least 1.46.
+	Microversion string
+	// ConductorGroup, when set, limits the driver to that group's nodes.
+	ConductorGroup string
+	// SkipReserveInUse turns off reserving nodes that have an instance
+	// (Nova's [workarounds]skip_reserve_in_use_ironic_nodes).
+	SkipReserveInUse bool
+	// HTTPClient for the Ironic API; nil means a 30 s timeout client.
+	HTTPClient *http.Client
+	Logger     *zap.Logger
+}
+
+// Driver reports Ironic nodes. It is safe for concurrent use.
+type Driver struct {
+	opts   Options
+	client *gophercloud.ServiceClient // nil with a file source
+	log    *zap.Logger
+}
+
+// New validates opts and, for an API source, builds the client (with
+// Keystone, authenticating now).
+func New(ctx context.Context, opts Options) (*Driver, error) {
+	n := 0
+	for _, s := range []string{opts.Endpoint, opts.Cloud, opts.File} {
+		if s != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, errors.New("ironic: exactly one of endpoint, cloud or file must be set")
+	}
+	if opts.Microversion == "" {
+		opts.Microversion = DefaultMicroversion
+	}
+	if !atLeast146(opts.Microversion) {
+		return nil, fmt.Errorf("ironic: microversion %q is below %s", opts.Microversion, DefaultMicroversion)
+	}
+	d := &Driver{opts: opts, log: opts.Logger}
+	if d.log == nil {
+		d.log = zap.NewNop()
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	var err error
+	switch {
+	case opts.Endpoint != "":
+		d.client, err = noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: opts.Endpoint})
+		if err == nil {
+			d.client.HTTPClient = *hc
+			if opts.Token != "" {
+				d.client.SetToken(opts.Token)
+			}
+		}
+	case opts.Cloud != "":
+		d.client, err = keystoneClient(ctx, opts, hc)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ironic: %w", err)
+	}
+	if d.client != nil {
+		d.client.Microversion = opts.Microversion
+	}
+	return d, nil
+}
+
+func keystoneClient(ctx context.Context, opts Options, hc *http.Client) (*gophercloud.ServiceClient, error) {
+	popts := []clouds.ParseOption{clouds.WithCloudName(opts.Cloud)}
+	if opts.CloudsFile != "" {
+		popts = append(popts, clouds.WithLocations(opts.CloudsFile))
+	}
+	ao, eo, _, err := clouds.Parse(popts...)
+	if err != nil {
+		return nil, fmt.Errorf("read clouds.yaml: %w", err)
+	}
+	ao.AllowReauth = true
+	pc, err := openstack.NewClient(ao.IdentityEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	pc.HTTPClient = *hc
+	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
+		return nil, fmt.Errorf("keystone authentication: %w", err)
+	}
+	return openstack.NewBareMetalV1(pc, eo)
+}
+
+func atLeast146(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 1 || (major == 1 && minor >= 46)
+}
+
+// Name implements drivers.Driver.
+func (d *Driver) Name() string { return "ironic" }
+
+// Close implements drivers.Driver; the driver holds no resources.
+func (d *Driver) Close() error { return nil }
+
+// Observe lists the nodes and returns one root provider per node that has
+// a resource class. Any failure to read the source is returned, so that
+// Placement is left as it is.
+func (d *Driver) Observe(ctx context.Context) (*drivers.Tree, error) {
+	ns, err := d.nodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tree := &drivers.Tree{Providers: make([]drivers.Provider, 0, len(ns))}
+	skipped := 0
+	for _, n := range ns {
+		if d.opts.ConductorGroup != "" && n.ConductorGroup != d.opts.ConductorGroup {
+			continue
+		}
+		p, ok := Provider(n, !d.opts.SkipReserveInUse)
+		if !ok {
+			skipped++
+			continue
+		}
+		tree.Providers = append(tree.Providers, p)
+	}
+	if skipped > 0 {
+		d.log.Warn("nodes without a resource class are not reported", zap.Int("nodes", skipped))
+	}
+	return tree, nil
+}
+
+func (d *Driver) nodes(ctx context.Context) ([]nodes.Node, error) {
+	if d.client == nil {
+		f, err := os.Open(d.opts.File)
+		if err != nil {
+			return nil, fmt.Errorf("ironic: read nodes: %w", err)
+		}
+		defer f.Close()
+		return ParseNodes(f)
+	}
+	page, err := nodes.ListDetail(d.client, nodes.ListOpts{ConductorGroup: d.opts.ConductorGroup}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ironic: list nodes: %w", err)
+	}
+	ns, err := nodes.ExtractNodes(page)
+	if err != nil {
+		return nil, fmt.Errorf("ironic: decode nodes: %w", err)
+	}
+	return ns, nil
+}
+
+// ParseNodes decodes the body of GET /v1/nodes/detail.
+func ParseNodes(r io.Reader) ([]nodes.Node, error) {
+	var doc struct {
+		Nodes *[]nodes.Node `json:"nodes"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("ironic: decode nodes: %w", err)
+	}
+	if doc.Nodes == nil {
+		return nil, errors.New(`ironic: decode nodes: no "nodes" list`)
+	}
+	return *doc.Nodes, nil
+}
+
+// cleaningStates are the provision states of a node being cleaned.
+var cleaningStates = []string{"cleaning", "clean wait", "clean failed", "clean hold"}
+
+// Unavailable is Nova's _node_resources_unavailable, with a reason: in
+// maintenance, power state error or unknown, or a provision state other
+// than available (or none). With reserveInUse, a node with an instance is
+// also held back (nova 27, LP#1974070). "" means available.
+func Unavailable(n nodes.Node, reserveInUse bool) string {
+	switch {
+	case n.Maintenance:
+		return drivers.ReasonMaintenance
+	case slices.Contains(cleaningStates, n.ProvisionState):
+		return drivers.ReasonCleaning
+	case n.PowerState == "" || n.PowerState == "error":
+		return drivers.ReasonPower
+	case n.ProvisionState != "" && n.ProvisionState != string(nodes.Available):
+		return drivers.ReasonNotAvailable
+	case reserveInUse && n.InstanceUUID != "":
+		return drivers.ReasonInUse
+	}
+	return ""
+}
+
+// Provider is the desired provider of one node: uuid and name are the
+// node uuid, one CUSTOM_<resource class> inventory of 1, and the node's
+// traits plus COMPUTE_NODE and OWNER_NOVA. ok is false without a resource
+// class (Nova raises NoResourceClass).
+func Provider(n nodes.Node, reserveInUse bool) (drivers.Provider, bool) {
+	if n.ResourceClass == "" || n.UUID == "" {
+		return drivers.Provider{}, false
+	}
+	traits := append(slices.Clone(n.Traits), "COMPUTE_NODE", drivers.OwnerNova)
+	slices.Sort(traits)
+	return drivers.Provider{
+		UUID:  n.UUID,
+		Name:  n.UUID,
+		Owner: drivers.OwnerNova,
+		Inventories: map[string]drivers.Inventory{
+			drivers.NormalizeName(n.ResourceClass): {
+				Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1,
+				Unavailable: Unavailable(n, reserveInUse),
+			},
+		},
+		Traits: slices.Compact(traits),
+	}, true
+}

@@ -1,0 +1,59 @@
+package placementclient
+
+import (
+	"context"
+	"slices"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+)
+
+// Aggregates is a provider's aggregate uuids (sorted) and, from 1.19, its
+// generation (-1 on older servers).
+type Aggregates struct {
+	Generation int
+	Aggregates []string
+}
+
+// GetAggregates reads a provider's aggregates.
+func (c *Client) GetAggregates(ctx context.Context, uuid string) (Aggregates, error) {
+	sc, _, err := c.at(ctx, ErrorCodes)
+	if err != nil {
+		return Aggregates{}, err
+	}
+	r, err := resourceproviders.GetAggregates(ctx, sc, uuid).Extract()
+	if err != nil {
+		return Aggregates{}, wrapErr("get aggregates of "+uuid, err)
+	}
+	out := Aggregates{Generation: -1, Aggregates: slices.Clone(r.Aggregates)}
+	if out.Aggregates == nil {
+		out.Aggregates = []string{}
+	}
+	slices.Sort(out.Aggregates)
+	if r.ResourceProviderGeneration != nil {
+		out.Generation = *r.ResourceProviderGeneration
+	}
+	return out, nil
+}
+
+// PutAggregates replaces a provider's aggregates. From 1.19 the body is
+// the envelope with the generation (checked and incremented by the
+// server); before, it is the bare list and the generation is not checked.
+// It returns the new generation (-1 on servers older than 1.19).
+func (c *Client) PutAggregates(ctx context.Context, uuid string, generation int, aggs []string) (int, error) {
+	sc, _, err := c.at(ctx, ErrorCodes)
+	if err != nil {
+		return 0, err
+	}
+	if aggs == nil {
+		aggs = []string{}
+	}
+	// gophercloud picks the body shape from sc.Microversion.
+	r, err := resourceproviders.UpdateAggregates(ctx, sc, uuid, resourceproviders.UpdateAggregatesOpts{ResourceProviderGeneration: &generation, Aggregates: aggs}).Extract()
+	if err != nil {
+		return 0, wrapErr("put aggregates of "+uuid, err)
+	}
+	if r.ResourceProviderGeneration == nil {
+		return -1, nil
+	}
+	return *r.ResourceProviderGeneration, nil
+}

@@ -1,0 +1,74 @@
+package placementclient
+
+import (
+	"context"
+	"slices"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceclasses"
+	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/traits"
+)
+
+// V1_6 added traits.
+var V1_6 = Version{1, 6}
+
+// Traits is a provider's trait set (sorted) and its generation.
+type Traits struct {
+	Generation int
+	Traits     []string
+}
+
+// GetTraits reads a provider's traits.
+func (c *Client) GetTraits(ctx context.Context, uuid string) (Traits, error) {
+	op := "get traits of " + uuid
+	sc, _, err := c.atLeast(ctx, op, V1_6, ErrorCodes)
+	if err != nil {
+		return Traits{}, err
+	}
+	r, err := resourceproviders.GetTraits(ctx, sc, uuid).Extract()
+	if err != nil {
+		return Traits{}, wrapErr(op, err)
+	}
+	t := slices.Clone(r.Traits)
+	slices.Sort(t)
+	return Traits{Generation: r.ResourceProviderGeneration, Traits: t}, nil
+}
+
+// PutTraits replaces a provider's traits, checked against generation, and
+// returns the new generation. Every trait must exist (EnsureTrait).
+func (c *Client) PutTraits(ctx context.Context, uuid string, generation int, names []string) (int, error) {
+	op := "put traits of " + uuid
+	sc, _, err := c.atLeast(ctx, op, V1_6, ErrorCodes)
+	if err != nil {
+		return 0, err
+	}
+	if names == nil {
+		names = []string{}
+	}
+	r, err := resourceproviders.UpdateTraits(ctx, sc, uuid, resourceproviders.UpdateTraitsOpts{ResourceProviderGeneration: generation, Traits: names}).Extract()
+	if err != nil {
+		return 0, wrapErr(op, err)
+	}
+	return r.ResourceProviderGeneration, nil
+}
+
+// EnsureTrait creates a custom trait if it does not exist (idempotent).
+func (c *Client) EnsureTrait(ctx context.Context, name string) error {
+	op := "ensure trait " + name
+	sc, _, err := c.atLeast(ctx, op, V1_6, ErrorCodes)
+	if err != nil {
+		return err
+	}
+	return wrapErr(op, traits.Create(ctx, sc, name).ExtractErr())
+}
+
+// EnsureResourceClass creates a custom resource class if it does not exist
+// (idempotent PUT, 1.7).
+func (c *Client) EnsureResourceClass(ctx context.Context, name string) error {
+	op := "ensure resource class " + name
+	sc, _, err := c.atLeast(ctx, op, V1_7, ErrorCodes)
+	if err != nil {
+		return err
+	}
+	return wrapErr(op, resourceclasses.Update(ctx, sc, name).ExtractErr())
+}

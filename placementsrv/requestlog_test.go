@@ -1,0 +1,93 @@
+package placementsrv
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// TestRequestLog checks that every request, whatever stops it, logs one
+// info line with method, path, status, microversion, duration and the
+// request id the client got in x-openstack-request-id.
+func TestRequestLog(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := New(Options{Store: st, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+
+	tests := []struct {
+		name, method, path, token, version string
+		status                             int
+		microversion                       string
+	}{
+		{"ok", "GET", "/resource_providers", "admin", "1.39", 200, "1.39"},
+		{"latest", "GET", "/traits", "admin", "latest", 200, "1.39"},
+		{"default version", "GET", "/resource_providers", "admin", "", 200, "1.0"},
+		{"no token", "GET", "/resource_providers", "", "1.39", 401, ""},
+		{"unsupported version", "GET", "/usages", "admin", "1.99", 406, ""},
+		{"unknown path", "GET", "/nowhere", "admin", "1.2", 404, "1.2"},
+		{"method not allowed", "DELETE", "/traits", "admin", "1.6", 405, "1.6"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs.TakeAll()
+			req, _ := http.NewRequest(tt.method, hs.URL+tt.path, nil)
+			if tt.token != "" {
+				req.Header.Set("X-Auth-Token", tt.token)
+			}
+			if tt.version != "" {
+				req.Header.Set("OpenStack-API-Version", "placement "+tt.version)
+			}
+			resp, err := hs.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
+			}
+			entries := logs.FilterMessage("request").AllUntimed()
+			if len(entries) != 1 {
+				t.Fatalf("%d request lines, want 1: %v", len(entries), entries)
+			}
+			e := entries[0]
+			if e.Level != zapcore.InfoLevel {
+				t.Errorf("level %s, want info", e.Level)
+			}
+			f := e.ContextMap()
+			want := map[string]any{
+				"method": tt.method, "path": tt.path, "status": int64(tt.status),
+				"microversion": tt.microversion, "request_id": resp.Header.Get("X-Openstack-Request-Id"),
+			}
+			for k, v := range want {
+				if f[k] != v {
+					t.Errorf("%s = %#v, want %#v", k, f[k], v)
+				}
+			}
+			if d, ok := f["duration"].(time.Duration); !ok || d <= 0 {
+				t.Errorf("duration = %#v", f["duration"])
+			}
+			if !strings.HasPrefix(resp.Header.Get("X-Openstack-Request-Id"), "req-") {
+				t.Errorf("request id header %q", resp.Header.Get("X-Openstack-Request-Id"))
+			}
+		})
+	}
+}

@@ -1,0 +1,213 @@
+package reconciler
+
+import (
+	"maps"
+	"slices"
+)
+
+// AggregateInput is everything PlanAggregates needs: what Nova says,
+// what the reconciler remembers, and what Placement holds.
+type AggregateInput struct {
+	Nova NovaState
+	// Owned are aggregate uuids remembered as Nova's from earlier runs;
+	// Nova's current aggregate uuids are added to them.
+	Owned []string
+	// Managed are provider uuids remembered as Nova compute nodes from
+	// earlier runs; the current compute nodes are added to them. Only
+	// these providers ever lose an association.
+	Managed []string
+	// Existing holds the uuid of every provider in Placement.
+	Existing map[string]bool
+	// Observed maps providers to the aggregates they are in, restricted
+	// to owned aggregate uuids (others may be present and are ignored).
+	Observed map[string][]string
+}
+
+// AggregatePlan is the difference between Nova and Placement.
+type AggregatePlan struct {
+	// Changes are the providers to write, sorted by provider uuid.
+	Changes []ProviderChange
+	// Unmapped are hosts in some Nova aggregate that have no compute
+	// node, or a compute node without a resource provider.
+	Unmapped []UnmappedHost
+	// InSync counts providers that were checked and need nothing.
+	InSync int
+	// Owned and Managed are what to remember before applying: Nova's
+	// aggregates and compute nodes now, plus remembered ones that still
+	// have associations to remove.
+	Owned   []string
+	Managed []string
+}
+
+// ProviderChange is the write planned for one provider.
+type ProviderChange struct {
+	Provider string
+	// Hosts are the Nova hosts whose compute node this provider is; empty
+	// for a provider Nova no longer knows.
+	Hosts []string
+	// Add and Remove are aggregate uuids, sorted.
+	Add    []string
+	Remove []string
+	// Desired is the provider's full set of Nova aggregates, used to
+	// re-plan after a generation conflict.
+	Desired []string
+}
+
+// UnmappedHost is a host that could not be mirrored. It is reported, and
+// does not stop the other hosts.
+type UnmappedHost struct {
+	Host       string
+	Aggregates []string
+	// MissingProviders are the host's compute node uuids that have no
+	// resource provider; empty when Nova has no compute node at all.
+	MissingProviders []string
+}
+
+// Reason says why the host could not be mirrored, for operators.
+func (u UnmappedHost) Reason() string {
+	if len(u.MissingProviders) == 0 {
+		return "no compute node in Nova"
+	}
+	return "no resource provider for compute node(s)"
+}
+
+// Drift is the number of associations the plan adds or removes.
+func (p *AggregatePlan) Drift() int {
+	n := 0
+	for _, c := range p.Changes {
+		n += len(c.Add) + len(c.Remove)
+	}
+	return n
+}
+
+// PlanAggregates computes the associations to add and remove so that each
+// Nova aggregate is on every compute-node provider of each of its hosts,
+// and no managed provider keeps an owned aggregate Nova no longer puts
+// there. It is pure: the same input gives the same plan.
+func PlanAggregates(in AggregateInput) AggregatePlan {
+	byHost := in.Nova.nodesByHost()
+	owned := setOf(in.Owned, in.Nova.aggregateUUIDs())
+	managed := setOf(in.Managed)
+	current := map[string]bool{}
+	for _, nodes := range byHost {
+		for _, n := range nodes {
+			managed[n], current[n] = true, true
+		}
+	}
+
+	desired := map[string]map[string]bool{}
+	hostsOf := map[string][]string{}
+	unmapped := map[string]*UnmappedHost{}
+	for _, a := range in.Nova.Aggregates {
+		for _, h := range a.Hosts {
+			nodes := byHost[h]
+			missing := false
+			for _, n := range nodes {
+				if !in.Existing[n] {
+					u := unmappedFor(unmapped, h)
+					u.MissingProviders = appendOnce(u.MissingProviders, n)
+					missing = true
+					continue
+				}
+				if desired[n] == nil {
+					desired[n] = map[string]bool{}
+				}
+				desired[n][a.UUID] = true
+				hostsOf[n] = appendOnce(hostsOf[n], h)
+			}
+			if len(nodes) == 0 || missing {
+				u := unmappedFor(unmapped, h)
+				u.Aggregates = appendOnce(u.Aggregates, a.UUID)
+			}
+		}
+	}
+
+	plan := AggregatePlan{}
+	candidates := map[string]bool{}
+	for p := range desired {
+		candidates[p] = true
+	}
+	for p := range in.Observed {
+		if managed[p] && in.Existing[p] {
+			candidates[p] = true
+		}
+	}
+	keepOwned := setOf(in.Nova.aggregateUUIDs())
+	keepManaged := maps.Clone(current)
+	for _, p := range sortedKeys(candidates) {
+		have := map[string]bool{}
+		for _, a := range in.Observed[p] {
+			if owned[a] {
+				have[a] = true
+			}
+		}
+		c := ProviderChange{
+			Provider: p,
+			Hosts:    hostsOf[p],
+			Desired:  sortedKeys(desired[p]),
+			Add:      minus(desired[p], have),
+			Remove:   minus(have, desired[p]),
+		}
+		if len(c.Add) == 0 && len(c.Remove) == 0 {
+			plan.InSync++
+			continue
+		}
+		for _, a := range c.Remove {
+			keepOwned[a] = true
+		}
+		keepManaged[p] = true
+		plan.Changes = append(plan.Changes, c)
+	}
+	for _, h := range sortedKeys(unmapped) {
+		u := unmapped[h]
+		slices.Sort(u.Aggregates)
+		slices.Sort(u.MissingProviders)
+		plan.Unmapped = append(plan.Unmapped, *u)
+	}
+	plan.Owned = sortedKeys(keepOwned)
+	plan.Managed = sortedKeys(keepManaged)
+	return plan
+}
+
+func unmappedFor(m map[string]*UnmappedHost, host string) *UnmappedHost {
+	u := m[host]
+	if u == nil {
+		u = &UnmappedHost{Host: host}
+		m[host] = u
+	}
+	return u
+}
+
+// setOf builds a set from the given lists.
+func setOf(lists ...[]string) map[string]bool {
+	s := map[string]bool{}
+	for _, l := range lists {
+		for _, v := range l {
+			s[v] = true
+		}
+	}
+	return s
+}
+
+// minus returns the sorted members of a that are not in b.
+func minus(a, b map[string]bool) []string {
+	var out []string
+	for v := range a {
+		if !b[v] {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+func appendOnce(s []string, v string) []string {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}

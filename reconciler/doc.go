@@ -1,0 +1,16 @@
+// Package reconciler keeps Placement in step with Nova: it mirrors Nova
+// host aggregates onto the compute-node providers of their hosts, and,
+// once every nova-compute service runs a version that reports
+// OWNER_NOVA (the version gate), stamps that trait on Nova-owned
+// providers that lack it.
+//
+// Each piece of work is a job run by a Runner on a cron schedule, once at
+// start and on demand; a job never runs twice at once. Jobs are
+// level-based: read Nova and Placement, compute a plan with pure
+// functions (PlanAggregates, EvaluateGate), then write only the
+// differences with generation checks, re-reading and retrying on 409.
+//
+// The package talks to Placement only through the Placement interface
+// and to Nova only through NovaSource, both declared here, so that it
+// runs unchanged against this project's server and OpenStack Placement.
+package reconciler

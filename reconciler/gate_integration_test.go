@@ -1,0 +1,196 @@
+package reconciler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// gateRef lets our server ask a reconciler built after it.
+type gateRef struct{ r atomic.Pointer[Reconciler] }
+
+func (g *gateRef) OwnerNovaGateOpen() bool {
+	r := g.r.Load()
+	return r != nil && r.OwnerNovaGateOpen()
+}
+
+// startOursWithPrefilter starts our server with the pre-filter on auto,
+// following gate, for the scheduler user "nova".
+func startOursWithPrefilter(t *testing.T, gate placementsrv.OwnerNovaGate) *placementtest.Server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	srv, err := placementsrv.New(placementsrv.Options{Store: st, OwnerNovaPrefilter: placementsrv.PrefilterAuto, OwnerNovaGate: gate, SchedulerUsers: []string{"nova"}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("server: %v", err)
+		}
+		_ = st.Close()
+	})
+	return &placementtest.Server{Kind: placementtest.Ours, URL: "http://" + ln.Addr().String(), Token: "admin"}
+}
+
+// TestOwnerGate_NovaDouble: one old compute keeps the gate closed and
+// nothing is stamped (and our pre-filter stays off); upgrading it opens
+// the gate, Nova's providers are stamped, OWNER_CYBORG ones never, and
+// our server then filters the scheduler's candidates.
+func TestOwnerGate_NovaDouble(t *testing.T) {
+	for _, kind := range placementtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			gate := &gateRef{}
+			var srv *placementtest.Server
+			if kind == placementtest.Ours {
+				srv = startOursWithPrefilter(t, gate)
+			} else {
+				srv = placementtest.StartReference(t)
+			}
+			c, err := placementclient.New(ctx, placementclient.Options{Endpoint: srv.URL, Token: srv.Token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := &env{srv: srv, pl: FromClient(c), nova: newNovaDouble(t), client: c}
+			var (
+				cn1, cn2, oldNode = uuidN("c0000000", 1), uuidN("c0000000", 2), uuidN("c0000000", 3)
+				cyborgRoot, fpga  = uuidN("cb000000", 1), uuidN("cb000000", 2)
+			)
+			e.provider(t, cn1, "cn1", "", "COMPUTE_NODE")
+			e.provider(t, cn2, "cn2", "", "COMPUTE_NODE")
+			e.provider(t, oldNode, "old-node", "") // a compute node reporting no traits
+			e.provider(t, cyborgRoot, "cyborg-box", "", "COMPUTE_NODE", "OWNER_CYBORG")
+			e.provider(t, fpga, "cn1-fpga0", cn1, "OWNER_CYBORG")
+			for _, p := range []string{cn1, cn2, cyborgRoot} {
+				e.srv.MustDo(t, 200, "PUT", "/resource_providers/"+p+"/inventories", "1.39",
+					map[string]any{"resource_provider_generation": 1, "inventories": map[string]any{"VCPU": map[string]any{"total": 8}}})
+			}
+			e.nova.set(nil, []ComputeNode{{UUID: cn1, Host: "cn1"}, {UUID: cn2, Host: "cn2"}, {UUID: oldNode, Host: "old"}})
+
+			r, err := New(Options{Placement: e.pl, Nova: e.nova.source(), Jobs: map[string]string{JobOwnerTraits: "@every 1h"},
+				Logger: zaptest.NewLogger(t), Retry: fastRetry})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gate.r.Store(r)
+			candidates := func() int {
+				st, b := doAs(t, e.srv, "nova", "/allocation_candidates?resources=VCPU:1")
+				if st != 200 {
+					t.Fatalf("candidates as nova: %d %s", st, b)
+				}
+				var doc struct {
+					AllocationRequests []any `json:"allocation_requests"`
+				}
+				_ = json.Unmarshal(b, &doc)
+				return len(doc.AllocationRequests)
+			}
+
+			for _, h := range []ServiceRecord{{Host: "cn1", Binary: ComputeBinary, Version: 73}, {Host: "cn2", Binary: ComputeBinary, Version: 72}} {
+				if err := r.Heartbeat(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if r.Gate().Open {
+				t.Fatalf("gate open with an old compute: %+v", r.Gate())
+			}
+			rec, err := r.RunJob(ctx, JobOwnerTraits)
+			if err != nil || rec.Changes != 0 {
+				t.Fatalf("closed gate run: %+v, %v", rec, err)
+			}
+			for _, p := range []string{cn1, cn2, oldNode} {
+				if slices.Contains(e.traits(t, p), TraitOwnerNova) {
+					t.Fatalf("%s stamped while the gate is closed", p)
+				}
+			}
+			if kind == placementtest.Ours {
+				if n := candidates(); n != 3 {
+					t.Fatalf("gate closed: %d candidates, want 3 (pre-filter off)", n)
+				}
+			}
+
+			if err := r.Heartbeat(ServiceRecord{Host: "cn2", Binary: ComputeBinary, Version: 73}); err != nil {
+				t.Fatal(err)
+			}
+			if !r.Gate().Open {
+				t.Fatalf("gate closed after the upgrade: %+v", r.Gate())
+			}
+			rec, err = r.RunJob(ctx, JobOwnerTraits)
+			if err != nil || rec.Changes != 3 {
+				t.Fatalf("open gate run: %+v, %v", rec, err)
+			}
+			for _, p := range []string{cn1, cn2, oldNode} {
+				if !slices.Contains(e.traits(t, p), TraitOwnerNova) {
+					t.Fatalf("%s not stamped", p)
+				}
+			}
+			if got := e.traits(t, cn1); !slices.Contains(got, "COMPUTE_NODE") {
+				t.Fatalf("stamping lost cn1's traits: %v", got)
+			}
+			for _, p := range []string{cyborgRoot, fpga} {
+				if slices.Contains(e.traits(t, p), TraitOwnerNova) {
+					t.Fatalf("OWNER_CYBORG provider %s stamped", p)
+				}
+			}
+			if rec, _ = r.RunJob(ctx, JobOwnerTraits); rec.Changes != 0 || rec.Drift != 0 {
+				t.Fatalf("second stamping run: %+v", rec)
+			}
+			if kind == placementtest.Ours {
+				if n := candidates(); n != 2 {
+					t.Fatalf("gate open: %d candidates, want 2 (cyborg-box filtered out)", n)
+				}
+			}
+		})
+	}
+}
+
+// doAs sends GET path as user (admin role) and returns status and body.
+func doAs(t *testing.T, srv *placementtest.Server, user, path string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Auth-Token", user)
+	req.Header.Set("X-Roles", "admin,service")
+	req.Header.Set("OpenStack-API-Version", "placement 1.39")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}

@@ -1,0 +1,157 @@
+package reconciler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// StateFile is the reconciler's memory across restarts, one small JSON
+// file: which aggregate uuids are Nova's, which providers are Nova
+// compute nodes, and the service records received from heartbeats.
+//
+// Why a local file and not Placement: Placement has nowhere to keep
+// metadata about aggregates, and a marker provider would show up in
+// operators' listings. Losing the file is safe: current Nova aggregates
+// are always treated as Nova's, so only associations of aggregates
+// deleted from Nova while the file was gone would be left behind, never
+// an operator's removed. Heartbeats re-register services within one
+// interval. Writes are atomic (temporary file, fsync, rename).
+//
+// A StateFile is safe for concurrent use.
+type StateFile struct {
+	path string
+	mu   sync.Mutex
+	st   persistedState
+}
+
+type persistedState struct {
+	OwnedAggregates  []string        `json:"owned_aggregates"`
+	ManagedProviders []string        `json:"managed_providers"`
+	Services         []ServiceRecord `json:"services"`
+}
+
+// OpenStateFile loads path, or starts empty when it does not exist. An
+// empty path keeps the state in memory only (tests, dry runs).
+func OpenStateFile(path string) (*StateFile, error) {
+	f := &StateFile{path: path}
+	if path == "" {
+		return f, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read reconciler state: %w", err)
+	}
+	if err := json.Unmarshal(data, &f.st); err != nil {
+		return nil, fmt.Errorf("decode reconciler state %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Ownership returns the remembered Nova aggregates and compute nodes.
+func (f *StateFile) Ownership() (aggregates, providers []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.st.OwnedAggregates), slices.Clone(f.st.ManagedProviders)
+}
+
+// SetOwnership replaces the remembered aggregates and providers and
+// saves the file.
+func (f *StateFile) SetOwnership(aggregates, providers []string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if slices.Equal(aggregates, f.st.OwnedAggregates) && slices.Equal(providers, f.st.ManagedProviders) {
+		return nil
+	}
+	next := f.st
+	next.OwnedAggregates, next.ManagedProviders = slices.Clone(aggregates), slices.Clone(providers)
+	return f.saveLocked(next)
+}
+
+// Services returns the stored service records.
+func (f *StateFile) Services() []ServiceRecord {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.st.Services)
+}
+
+// PutService stores rec, replacing the record of the same host and
+// binary. The file is written only when something other than the
+// heartbeat time changed, so steady heartbeats cost no disk writes.
+func (f *StateFile) PutService(rec ServiceRecord) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	next := f.st
+	next.Services = slices.Clone(f.st.Services)
+	i := slices.IndexFunc(next.Services, func(r ServiceRecord) bool { return r.Host == rec.Host && r.Binary == rec.Binary })
+	if i >= 0 {
+		old := next.Services[i]
+		next.Services[i] = rec
+		if old.sameExceptTime(rec) {
+			f.st = next
+			return nil
+		}
+	} else {
+		next.Services = append(next.Services, rec)
+		slices.SortFunc(next.Services, compareRecords)
+	}
+	return f.saveLocked(next)
+}
+
+// saveLocked writes next and, once it is on disk, makes it current.
+func (f *StateFile) saveLocked(next persistedState) error {
+	if f.path == "" {
+		f.st = next
+		return nil
+	}
+	data, err := json.MarshalIndent(next, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode reconciler state: %w", err)
+	}
+	if err := writeFileAtomic(f.path, data); err != nil {
+		return fmt.Errorf("save reconciler state: %w", err)
+	}
+	f.st = next
+	return nil
+}
+
+// writeFileAtomic replaces path with data so that a crash leaves either
+// the old or the new file, never a torn one.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
