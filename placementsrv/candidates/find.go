@@ -312,8 +312,9 @@ func (e *engine) enterAnchor(r int32) {
 	for _, lp := range e.order {
 		p := e.aprov[lp]
 		e.abase[lp] = int32(len(e.slotInfo))
-		for _, inv := range ps[p].Inventories {
-			e.slotInfo = append(e.slotInfo, slotInfo{p, inv.Class, ps[p].Root})
+		invs, root := ps[p].Inventories, ps[p].Root
+		for k := range invs {
+			e.slotInfo = append(e.slotInfo, slotInfo{p, invs[k].Class, root})
 		}
 	}
 	n := len(e.slotInfo)
