@@ -58,7 +58,7 @@ func TestAggregateSync_Efficiency(t *testing.T) {
 
 // createProviders creates one root provider per node directly on the
 // server, a few at a time.
-func createProviders(t *testing.T, srv *placementtest.Server, nodes []ComputeNode) {
+func createProviders(t testing.TB, srv *placementtest.Server, nodes []ComputeNode) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan string, len(nodes))

@@ -30,7 +30,7 @@ type novaDouble struct {
 	requests    int
 }
 
-func newNovaDouble(t *testing.T) *novaDouble {
+func newNovaDouble(t testing.TB) *novaDouble {
 	d := &novaDouble{}
 	hs := httptest.NewServer(http.HandlerFunc(d.serve))
 	t.Cleanup(hs.Close)
@@ -116,7 +116,7 @@ type env struct {
 	client *placementclient.Client
 }
 
-func newEnv(t *testing.T, kind string) *env {
+func newEnv(t testing.TB, kind string) *env {
 	t.Helper()
 	srv := placementtest.Start(t, kind)
 	proxy := placementtest.NewProxy(t, srv.URL)
@@ -129,7 +129,7 @@ func newEnv(t *testing.T, kind string) *env {
 
 // provider creates a provider directly on the server (not through the
 // proxy) with the given traits, returning its uuid.
-func (e *env) provider(t *testing.T, uuid, name, parent string, traits ...string) {
+func (e *env) provider(t testing.TB, uuid, name, parent string, traits ...string) {
 	t.Helper()
 	body := map[string]any{"uuid": uuid, "name": name}
 	if parent != "" {
@@ -143,7 +143,7 @@ func (e *env) provider(t *testing.T, uuid, name, parent string, traits ...string
 }
 
 // aggregates reads a provider's aggregates directly, sorted.
-func (e *env) aggregates(t *testing.T, uuid string) []string {
+func (e *env) aggregates(t testing.TB, uuid string) []string {
 	t.Helper()
 	var doc struct {
 		Aggregates []string `json:"aggregates"`
@@ -157,7 +157,7 @@ func (e *env) aggregates(t *testing.T, uuid string) []string {
 }
 
 // setAggregates writes a provider's aggregates directly, as an operator.
-func (e *env) setAggregates(t *testing.T, uuid string, aggs ...string) {
+func (e *env) setAggregates(t testing.TB, uuid string, aggs ...string) {
 	t.Helper()
 	var doc struct {
 		Generation int `json:"resource_provider_generation"`
@@ -170,7 +170,7 @@ func (e *env) setAggregates(t *testing.T, uuid string, aggs ...string) {
 }
 
 // traits reads a provider's traits directly.
-func (e *env) traits(t *testing.T, uuid string) []string {
+func (e *env) traits(t testing.TB, uuid string) []string {
 	t.Helper()
 	_, tr := e.srv.Traits(t, uuid)
 	return tr

@@ -17,7 +17,10 @@ import (
 //	GET  /v1/jobs              jobs, schedules and recent runs
 //	POST /v1/jobs/{name}/run   run a job now (409 while it runs)
 //
-// Answers are JSON; errors are {"error": "..."}.
+// Answers are JSON; errors are {"error": "..."} (the router's own 404
+// and 405 are plain text). With Options.Token set, a request without the
+// token or with a wrong one gets 401 before routing; there is no 403, as
+// the endpoint has one credential and no roles.
 func (r *Reconciler) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/gate", func(w http.ResponseWriter, _ *http.Request) {
@@ -54,6 +57,12 @@ func (r *Reconciler) serveHeartbeat(w http.ResponseWriter, req *http.Request) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
 		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	// One record per request: trailing data means a malformed body, not
+	// a second heartbeat to ignore.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		writeError(w, http.StatusBadRequest, errors.New("the body must hold one JSON object"))
 		return
 	}
 	if err := rec.Validate(); err != nil {
