@@ -129,7 +129,7 @@ func TestPlanAggregates(t *testing.T) {
 
 func TestChunks(t *testing.T) {
 	ids := make([]string, 450)
-	got := chunks(ids, maxUUIDsPerQuery)
+	got := chunks(ids, 200)
 	if len(got) != 3 || len(got[0]) != 200 || len(got[2]) != 50 {
 		t.Fatalf("chunks of 450: %d parts", len(got))
 	}
