@@ -179,9 +179,13 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, j := range out.Jobs {
 			fmt.Fprintf(stdout, "%s (%s):\n", j.Name, j.Schedule)
 			for _, r := range j.Runs {
-				fmt.Fprintf(stdout, "  %s %-8s %-7s %8s changes=%d drift=%d conflicts=%d give_ups=%d hosts_without_provider=%d %s%s\n",
+				fmt.Fprintf(stdout, "  %s %-8s %-7s %8s changes=%d drift=%d conflicts=%d give_ups=%d hosts_without_provider=%d %s",
 					r.Start.Format(time.RFC3339), r.Trigger, r.Result, r.Duration.Round(time.Millisecond), r.Changes, r.Drift, r.Conflicts, r.GiveUps,
-					len(r.HostsWithoutProvider), r.Detail, r.Error)
+					len(r.HostsWithoutProvider), r.Detail)
+				if r.Error != "" {
+					fmt.Fprintf(stdout, " error: %s", r.Error)
+				}
+				fmt.Fprintln(stdout)
 			}
 		}
 		return nil
