@@ -20,6 +20,7 @@ var fastRetry = Retry{Attempts: 5, BaseDelay: time.Millisecond, MaxDelay: 5 * ti
 // TestAggregateSync_NovaDouble runs the aggregate mirroring scenarios
 // against our server and the reference Placement 8.0.0.
 func TestAggregateSync_NovaDouble(t *testing.T) {
+	t.Parallel()
 	for _, kind := range placementtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
@@ -189,6 +190,7 @@ func testAggregateScenarios(t *testing.T, kind string) {
 // just before the reconciler's first write to it: every write meets a
 // 409, re-reads and converges, and the conflicts are counted.
 func TestAggregateSync_ConcurrentWriter(t *testing.T) {
+	t.Parallel()
 	for _, kind := range placementtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()

@@ -70,6 +70,7 @@ func checkChunks(t *testing.T, chunks [][]string, owned []string) {
 // what Nova no longer has and leaves the operator's aggregate alone —
 // against both servers.
 func TestAggregateSync_ChunkedMemberOf(t *testing.T) {
+	t.Parallel()
 	const aggs = 4*maxUUIDsPerQuery + 20 // five listings, the last one short
 	for _, kind := range placementtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {

@@ -97,6 +97,7 @@ func checkEfficiency(tb testing.TB, kind string, hosts, aggs int, first, steady 
 // both servers and checks the request bounds of the first and the
 // steady-state run.
 func TestAggregateSync_Efficiency(t *testing.T) {
+	t.Parallel()
 	const hosts, aggs = 120, 12
 	for _, kind := range placementtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {

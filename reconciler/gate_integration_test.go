@@ -66,6 +66,7 @@ func startOursWithPrefilter(t *testing.T, gate placementsrv.OwnerNovaGate) *plac
 // the gate, Nova's providers are stamped, OWNER_CYBORG ones never, and
 // our server then filters the scheduler's candidates.
 func TestOwnerGate_NovaDouble(t *testing.T) {
+	t.Parallel()
 	for _, kind := range placementtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()

@@ -55,6 +55,7 @@ func endpointDo(t *testing.T, h http.Handler, method, path, token, body string) 
 // one credential and no roles), before routing; the right token is
 // accepted as X-Auth-Token or as a bearer token.
 func TestEndpoint_Token(t *testing.T) {
+	t.Parallel()
 	f := newRunnerFixture(t, Options{Token: "s3cret", Jobs: map[string]string{JobAggregates: "@every 1h"}})
 	h := f.r.Handler()
 	tests := []struct {
@@ -94,6 +95,7 @@ func TestEndpoint_Token(t *testing.T) {
 // heartbeats move the gate, bad heartbeats are refused with 400, and the
 // jobs are listed and run.
 func TestEndpoint_GateServicesJobs(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock(time.Second)
 	f := newRunnerFixture(t, Options{Now: clock.Now, Jobs: map[string]string{JobAggregates: "@every 5m", JobOwnerTraits: "0 */10 * * * *"}})
 	h := f.r.Handler()

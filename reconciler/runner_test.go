@@ -187,6 +187,7 @@ func (f *runnerFixture) runs(job, result string) float64 {
 // and each run is recorded with its start, duration, result, changes,
 // drift and hosts without provider, in the history and the metrics.
 func TestRunner_StartRunsAndRecords(t *testing.T) {
+	t.Parallel()
 	const step = 1500 * time.Millisecond
 	clock := newFakeClock(step)
 	f := newRunnerFixture(t, Options{Now: clock.Now, Jobs: map[string]string{JobAggregates: "@every 1h", JobOwnerTraits: "@every 1h"}})
@@ -252,6 +253,7 @@ func equalRecords(a, b RunRecord) bool {
 // that no second run of the job ever reaches Placement while the first
 // is going.
 func TestRunner_NeverTwoRunsAtOnce(t *testing.T) {
+	t.Parallel()
 	f := newRunnerFixture(t, Options{Jobs: map[string]string{JobAggregates: "* * * * * *"}}) // every second
 	stop := f.start(t)
 	// The schedule starts after the start runs.
@@ -299,6 +301,7 @@ func TestRunner_NeverTwoRunsAtOnce(t *testing.T) {
 // by the per-run timeout, recorded as failed, and leaves the job free to
 // run again.
 func TestRunner_TimeoutFailsStuckRun(t *testing.T) {
+	t.Parallel()
 	const timeout = 300 * time.Millisecond
 	f := newRunnerFixture(t, Options{RunTimeout: timeout, Jobs: map[string]string{JobAggregates: "@every 1h"}})
 	hold := holdProviderListings(t, f.e.proxy)
