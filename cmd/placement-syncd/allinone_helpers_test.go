@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
@@ -21,7 +21,7 @@ import (
 // allInOne is a `serve` run in-process with the agent and the reconciler.
 type allInOne struct {
 	api, agent, reconciler string // base URLs
-	log                        *logWatcher
+	log                    *logWatcher
 }
 
 // startAllInOne runs serve with the config at cfgPath (every listener on

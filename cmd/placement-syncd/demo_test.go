@@ -101,7 +101,9 @@ func TestDemo(t *testing.T) {
 	// The nodes exist (first pass) and are in rack-a (first run, or the
 	// run step 1 asks for).
 	eventually(t, ctx, "the agent created bm-gold-1", func() bool {
-		var body struct{ ResourceProviders []any `json:"resource_providers"` }
+		var body struct {
+			ResourceProviders []any `json:"resource_providers"`
+		}
 		do(t, ctx, http.MethodGet, s.api+"/resource_providers?uuid="+node1, "admin", nil, http.StatusOK, &body)
 		return len(body.ResourceProviders) == 1
 	})
