@@ -64,6 +64,12 @@ func TestRequestLog(t *testing.T) {
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
 			}
+			// The line is written once the handler returns, which may be
+			// just after the client has read the response.
+			deadline := time.Now().Add(5 * time.Second)
+			for logs.FilterMessage("request").Len() == 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
 			entries := logs.FilterMessage("request").AllUntimed()
 			if len(entries) != 1 {
 				t.Fatalf("%d request lines, want 1: %v", len(entries), entries)
