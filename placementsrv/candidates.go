@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
@@ -20,6 +22,7 @@ type candidateSettings struct {
 	ownerNova ownerNovaPrefilter
 	// quoted caches the JSON-quoted names of the latest snapshot.
 	quoted atomic.Pointer[quotedNames]
+	bufs   bufferPool
 }
 
 // quotedNames holds a snapshot's provider uuids and class names already
@@ -29,6 +32,7 @@ type quotedNames struct {
 	snap      *store.Snapshot
 	providers [][]byte
 	classes   [][]byte
+	traits    [][]byte
 }
 
 // names returns the quoted names for snap, building them on first use.
@@ -45,6 +49,10 @@ func (c *candidateSettings) names(snap *store.Snapshot) *quotedNames {
 	}
 	for i, n := range snap.Classes {
 		q.classes[i] = appendJSONString(nil, n)
+	}
+	q.traits = make([][]byte, len(snap.Traits))
+	for i, n := range snap.Traits {
+		q.traits[i] = appendJSONString(nil, n)
 	}
 	c.quoted.Store(q)
 	return q
@@ -94,7 +102,7 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := candidates.Find(snap, req, candidates.Options{
+	query, err := candidates.Prepare(snap, req, candidates.Options{
 		NestedAware:   r.at(microversion.CandidatesNested),
 		Randomize:     s.cands.randomize,
 		MaxCandidates: s.cands.max,
@@ -110,15 +118,37 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 		return nil, err
 	}
 	names := s.cands.names(snap)
+	if query.Streamable() && r.Method != http.MethodHead {
+		// Render each candidate as the search finds it: nothing
+		// per-candidate is kept, and the client reads while the rest is
+		// generated.
+		resp := ok(nil).withLastModified(s.now())
+		resp.stream = func(w *streamWriter) error {
+			buf := s.cands.bufs.get()
+			defer s.cands.bufs.put(buf)
+			cj := newCandidateJSON(*buf, w, names, &req, r.mv)
+			sums := query.Stream(cj.add)
+			b, err := cj.finish(sums)
+			*buf = b[:0]
+			if err != nil {
+				return err
+			}
+			return w.Last(b)
+		}
+		return resp, nil
+	}
+	res := query.Find()
 	if len(res.Candidates) < streamCandidatesOver {
 		body := appendCandidates(nil, nil, names, &req, &res, r.mv)
 		return ok(rawJSON(body)).withLastModified(s.now()), nil
 	}
 	resp := ok(nil).withLastModified(s.now())
-	resp.stream = func(w io.Writer) error {
-		b := appendCandidates(make([]byte, 0, streamChunk+4096), w, names, &req, &res, r.mv)
-		_, err := w.Write(b)
-		return err
+	resp.stream = func(w *streamWriter) error {
+		buf := s.cands.bufs.get()
+		defer s.cands.bufs.put(buf)
+		b := appendCandidates(*buf, w, names, &req, &res, r.mv)
+		*buf = b[:0]
+		return w.Last(b)
 	}
 	return resp, nil
 }
@@ -132,45 +162,133 @@ const (
 	streamChunk          = 64 << 10
 )
 
-// appendCandidates renders the answer in the form of the microversion.
+// bufferPool recycles the streaming render buffers between requests.
+type bufferPool struct{ p sync.Pool }
+
+func (p *bufferPool) get() *[]byte {
+	if b, ok := p.p.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, streamChunk+8<<10)
+	return &b
+}
+
+// put keeps buffers of the usual size only: one that grew to hold a whole
+// answer is left to the collector.
+func (p *bufferPool) put(b *[]byte) {
+	if cap(*b) <= 2*streamChunk {
+		*b = (*b)[:0]
+		p.p.Put(b)
+	}
+}
+
+// appendCandidates renders a materialized answer in the form of the
+// microversion.
 //
 // With a sink, whatever is rendered is written to it every streamChunk
 // bytes and the unwritten rest is returned; a write error stops rendering
 // (the client is gone).
 func appendCandidates(b []byte, sink io.Writer, q *quotedNames, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
-	b = append(b, `{"allocation_requests":[`...)
-	dict := mv.AtLeast(microversion.AllocationsDict)
-	mappings := mv.AtLeast(microversion.Mappings)
+	cj := newCandidateJSON(b, sink, q, req, mv)
 	for i := range res.Candidates {
-		if sink != nil && len(b) >= streamChunk {
-			if _, err := sink.Write(b); err != nil {
-				return b[:0]
-			}
-			b = b[:0]
-		}
 		if i == 1 && sink == nil {
 			// Size the buffer once from the first candidate rather than
 			// growing a many-megabyte answer by doubling.
-			per := len(b) + 16
-			b = slices.Grow(b, per*len(res.Candidates)+len(res.Summaries)*400)
+			per := len(cj.b) + 16
+			cj.b = slices.Grow(cj.b, per*len(res.Candidates)+len(res.Summaries)*400)
 		}
-		if i > 0 {
-			b = append(b, ',')
+		if !cj.add(&res.Candidates[i]) {
+			return cj.b[:0]
 		}
-		c := &res.Candidates[i]
-		if dict {
-			b = appendAllocationDict(b, q, c)
-			if mappings {
-				b = appendMappings(b, q, req, c)
-			}
-		} else {
-			b = appendAllocationList(b, q, c)
-		}
-		b = append(b, '}')
 	}
-	b = append(b, `],"provider_summaries":{`...)
-	b = appendSummaries(b, q, req, res.Summaries, mv)
-	return append(b, "}}"...)
+	b, err := cj.finish(res.Summaries)
+	if err != nil {
+		return b[:0]
+	}
+	return b
+}
+
+// candidateJSON renders an answer a candidate at a time into b; with a
+// sink, b is handed to it whenever it reaches streamChunk bytes.
+type candidateJSON struct {
+	b    []byte
+	sink io.Writer
+	err  error
+	q    *quotedNames
+	req  *candidates.Request
+	mv   microversion.Version
+	// groupKeys are the mappings' `"suffix":[` openers, one per group.
+	groupKeys      [][]byte
+	dict, mappings bool
+	n              int
+	// prevAllocs is the previous candidate's allocations and prevJSON
+	// their rendering: symmetric trees give long runs of candidates that
+	// differ only in their mappings.
+	prevAllocs []candidates.Alloc
+	prevJSON   []byte
+}
+
+func newCandidateJSON(b []byte, sink io.Writer, q *quotedNames, req *candidates.Request, mv microversion.Version) *candidateJSON {
+	cj := &candidateJSON{b: append(b, `{"allocation_requests":[`...), sink: sink, q: q, req: req, mv: mv,
+		dict: mv.AtLeast(microversion.AllocationsDict), mappings: mv.AtLeast(microversion.Mappings)}
+	if cj.mappings {
+		cj.groupKeys = make([][]byte, len(req.Groups))
+		for i, g := range req.Groups {
+			cj.groupKeys[i] = append(appendJSONString(nil, g.Suffix), ":["...)
+		}
+	}
+	return cj
+}
+
+// flush hands b to the sink once it is large enough; false once writing
+// failed.
+func (cj *candidateJSON) flush() bool {
+	if cj.err != nil {
+		return false
+	}
+	if cj.sink != nil && len(cj.b) >= streamChunk {
+		if _, err := cj.sink.Write(cj.b); err != nil {
+			cj.err = err
+			return false
+		}
+		cj.b = cj.b[:0]
+	}
+	return true
+}
+
+// add renders one allocation request; false stops generation (the
+// client is gone).
+func (cj *candidateJSON) add(c *candidates.Candidate) bool {
+	b := cj.b
+	if cj.n > 0 {
+		b = append(b, ',')
+	}
+	cj.n++
+	if cj.dict {
+		if cj.n > 1 && slices.Equal(c.Allocs, cj.prevAllocs) {
+			b = append(b, cj.prevJSON...)
+		} else {
+			start := len(b)
+			b = appendAllocationDict(b, cj.q, c)
+			cj.prevAllocs = append(cj.prevAllocs[:0], c.Allocs...)
+			cj.prevJSON = append(cj.prevJSON[:0], b[start:]...)
+		}
+		if cj.mappings {
+			b = cj.appendMappings(b, c)
+		}
+	} else {
+		b = appendAllocationList(b, cj.q, c)
+	}
+	cj.b = append(b, '}')
+	return cj.flush()
+}
+
+// finish renders the summaries and the closing braces, returning what
+// is left to write.
+func (cj *candidateJSON) finish(sums []int32) ([]byte, error) {
+	cj.b = append(cj.b, `],"provider_summaries":{`...)
+	cj.appendSummaries(sums)
+	return append(cj.b, "}}"...), cj.err
 }
 
 // appendAllocationDict writes `{"allocations":{uuid:{"resources":{...}}}`
@@ -222,19 +340,18 @@ func appendAllocationList(b []byte, q *quotedNames, c *candidates.Candidate) []b
 	return append(b, ']')
 }
 
-func appendMappings(b []byte, q *quotedNames, req *candidates.Request, c *candidates.Candidate) []byte {
+func (cj *candidateJSON) appendMappings(b []byte, c *candidates.Candidate) []byte {
 	b = append(b, `,"mappings":{`...)
 	for gi, provs := range c.Mappings {
 		if gi > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, req.Groups[gi].Suffix)
-		b = append(b, ":["...)
+		b = append(b, cj.groupKeys[gi]...)
 		for k, p := range provs {
 			if k > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, q.providers[p]...)
+			b = append(b, cj.q.providers[p]...)
 		}
 		b = append(b, ']')
 	}
@@ -244,7 +361,8 @@ func appendMappings(b []byte, q *quotedNames, req *candidates.Request, c *candid
 // appendSummaries writes the provider_summaries members: 1.27+ every
 // inventory (before, only requested classes), traits from 1.17, parent
 // and root from 1.29.
-func appendSummaries(b []byte, q *quotedNames, req *candidates.Request, sums []int32, mv microversion.Version) []byte {
+func (cj *candidateJSON) appendSummaries(sums []int32) {
+	q, req, mv, b := cj.q, cj.req, cj.mv, cj.b
 	s := q.snap
 	allClasses := mv.AtLeast(microversion.CandidatesAllClasses)
 	traits := mv.AtLeast(microversion.CandidatesRequired)
@@ -263,6 +381,10 @@ func appendSummaries(b []byte, q *quotedNames, req *candidates.Request, sums []i
 		if i > 0 {
 			b = append(b, ',')
 		}
+		if cj.b = b; !cj.flush() {
+			return
+		}
+		b = cj.b
 		p := &s.Providers[pi]
 		b = append(b, q.providers[pi]...)
 		b = append(b, `:{"resources":{`...)
@@ -291,7 +413,7 @@ func appendSummaries(b []byte, q *quotedNames, req *candidates.Request, sums []i
 				if k > 0 {
 					b = append(b, ',')
 				}
-				b = appendJSONString(b, s.Traits[t])
+				b = append(b, q.traits[t]...)
 			}
 			b = append(b, ']')
 		}
@@ -307,5 +429,5 @@ func appendSummaries(b []byte, q *quotedNames, req *candidates.Request, sums []i
 		}
 		b = append(b, '}')
 	}
-	return b
+	cj.b = b
 }

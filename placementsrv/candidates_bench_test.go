@@ -1,7 +1,10 @@
 package placementsrv
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
@@ -52,14 +55,22 @@ func BenchmarkCandidatesRenderWide(b *testing.B) {
 		b.ReportMetric(float64(size)/1e6, "MB")
 	})
 	b.Run("engine+stream", func(b *testing.B) {
+		// The handler's path: candidates rendered as the search finds
+		// them, in 64 KiB writes.
 		n := 0
+		names := (&candidateSettings{}).names(snap)
+		buf := make([]byte, 0, streamChunk+8<<10)
 		for b.Loop() {
-			res, err := candidates.Find(snap, req, candidates.Options{NestedAware: true})
+			q, err := candidates.Prepare(snap, req, candidates.Options{NestedAware: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			cw := &countingWriter{}
-			rest := appendCandidates(nil, cw, (&candidateSettings{}).names(snap), &req, &res, microversion.Max)
+			cj := newCandidateJSON(buf[:0], cw, names, &req, microversion.Max)
+			rest, err := cj.finish(q.Stream(cj.add))
+			if err != nil {
+				b.Fatal(err)
+			}
 			n = cw.n + len(rest)
 		}
 		b.ReportMetric(float64(n)/1e6, "MB")
@@ -72,4 +83,58 @@ type countingWriter struct{ n int }
 func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += len(p)
 	return len(p), nil
+}
+
+// BenchmarkCandidatesHTTPWide is the wide tree over HTTP, the client
+// reading the whole body, as ../shared/bench's ac-wide/nolimit.
+func BenchmarkCandidatesHTTPWide(b *testing.B) {
+	ts := startTestServer(b)
+	ctx := context.Background()
+	st := ts.Store
+	const root = "44444444-4444-4444-8444-444444444444"
+	if _, err := st.CreateProvider(ctx, store.NewProvider{UUID: root, Name: "wide"}); err != nil {
+		b.Fatal(err)
+	}
+	rootInv := []store.Inventory{
+		{ResourceClass: "DISK_GB", Total: 500, MinUnit: 1, MaxUnit: 500, StepSize: 1, AllocationRatio: 1},
+		{ResourceClass: "MEMORY_MB", Total: 4096, MinUnit: 1, MaxUnit: 4096, StepSize: 1, AllocationRatio: 1},
+		{ResourceClass: "VCPU", Total: 8, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 1},
+	}
+	if _, _, err := st.SetInventories(ctx, root, 0, rootInv); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := st.EnsureResourceClass(ctx, "CUSTOM_PCI_10DE_2330"); err != nil {
+		b.Fatal(err)
+	}
+	query := "resources=DISK_GB:20,MEMORY_MB:2048,VCPU:2&group_policy=none"
+	for i := 1; i <= 8; i++ {
+		u := fmt.Sprintf("55555555-5555-4555-8555-%012d", i)
+		if _, err := st.CreateProvider(ctx, store.NewProvider{UUID: u, Name: fmt.Sprint("pci", i), ParentUUID: root}); err != nil {
+			b.Fatal(err)
+		}
+		inv := store.Inventory{ResourceClass: "CUSTOM_PCI_10DE_2330", Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
+		if _, _, err := st.SetInventories(ctx, u, 0, []store.Inventory{inv}); err != nil {
+			b.Fatal(err)
+		}
+		query += fmt.Sprintf("&resources%d=CUSTOM_PCI_10DE_2330:1", i)
+	}
+	req, err := http.NewRequest("GET", ts.URL+"/allocation_candidates?"+query, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("x-auth-token", "admin")
+	req.Header.Set("openstack-api-version", "placement 1.39")
+	size := int64(0)
+	for b.Loop() {
+		resp, err := ts.Client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size, err = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d, %v", resp.StatusCode, err)
+		}
+	}
+	b.ReportMetric(float64(size)/1e6, "MB")
 }

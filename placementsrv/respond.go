@@ -3,7 +3,6 @@ package placementsrv
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -23,8 +22,9 @@ type response struct {
 	lastModified time.Time
 	header       http.Header
 	// stream, when set, writes a JSON body too large to build in memory
-	// first; it is sent chunked, without Content-Length.
-	stream func(w io.Writer) error
+	// first; it is sent chunked, without Content-Length, unless it fits
+	// the one final write (streamWriter.Last).
+	stream func(w *streamWriter) error
 }
 
 func ok(body any) *response { return &response{status: http.StatusOK, body: body} }
@@ -57,12 +57,15 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 	}
 	if resp.stream != nil {
 		h.Set("Content-Type", "application/json")
-		w.WriteHeader(resp.status)
-		if req.Method != http.MethodHead {
-			// The status is already sent: a failure here (the client went
-			// away) can only cut the body short.
-			_ = resp.stream(w)
+		if req.Method == http.MethodHead {
+			w.WriteHeader(resp.status)
+			return
 		}
+		sw := &streamWriter{w: w, status: resp.status}
+		// Once the first piece is sent, a failure (the client went away)
+		// can only cut the body short.
+		_ = resp.stream(sw)
+		sw.start()
 		return
 	}
 	if resp.body == nil {
@@ -83,6 +86,37 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 	if req.Method != http.MethodHead {
 		_, _ = w.Write(b)
 	}
+}
+
+// streamWriter sends the status line with the first piece of a streamed
+// body, so that a body produced in a single final write still goes out
+// with Content-Length.
+type streamWriter struct {
+	w       http.ResponseWriter
+	status  int
+	started bool
+}
+
+func (s *streamWriter) start() {
+	if !s.started {
+		s.started = true
+		s.w.WriteHeader(s.status)
+	}
+}
+
+// Write sends a piece of the body; the rest follows chunked.
+func (s *streamWriter) Write(p []byte) (int, error) {
+	s.start()
+	return s.w.Write(p)
+}
+
+// Last sends the final piece of the body.
+func (s *streamWriter) Last(p []byte) error {
+	if !s.started {
+		s.w.Header().Set("Content-Length", strconv.Itoa(len(p)))
+	}
+	_, err := s.Write(p)
+	return err
 }
 
 // encodeBody encodes a response body; rawJSON is already encoded.

@@ -23,6 +23,3 @@ func (a *arena[T]) take(n int) []T {
 	a.cur = a.cur[:l+n]
 	return a.cur[l : l+n : l+n]
 }
-
-// giveBack returns the most recent take of n elements.
-func (a *arena[T]) giveBack(n int) { a.cur = a.cur[:len(a.cur)-n] }

@@ -122,12 +122,35 @@ func benchFind(b *testing.B, s *store.Snapshot, req Request, opt Options) {
 	b.ReportMetric(float64(n), "cands")
 }
 
+// benchStream measures the streaming path the HTTP handler takes, with a
+// sink that only counts.
+func benchStream(b *testing.B, s *store.Snapshot, req Request, opt Options) {
+	b.Helper()
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		q, err := Prepare(s, req, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !q.Streamable() {
+			b.Fatal("not streamable")
+		}
+		n = 0
+		q.Stream(func(*Candidate) bool { n++; return true })
+	}
+	b.ReportMetric(float64(n), "cands")
+}
+
 func BenchmarkFind(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		s := benchWorld(n)
 		nested := Options{NestedAware: true}
 		b.Run(fmt.Sprintf("simple-nolimit/%d", n), func(b *testing.B) {
 			benchFind(b, s, Request{Groups: []Group{flavor}}, nested)
+		})
+		b.Run(fmt.Sprintf("simple-nolimit-stream/%d", n), func(b *testing.B) {
+			benchStream(b, s, Request{Groups: []Group{flavor}}, nested)
 		})
 		b.Run(fmt.Sprintf("simple-limit1000/%d", n), func(b *testing.B) {
 			benchFind(b, s, Request{Groups: []Group{flavor}, Limit: 1000}, nested)
@@ -166,6 +189,11 @@ func BenchmarkFindWide(b *testing.B) {
 				b.Run(fmt.Sprintf("groups=%d/limit=%d/order=%d", groups, limit, order), func(b *testing.B) {
 					benchFind(b, s, wideRequest(groups, limit), Options{NestedAware: true, Order: order})
 				})
+				if order == DepthFirst {
+					b.Run(fmt.Sprintf("groups=%d/limit=%d/stream", groups, limit), func(b *testing.B) {
+						benchStream(b, s, wideRequest(groups, limit), Options{NestedAware: true})
+					})
+				}
 			}
 		}
 	}

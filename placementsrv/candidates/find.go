@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -9,11 +10,13 @@ import (
 )
 
 // option is one way to satisfy a group at the current anchor: allocations
-// allocBuf[a0:a1] and mapping providers provBuf[p0:p1] (ascending).
+// allocBuf[a0:a1] (their slots refBuf[a0:a1]) and mapping providers
+// provBuf[p0:p1] (ascending; anchor-local ids in lprovBuf[p0:p1]).
 type option struct {
-	a0, a1 int32
-	p0, p1 int32
-	single int32 // the only provider involved, or -1
+	a0, a1  int32
+	p0, p1  int32
+	single  int32 // the only provider involved, or -1
+	lsingle int32 // its anchor-local id
 	// sharedOnly marks an unsuffixed-group option drawn entirely from
 	// sharing providers: the same allocations at every anchor they serve.
 	sharedOnly bool
@@ -22,16 +25,35 @@ type option struct {
 	frozen []int32
 }
 
-// consEntry is the running total taken from one (provider, class).
-type consEntry struct {
-	prov, class int32
-	total       int64
+// Anchor-local ids: the providers an anchor can draw from (its tree in
+// preorder, then the sharing providers it anchors) are numbered from 0,
+// and each of their inventories gets a slot, numbered in (provider index,
+// class) order, so the search keeps its running totals and marks in small
+// dense arrays instead of scanning lists, and reads a candidate's sorted
+// allocations off a bitset of the slots in use.
+
+// allocRef locates an option's allocation in the per-anchor arrays.
+type allocRef struct {
+	slot int32
+	inv  *store.SnapInventory
 }
 
-// undoRec restores a consEntry total.
-type undoRec struct {
-	idx   int32
+// slotUse is the running total taken from one inventory and how many
+// chosen options take from it.
+type slotUse struct {
 	total int64
+	users int32
+}
+
+// slotInfo names a slot's inventory.
+type slotInfo struct {
+	prov, class, root int32
+}
+
+// provUse counts the chosen options mapping to a provider, and among
+// them the granular ones (for group_policy=isolate).
+type provUse struct {
+	touch, gran int32
 }
 
 // engine is the state of one Find call.
@@ -54,20 +76,35 @@ type engine struct {
 	opts     [][]option
 	allocBuf []Alloc
 	provBuf  []int32
-	lists    [][]int32 // unsuffixed group: providers per class
+	refBuf   []allocRef
+	lprovBuf []int32
+	lists    [][]int32 // unsuffixed group: local providers per class
+	odo      []int     // unsuffixed group: odometer over lists
+	aprov    []int32   // local id -> provider
+	abase    []int32   // local id -> first slot
+	nTree    int       // aprov[:nTree] is the anchor's tree
 
-	// search state
-	chosen   []int32 // option index per depth
-	cons     []consEntry
-	undo     []undoRec
-	touched  []int32
-	granProv []int32
-	rootEmit int
+	// search state; every counter is back to zero when a search ends
+	chosen    []int32 // option index per depth
+	slots     []slotUse
+	slotInfo  []slotInfo
+	inUse     []uint64  // bitset of the slots with users
+	order     []int32   // scratch: local ids by provider index
+	puse      []provUse // per local provider
+	nonShared int       // mappings to non-sharing providers, with repeats
+	rootEmit  int
 
 	// output
-	cands []Candidate
-	roots []int32 // anchor of each candidate (round-robin)
-	dedup map[string]struct{}
+	emitted int // candidates produced so far
+	cands   []Candidate
+	roots   []int32 // anchor of each candidate (round-robin)
+	// sink, when set, receives each candidate instead of cands (see
+	// Query.Stream); cur is the transient candidate handed to it.
+	sink     func(*Candidate) bool
+	cur      Candidate
+	rootBits []uint64 // stream: roots of the candidates produced
+	usedBits []uint64 // stream, pre-1.29: providers of those candidates
+	dedup    map[string]struct{}
 	// sharedClaimed holds the sharedOnly options of the unsuffixed group
 	// that an anchor has already used (see claimShared).
 	sharedClaimed map[string]bool
@@ -80,14 +117,87 @@ type engine struct {
 
 // Find computes the allocation candidates for req in s.
 func Find(s *store.Snapshot, req Request, opt Options) (Result, error) {
-	e := &engine{s: s, req: &req, opt: opt}
-	ok, err := e.prepare()
-	if err != nil || !ok {
+	q, err := Prepare(s, req, opt)
+	if err != nil {
 		return Result{}, err
 	}
-	e.run()
-	return e.finish(), nil
+	return q.Find(), nil
 }
+
+// Query is a request resolved against a snapshot: name errors are known,
+// generation has not started. Run it once, with Find or Stream.
+type Query struct {
+	e *engine // nil: no candidates
+}
+
+// Prepare resolves req against s; an unknown class or trait is a
+// *NotFoundError.
+func Prepare(s *store.Snapshot, req Request, opt Options) (*Query, error) {
+	e := &engine{s: s, req: &req, opt: opt}
+	ok, err := e.prepare()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &Query{}, nil
+	}
+	return &Query{e: e}, nil
+}
+
+// Find generates, orders and limits the whole answer.
+func (q *Query) Find() Result {
+	if q.e == nil {
+		return Result{}
+	}
+	q.e.run()
+	return q.e.finish()
+}
+
+// Streamable reports whether the answer is the candidates in generation
+// order, so that Stream can hand them out as they are found: no
+// randomization, depth-first order, and a limit only where generation can
+// simply stop (summaries before 1.29 depend on every candidate).
+func (q *Query) Streamable() bool {
+	if q.e == nil {
+		return true
+	}
+	o := q.e.opt
+	return !o.Randomize && o.Order == DepthFirst && (q.e.req.Limit == 0 || !q.e.excludeNested)
+}
+
+// Stream calls fn with each candidate of a Streamable query in answer
+// order, without keeping them; the candidate and its slices are only
+// valid during the call. fn returning false stops generation. Stream
+// returns the provider summaries of what it produced, as Result.Summaries.
+func (q *Query) Stream(fn func(*Candidate) bool) []int32 {
+	e := q.e
+	if e == nil {
+		return nil
+	}
+	n := (len(e.s.Providers) + 63) / 64
+	e.sink, e.rootBits = fn, make([]uint64, n)
+	if e.excludeNested {
+		e.usedBits = make([]uint64, n)
+	}
+	e.cur.Mappings = make([][]int32, len(e.groups))
+	e.run()
+	var sums []int32
+	for w, word := range e.rootBits {
+		for ; word != 0; word &= word - 1 {
+			r := int32(w*64 + bits.TrailingZeros64(word))
+			for _, p := range e.s.Providers[r].Tree {
+				if e.usedBits == nil || bitSet(e.usedBits, p) {
+					sums = append(sums, p)
+				}
+			}
+		}
+	}
+	return sums
+}
+
+func bitSet(b []uint64, i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+func setBit(b []uint64, i int32) { b[i/64] |= 1 << (i % 64) }
 
 // prepare resolves the request; false means no candidates.
 func (e *engine) prepare() (bool, error) {
@@ -182,13 +292,72 @@ func (e *engine) anchorOK(r int32) bool {
 	return hasAll(p, e.anchorReq) && !hasAny(p, e.anchorForb)
 }
 
+// enterAnchor numbers the providers anchor r can draw from and their
+// inventories, and empties the option buffers.
+func (e *engine) enterAnchor(r int32) {
+	ps := e.s.Providers
+	e.allocBuf, e.refBuf, e.provBuf, e.lprovBuf = e.allocBuf[:0], e.refBuf[:0], e.provBuf[:0], e.lprovBuf[:0]
+	e.aprov = append(append(e.aprov[:0], ps[r].Tree...), ps[r].SharedTo...)
+	e.nTree = len(ps[r].Tree)
+	// Slots follow provider index order, whatever the local order.
+	e.order = e.order[:0]
+	for lp, p := range e.aprov {
+		e.order = append(e.order, int32(lp))
+		for j := len(e.order) - 1; j > 0 && e.aprov[e.order[j-1]] > p; j-- {
+			e.order[j], e.order[j-1] = e.order[j-1], e.order[j]
+		}
+	}
+	e.abase = append(e.abase[:0], e.order...) // sized; filled below
+	e.slotInfo = e.slotInfo[:0]
+	for _, lp := range e.order {
+		p := e.aprov[lp]
+		e.abase[lp] = int32(len(e.slotInfo))
+		invs, root := ps[p].Inventories, ps[p].Root
+		for k := range invs {
+			e.slotInfo = append(e.slotInfo, slotInfo{p, invs[k].Class, root})
+		}
+	}
+	n := len(e.slotInfo)
+	if n > len(e.slots) {
+		e.slots = append(e.slots, make([]slotUse, n-len(e.slots))...)
+	}
+	if w := (n + 63) / 64; w > len(e.inUse) {
+		e.inUse = append(e.inUse, make([]uint64, w-len(e.inUse))...)
+	}
+	if len(e.aprov) > len(e.puse) {
+		e.puse = append(e.puse, make([]provUse, len(e.aprov)-len(e.puse))...)
+	}
+}
+
+// addAlloc appends an allocation of lp's inventory k to the option
+// buffers.
+func (e *engine) addAlloc(lp int32, k int, class int32, amount int64) {
+	p := e.aprov[lp]
+	e.allocBuf = append(e.allocBuf, Alloc{p, class, amount})
+	e.refBuf = append(e.refBuf, allocRef{e.abase[lp] + int32(k), &e.s.Providers[p].Inventories[k]})
+}
+
+// inventory returns p's inventory of class c and its position, or -1.
+func inventory(p *store.SnapProvider, c int32) (*store.SnapInventory, int) {
+	inv := p.Inventories
+	for i := range inv {
+		if inv[i].Class == c {
+			return &inv[i], i
+		}
+		if inv[i].Class > c {
+			break
+		}
+	}
+	return nil, -1
+}
+
 // anywhere reports whether g has an option at any anchor.
 func (e *engine) anywhere(g *group) bool {
 	for _, r := range e.s.Roots {
 		if !e.anchorOK(r) {
 			continue
 		}
-		e.allocBuf, e.provBuf = e.allocBuf[:0], e.provBuf[:0]
+		e.enterAnchor(r)
 		if len(e.options(g, r, nil)) > 0 {
 			return true
 		}
@@ -263,7 +432,7 @@ func (e *engine) run() {
 		if !e.anchorOK(r) {
 			continue
 		}
-		e.allocBuf, e.provBuf = e.allocBuf[:0], e.provBuf[:0]
+		e.enterAnchor(r)
 		viable := true
 		for i, g := range e.groups {
 			e.opts[i] = e.options(g, r, e.opts[i][:0])
@@ -276,7 +445,6 @@ func (e *engine) run() {
 			continue
 		}
 		e.rootEmit = 0
-		e.cons, e.undo, e.touched, e.granProv = e.cons[:0], e.undo[:0], e.touched[:0], e.granProv[:0]
 		e.search(0, r)
 	}
 }
@@ -293,27 +461,24 @@ func (e *engine) options(g *group, r int32, out []option) []option {
 // or is a sharing provider r anchors.
 func (e *engine) singleOptions(g *group, r int32, out []option) []option {
 	ps := e.s.Providers
-	// in_tree limits where resources come from; a resourceless group
-	// ignores it, as Placement does.
-	treeOK := func(p int32) bool { return len(g.res) == 0 || g.inTree < 0 || ps[p].Root == g.inTree }
-	add := func(p int32) {
-		o := option{a0: int32(len(e.allocBuf)), p0: int32(len(e.provBuf)), single: p}
+	for lp, p := range e.aprov {
+		// in_tree limits where resources come from; a resourceless group
+		// ignores it, as Placement does.
+		if len(g.res) > 0 && g.inTree >= 0 && ps[p].Root != g.inTree {
+			continue
+		}
+		if !g.matchSingle(&ps[p], p) {
+			continue
+		}
+		o := option{a0: int32(len(e.allocBuf)), p0: int32(len(e.provBuf)), single: p, lsingle: int32(lp)}
 		for _, ra := range g.res {
-			e.allocBuf = append(e.allocBuf, Alloc{p, ra.class, ra.amount})
+			_, k := inventory(&ps[p], ra.class)
+			e.addAlloc(int32(lp), k, ra.class, ra.amount)
 		}
 		e.provBuf = append(e.provBuf, p)
+		e.lprovBuf = append(e.lprovBuf, int32(lp))
 		o.a1, o.p1 = int32(len(e.allocBuf)), int32(len(e.provBuf))
 		out = append(out, o)
-	}
-	for _, p := range ps[r].Tree {
-		if treeOK(p) && g.matchSingle(&ps[p], p) {
-			add(p)
-		}
-	}
-	for _, p := range ps[r].SharedTo {
-		if treeOK(p) && g.matchSingle(&ps[p], p) {
-			add(p)
-		}
 	}
 	return out
 }
@@ -335,28 +500,24 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 		e.lists = append(e.lists, nil)
 	}
 	lists := e.lists[:len(g.res)]
+	nProv := len(e.aprov)
+	if g.inTree >= 0 {
+		nProv = e.nTree
+	}
 	for k, ra := range g.res {
 		l := lists[k][:0]
-		for _, p := range root.Tree {
+		for lp, p := range e.aprov[:nProv] {
 			pp := &ps[p]
 			inv := pp.Inventory(ra.class)
 			if inv == nil || !fits(inv, ra.amount) || hasAny(pp, g.forbid) || inAny(pp, g.badAggs) {
 				continue
 			}
-			if !rootMember && !g.member(p) {
+			// Tree members pass member_of through their root; sharing
+			// providers must be members themselves.
+			if (lp >= e.nTree || !rootMember) && !g.member(p) {
 				continue
 			}
-			l = append(l, p)
-		}
-		if g.inTree < 0 {
-			for _, p := range root.SharedTo {
-				pp := &ps[p]
-				inv := pp.Inventory(ra.class)
-				if inv == nil || !fits(inv, ra.amount) || hasAny(pp, g.forbid) || inAny(pp, g.badAggs) || !g.member(p) {
-					continue
-				}
-				l = append(l, p)
-			}
+			l = append(l, int32(lp))
 		}
 		lists[k] = l
 		if len(l) == 0 {
@@ -364,31 +525,14 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 		}
 	}
 	// Odometer over the per-class lists.
-	idx := make([]int, len(lists))
+	idx := e.odo[:0]
+	for range lists {
+		idx = append(idx, 0)
+	}
+	e.odo = idx
 	for {
 		if e.requiredTogether(g, lists, idx) {
-			o := option{a0: int32(len(e.allocBuf)), p0: int32(len(e.provBuf)), single: lists[0][idx[0]]}
-			for k, ra := range g.res {
-				p := lists[k][idx[k]]
-				e.allocBuf = append(e.allocBuf, Alloc{p, ra.class, ra.amount})
-				if p != o.single {
-					o.single = -1
-				}
-				if !slices.Contains(e.provBuf[o.p0:], p) {
-					e.provBuf = append(e.provBuf, p)
-				}
-			}
-			slices.Sort(e.provBuf[o.p0:])
-			o.a1, o.p1 = int32(len(e.allocBuf)), int32(len(e.provBuf))
-			o.sharedOnly = true
-			for _, p := range e.provBuf[o.p0:o.p1] {
-				o.sharedOnly = o.sharedOnly && ps[p].Sharing
-			}
-			if o.sharedOnly && e.sharedClaimed[e.optionKey(&o)] {
-				e.allocBuf, e.provBuf = e.allocBuf[:o.a0], e.provBuf[:o.p0]
-			} else {
-				out = append(out, o)
-			}
+			out = e.addTreeOption(g, lists, idx, out)
 		}
 		k := len(idx) - 1
 		for ; k >= 0; k-- {
@@ -404,6 +548,44 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 	}
 }
 
+// addTreeOption appends the unsuffixed group's option taking class k from
+// local provider lists[k][idx[k]], unless it is a sharing-only one another
+// anchor already used.
+func (e *engine) addTreeOption(g *group, lists [][]int32, idx []int, out []option) []option {
+	ps := e.s.Providers
+	lp0 := lists[0][idx[0]]
+	o := option{a0: int32(len(e.allocBuf)), p0: int32(len(e.provBuf)), single: e.aprov[lp0], lsingle: lp0}
+	for k, ra := range g.res {
+		lp := lists[k][idx[k]]
+		p := e.aprov[lp]
+		_, pos := inventory(&ps[p], ra.class)
+		e.addAlloc(lp, pos, ra.class, ra.amount)
+		if lp != lp0 {
+			o.single, o.lsingle = -1, -1
+		}
+		if !slices.Contains(e.lprovBuf[o.p0:], lp) {
+			// Keep the mapping ascending by provider as it grows.
+			e.provBuf = append(e.provBuf, p)
+			e.lprovBuf = append(e.lprovBuf, lp)
+			for j := len(e.provBuf) - 1; j > int(o.p0) && e.provBuf[j] < e.provBuf[j-1]; j-- {
+				e.provBuf[j], e.provBuf[j-1] = e.provBuf[j-1], e.provBuf[j]
+				e.lprovBuf[j], e.lprovBuf[j-1] = e.lprovBuf[j-1], e.lprovBuf[j]
+			}
+		}
+	}
+	o.a1, o.p1 = int32(len(e.allocBuf)), int32(len(e.provBuf))
+	o.sharedOnly = true
+	for _, p := range e.provBuf[o.p0:o.p1] {
+		o.sharedOnly = o.sharedOnly && ps[p].Sharing
+	}
+	if o.sharedOnly && e.sharedClaimed[e.optionKey(&o)] {
+		e.allocBuf, e.refBuf = e.allocBuf[:o.a0], e.refBuf[:o.a0]
+		e.provBuf, e.lprovBuf = e.provBuf[:o.p0], e.lprovBuf[:o.p0]
+		return out
+	}
+	return append(out, o)
+}
+
 // requiredTogether checks the group's required traits against the union
 // of the traits of the chosen providers.
 func (e *engine) requiredTogether(g *group, lists [][]int32, idx []int) bool {
@@ -411,7 +593,7 @@ func (e *engine) requiredTogether(g *group, lists [][]int32, idx []int) bool {
 	for _, anyOf := range g.required {
 		ok := false
 		for k := range lists {
-			if hasAny(&ps[lists[k][idx[k]]], anyOf) {
+			if hasAny(&ps[e.aprov[lists[k][idx[k]]]], anyOf) {
 				ok = true
 				break
 			}
@@ -432,92 +614,94 @@ func (e *engine) search(d int, r int32) bool {
 	g := e.groups[d]
 	opts := e.opts[d]
 	ps := e.s.Providers
+	isolate := e.isolate && g.granular
 	var failedBuf [8]int32
 	failed := failedBuf[:0]
 	for i := range opts {
 		o := &opts[i]
-		if e.isolate && g.granular && slices.Contains(e.granProv, o.single) {
+		if isolate && e.puse[o.lsingle].gran > 0 {
 			continue
 		}
 		twin := int32(-1)
-		if o.single >= 0 && !slices.Contains(e.touched, o.single) {
+		if o.single >= 0 && e.puse[o.lsingle].touch == 0 {
 			twin = ps[o.single].Twin
 			if slices.Contains(failed, twin) {
 				continue
 			}
 		}
-		mark := len(e.undo)
-		consLen := len(e.cons)
 		if !e.take(o) {
-			e.release(mark, consLen)
 			continue
 		}
-		tLen := len(e.touched)
-		e.touched = append(e.touched, e.provBuf[o.p0:o.p1]...)
+		e.touch(o, 1)
 		if g.granular {
-			e.granProv = append(e.granProv, o.single)
+			e.puse[o.lsingle].gran++
 		}
 		e.chosen[d] = int32(i)
-		before := len(e.cands)
+		before := e.emitted
 		stop := false
 		if e.sameSubtreeOK(d) {
 			stop = e.search(d+1, r)
 		}
-		e.touched = e.touched[:tLen]
 		if g.granular {
-			e.granProv = e.granProv[:len(e.granProv)-1]
+			e.puse[o.lsingle].gran--
 		}
-		e.release(mark, consLen)
-		if o.sharedOnly && len(e.cands) > before {
+		e.touch(o, -1)
+		e.release(o, o.a1-o.a0)
+		if o.sharedOnly && e.emitted > before {
 			e.claimShared(o)
 		}
 		if stop {
 			return true
 		}
-		if twin >= 0 && len(e.cands) == before {
+		if twin >= 0 && e.emitted == before {
 			failed = append(failed, twin)
 		}
 	}
 	return false
 }
 
+// touch counts (delta 1) or uncounts (-1) an option's mapping providers.
+func (e *engine) touch(o *option, delta int32) {
+	ps := e.s.Providers
+	for j := o.p0; j < o.p1; j++ {
+		e.puse[e.lprovBuf[j]].touch += delta
+		if !ps[e.provBuf[j]].Sharing {
+			e.nonShared += int(delta)
+		}
+	}
+}
+
 // take adds an option's allocations to the running totals, checking the
-// combined amount against capacity and max_unit.
+// combined amount against capacity and max_unit; on failure nothing is
+// taken.
 func (e *engine) take(o *option) bool {
-	for _, a := range e.allocBuf[o.a0:o.a1] {
-		j := -1
-		for k := range e.cons {
-			if e.cons[k].prov == a.Provider && e.cons[k].class == a.Class {
-				j = k
-				break
-			}
-		}
-		total := a.Amount
-		if j >= 0 {
-			total += e.cons[j].total
-		}
-		inv := e.s.Providers[a.Provider].Inventory(a.Class)
-		if inv.Used+total > inv.Capacity || total > inv.MaxUnit {
+	allocs := e.allocBuf[o.a0:o.a1]
+	for k := range allocs {
+		ref := &e.refBuf[int(o.a0)+k]
+		su := &e.slots[ref.slot]
+		total := su.total + allocs[k].Amount
+		if ref.inv.Used+total > ref.inv.Capacity || total > ref.inv.MaxUnit {
+			e.release(o, int32(k))
 			return false
 		}
-		if j >= 0 {
-			e.undo = append(e.undo, undoRec{int32(j), e.cons[j].total})
-			e.cons[j].total = total
-		} else {
-			e.cons = append(e.cons, consEntry{a.Provider, a.Class, total})
+		su.total = total
+		if su.users == 0 {
+			e.inUse[ref.slot/64] |= 1 << (ref.slot % 64)
 		}
+		su.users++
 	}
 	return true
 }
 
-// release undoes take back to the marks.
-func (e *engine) release(mark, consLen int) {
-	for i := len(e.undo) - 1; i >= mark; i-- {
-		u := e.undo[i]
-		e.cons[u.idx].total = u.total
+// release gives back the first n allocations of o.
+func (e *engine) release(o *option, n int32) {
+	for k := o.a0 + n - 1; k >= o.a0; k-- {
+		su := &e.slots[e.refBuf[k].slot]
+		su.total -= e.allocBuf[k].Amount
+		if su.users--; su.users == 0 {
+			e.inUse[e.refBuf[k].slot/64] &^= 1 << (e.refBuf[k].slot % 64)
+		}
 	}
-	e.undo = e.undo[:mark]
-	e.cons = e.cons[:consLen]
 }
 
 // sameSubtreeOK checks the same_subtree sets completed at depth d: one of
@@ -566,38 +750,35 @@ top:
 // returns true when generation must stop for this anchor.
 func (e *engine) emit(r int32) bool {
 	ps := e.s.Providers
-	cons := e.cons
+	allocs := e.cur.Allocs[:0]
+	for w, word := range e.inUse[:(len(e.slotInfo)+63)/64] {
+		for ; word != 0; word &= word - 1 {
+			slot := w*64 + bits.TrailingZeros64(word)
+			si := e.slotInfo[slot]
+			allocs = append(allocs, Alloc{si.prov, si.class, e.slots[slot].total})
+		}
+	}
+	e.cur.Allocs = allocs
 	if e.excludeNested {
-		for i := range cons {
+		for i := range allocs {
 			for j := range i {
-				if cons[i].prov != cons[j].prov && ps[cons[i].prov].Root == ps[cons[j].prov].Root {
+				if allocs[i].Provider != allocs[j].Provider && ps[allocs[i].Provider].Root == ps[allocs[j].Provider].Root {
 					return false
 				}
 			}
 		}
 	}
-	allocs := e.allocOut.take(len(cons))
-	for i, c := range cons {
-		allocs[i] = Alloc{c.prov, c.class, c.total}
-	}
-	for i := 1; i < len(allocs); i++ {
-		for j := i; j > 0 && allocLess(allocs[j], allocs[j-1]); j-- {
-			allocs[j], allocs[j-1] = allocs[j-1], allocs[j]
-		}
-	}
 	// Only a candidate made entirely of sharing providers can come up
 	// again under another anchor; Placement returns it once.
-	shared := true
-	for _, p := range e.touched {
-		if !ps[p].Sharing {
-			shared = false
-			break
-		}
-	}
-	if shared && e.seen(allocs) {
-		e.allocOut.giveBack(len(allocs))
+	if e.nonShared == 0 && e.seen(allocs) {
 		return false
 	}
+	e.emitted++
+	if e.sink != nil {
+		return e.emitTo()
+	}
+	allocs = e.allocOut.take(len(allocs))
+	copy(allocs, e.cur.Allocs)
 	maps := e.mapsOut.take(len(e.groups))
 	for d := range e.groups {
 		o := &e.opts[d][e.chosen[d]]
@@ -617,8 +798,30 @@ func (e *engine) emit(r int32) bool {
 	return e.perRoot > 0 && e.rootEmit >= e.perRoot
 }
 
-func allocLess(a, b Alloc) bool {
-	return a.Provider < b.Provider || a.Provider == b.Provider && a.Class < b.Class
+// emitTo hands the candidate in e.cur to the sink.
+func (e *engine) emitTo() bool {
+	for d := range e.groups {
+		o := &e.opts[d][e.chosen[d]]
+		e.cur.Mappings[d] = e.provBuf[o.p0:o.p1:o.p1]
+	}
+	marked := int32(-1)
+	for w, word := range e.inUse[:(len(e.slotInfo)+63)/64] {
+		for ; word != 0; word &= word - 1 {
+			si := &e.slotInfo[w*64+bits.TrailingZeros64(word)]
+			if si.root != marked {
+				setBit(e.rootBits, si.root)
+				marked = si.root
+			}
+			if e.usedBits != nil {
+				setBit(e.usedBits, si.prov)
+			}
+		}
+	}
+	if !e.sink(&e.cur) || e.target > 0 && e.emitted >= e.target {
+		e.stopped = true
+		return true
+	}
+	return false
 }
 
 // seen reports whether an identical candidate (allocations and mappings)

@@ -65,7 +65,7 @@ func (s *Store) ProviderAllocations(ctx context.Context, uuid string) (store.Pro
 // ReplaceAllocations writes the allocations of several consumers in one
 // transaction (PUT and POST /allocations).
 func (s *Store) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAllocations) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
+	return s.writeUsage(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
 		st := s.st
 		plan, err := newAllocPlan(st, reqs)
 		if err != nil {
@@ -82,6 +82,9 @@ func (s *Store) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAll
 		return func() {
 			apply()
 			gens.apply(now)
+			for p := range gens.cur {
+				st.usageLog = append(st.usageLog, p)
+			}
 		}, nil
 	})
 }
@@ -90,7 +93,7 @@ func (s *Store) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAll
 // the consumer itself. Provider and consumer generations are untouched, as
 // upstream.
 func (s *Store) DeleteConsumerAllocations(ctx context.Context, consumerUUID string) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
+	return s.writeUsage(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
 		c, ok := s.st.consumers[consumerUUID]
 		if !ok || len(c.allocs) == 0 {
 			return nil, store.Errorf(store.ErrNotFound, "No allocations for consumer '"+consumerUUID+"'")
@@ -103,7 +106,7 @@ func (s *Store) DeleteConsumerAllocations(ctx context.Context, consumerUUID stri
 		}
 		st := s.st
 		return func() {
-			detachAllocations(c)
+			detachAllocations(st, c)
 			delete(st.consumers, c.uuid)
 		}, nil
 	})
@@ -111,9 +114,10 @@ func (s *Store) DeleteConsumerAllocations(ctx context.Context, consumerUUID stri
 
 // detachAllocations removes c's allocations from their providers' sets
 // and usage, and clears c.allocs.
-func detachAllocations(c *consumer) {
+func detachAllocations(st *state, c *consumer) {
 	for _, a := range c.allocs {
 		p := a.provider
+		st.usageLog = append(st.usageLog, p)
 		delete(p.allocs, a)
 		if p.usage[a.class] -= a.used; p.usage[a.class] == 0 {
 			delete(p.usage, a.class)
@@ -123,8 +127,9 @@ func detachAllocations(c *consumer) {
 }
 
 // attachAllocation links a into its provider's set and usage.
-func attachAllocation(a *allocation) {
+func attachAllocation(st *state, a *allocation) {
 	p := a.provider
+	st.usageLog = append(st.usageLog, p)
 	p.allocs[a] = struct{}{}
 	p.usage[a.class] += a.used
 }

@@ -289,10 +289,10 @@ func (plan *allocPlan) exec(ctx context.Context, tx *sql.Tx, now time.Time, gens
 			}
 			c.generation = cc.generation
 			if cc.touched {
-				detachAllocations(c)
+				detachAllocations(st, c)
 				c.allocs = cc.allocs
 				for _, a := range c.allocs {
-					attachAllocation(a)
+					attachAllocation(st, a)
 				}
 			}
 			switch {

@@ -50,7 +50,7 @@ func newStoreMetrics() *storeMetrics {
 			Namespace: metrics.Namespace,
 			Subsystem: "store",
 			Name:      "snapshot_build_duration_seconds",
-			Help:      "Time to rebuild the read model used by allocation candidates and the inventory metrics, once per burst of writes.",
+			Help:      "Time to rebuild (or, after allocation-only writes, patch) the read model used by allocation candidates and the inventory metrics, once per burst of writes.",
 			Buckets:   metrics.LatencyBuckets(),
 		}),
 	}

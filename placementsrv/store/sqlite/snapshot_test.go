@@ -133,6 +133,7 @@ func benchState(n int) *state {
 			parent.children[p] = struct{}{}
 		}
 		st.providers[p.uuid] = p
+		st.providerList = append(st.providerList, p)
 		return p
 	}
 	var agg *aggregate

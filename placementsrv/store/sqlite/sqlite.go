@@ -148,7 +148,20 @@ var (
 // against s.st (read-only: no other writer runs) and issues SQL; it returns
 // apply, which mutates s.st to match and runs only after a successful
 // commit, with readers excluded. An error from fn rolls everything back.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) (err error) {
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) error {
+	return s.writeKind(ctx, false, fn)
+}
+
+// writeUsage is write for changes to allocations only: its apply may
+// change provider usage (through attachAllocation / detachAllocations,
+// which log the providers) and provider generations (generations.apply),
+// nothing else the read model holds, so the next snapshot patches those
+// providers instead of being rebuilt.
+func (s *Store) writeUsage(ctx context.Context, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) error {
+	return s.writeKind(ctx, true, fn)
+}
+
+func (s *Store) writeKind(ctx context.Context, usageOnly bool, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) (err error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	start := time.Now()
@@ -167,8 +180,10 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) (a
 	}
 	if apply != nil {
 		s.mu.Lock()
+		s.st.usageLog = s.st.usageLog[:0]
 		apply()
 		s.version++
+		s.snap.noteWrite(usageOnly, s.st.usageLog)
 		s.mu.Unlock()
 	}
 	return nil

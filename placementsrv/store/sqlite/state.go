@@ -25,6 +25,9 @@ type state struct {
 	consumerTypeIDs map[int64]string
 	// nextCustomClassID is the id the next custom resource class gets.
 	nextCustomClassID int64
+	// usageLog lists the providers whose usage or generation the apply
+	// being run changed (repeats allowed); see Store.writeUsage.
+	usageLog []*provider
 }
 
 type provider struct {

@@ -1,0 +1,76 @@
+package candidates
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestStreamMatchesFind checks, on the property test's random worlds,
+// that a streamed answer is exactly Find's: the same candidates in the
+// same order and the same summaries, with and without a limit.
+func TestStreamMatchesFind(t *testing.T) {
+	const cases = 300
+	streamed := 0
+	for seed := uint64(1); seed <= cases; seed++ {
+		r := rand.New(rand.NewPCG(seed, 42))
+		ws := genWorld(r)
+		snap := buildSnap(ws)
+		for q := 0; q < 4; q++ {
+			req := genRequest(r, ws)
+			nested := r.IntN(4) != 0
+			for _, limit := range []int{0, 1, 3} {
+				req.Limit = limit
+				opt := Options{NestedAware: nested, MaxCandidates: r.IntN(3) * 5}
+				desc := fmt.Sprintf("seed %d req %d nested %v limit %d max %d", seed, q, nested, limit, opt.MaxCandidates)
+				want, err := Find(snap, req, opt)
+				if err != nil {
+					break
+				}
+				qy, err := Prepare(snap, req, opt)
+				if err != nil {
+					t.Fatalf("%s: Prepare: %v", desc, err)
+				}
+				if !qy.Streamable() {
+					continue
+				}
+				var got []string
+				sums := qy.Stream(func(c *Candidate) bool {
+					got = append(got, engineKey(*c, req.Groups))
+					return true
+				})
+				var wantKeys []string
+				for _, c := range want.Candidates {
+					wantKeys = append(wantKeys, engineKey(c, req.Groups))
+				}
+				if !slices.Equal(got, wantKeys) {
+					t.Fatalf("%s: streamed\n %v\nfind\n %v", desc, got, wantKeys)
+				}
+				if !slices.Equal(sums, want.Summaries) {
+					t.Fatalf("%s: streamed summaries %v, find %v", desc, sums, want.Summaries)
+				}
+				if len(got) > 0 {
+					streamed++
+				}
+			}
+		}
+	}
+	if streamed < cases/2 {
+		t.Errorf("only %d non-empty streamed answers", streamed)
+	}
+}
+
+// TestStreamStops checks that a sink returning false ends generation.
+func TestStreamStops(t *testing.T) {
+	snap := wideWorld(4)
+	q, err := Prepare(snap, wideRequest(4, 0), Options{NestedAware: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	sums := q.Stream(func(*Candidate) bool { n++; return n < 3 })
+	if n != 3 || len(sums) != 5 {
+		t.Fatalf("%d candidates, summaries %v", n, sums)
+	}
+}
