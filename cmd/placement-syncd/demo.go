@@ -338,7 +338,14 @@ func cmdDemo(ctx context.Context, args []string, stderr io.Writer) error {
 		return usageError{err}
 	}
 	if args[0] == "init" {
-		return files.writeInit()
+		if err := files.writeInit(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "demo: wrote %s, %s, %s and %s\n", files.Static, files.Ironic, files.FPGA, files.Nova)
+		return nil
+	}
+	if cfg.Agent.Local.Token == "" {
+		return usageError{errors.New("demo cycle: agent.local.token is empty, so the agent's local endpoint is off")}
 	}
 	if *period <= 0 {
 		return usageError{errors.New("demo cycle: --period must be positive")}
