@@ -461,6 +461,7 @@ func (a *Agent) applyInventories(ctx context.Context, p drivers.Provider, have *
 				zap.String("provider", p.UUID), zap.Strings("classes", plan.fallbackDeleted))
 		}
 	}
+	a.logHoldBacks(p, have.invs, plan.invs)
 	have.gen, have.invs = gen, plan.invs
 	a.setCache(p.UUID, *have)
 	a.wrote("inventories", t, func(t *tally) { t.fbDel += deleted })
@@ -537,4 +538,25 @@ func (a *Agent) ensureTraits(ctx context.Context, names []string) error {
 		a.mu.Unlock()
 	}
 	return nil
+}
+
+// logHoldBacks logs each class whose inventory became, or stopped being,
+// wholly reserved by a write: the lifecycle an operator looks for (a node
+// going into cleaning and back). It runs only after a write, so a steady
+// state logs nothing.
+func (a *Agent) logHoldBacks(p drivers.Provider, before, after map[string]placementclient.Inventory) {
+	whole := func(inv placementclient.Inventory, ok bool) bool {
+		return ok && inv.Total > 0 && inv.Reserved == inv.Total
+	}
+	for rc, inv := range after {
+		old, had := before[rc]
+		switch held, was := whole(inv, true), whole(old, had); {
+		case held && !was:
+			a.log.Info("inventory held back: reserved = total", zap.String("provider", p.UUID), zap.String("name", p.Name),
+				zap.String("class", rc), zap.Int("total", inv.Total), zap.String("reason", p.Inventories[rc].Unavailable))
+		case was && !held:
+			a.log.Info("inventory released", zap.String("provider", p.UUID), zap.String("name", p.Name),
+				zap.String("class", rc), zap.Int("total", inv.Total), zap.Int("reserved", inv.Reserved))
+		}
+	}
 }

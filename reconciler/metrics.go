@@ -15,6 +15,7 @@ type metrics struct {
 	conflicts    *prometheus.CounterVec
 	giveUps      *prometheus.CounterVec
 	lastRun      *prometheus.GaugeVec
+	lastSuccess  *prometheus.GaugeVec
 	gateOpen     prometheus.Gauge
 	gateMin      prometheus.Gauge
 	gateRequired prometheus.Gauge
@@ -41,6 +42,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Provider writes abandoned after the bounded number of conflict retries."}, []string{"job"}),
 		lastRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "last_run_timestamp_seconds",
 			Help: "Start time of the last run of each job."}, []string{"job"}),
+		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "last_success_timestamp_seconds",
+			Help: "End time of the last successful run of each job (alert when it grows old)."}, []string{"job"}),
 		gateOpen: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "owner_nova_gate_open",
 			Help: "1 when the OWNER_NOVA version gate is open, 0 when closed."}),
 		gateMin: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "compute_min_version",
@@ -53,7 +56,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Service heartbeats received."}),
 	}
 	for _, c := range []prometheus.Collector{m.runs, m.duration, m.changes, m.drift, m.unmapped, m.conflicts, m.giveUps,
-		m.lastRun, m.gateOpen, m.gateMin, m.gateRequired, m.gateComputes, m.heartbeats} {
+		m.lastRun, m.lastSuccess, m.gateOpen, m.gateMin, m.gateRequired, m.gateComputes, m.heartbeats} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -160,6 +160,9 @@ func (r *runner) record(j *job, rec RunRecord) {
 	r.m.conflicts.WithLabelValues(rec.Job).Add(float64(rec.Conflicts))
 	r.m.giveUps.WithLabelValues(rec.Job).Add(float64(rec.GiveUps))
 	r.m.lastRun.WithLabelValues(rec.Job).Set(float64(rec.Start.UnixNano()) / 1e9)
+	if rec.Result == ResultOK {
+		r.m.lastSuccess.WithLabelValues(rec.Job).Set(float64(rec.Start.Add(rec.Duration).UnixNano()) / 1e9)
+	}
 	if rec.Job == JobAggregates && rec.Result != ResultSkipped {
 		r.m.unmapped.WithLabelValues(rec.Job).Set(float64(len(rec.HostsWithoutProvider)))
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers"
@@ -44,7 +43,8 @@ func cmdAgent(ctx context.Context, args []string, stderr io.Writer) error {
 		return usageError{err}
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
-	a, closeDrivers, err := buildAgent(ctx, cfg.Agent, log, prometheus.NewRegistry())
+	reg := newRegistry()
+	a, closeDrivers, err := buildAgent(ctx, cfg.Agent, log, reg)
 	if err != nil {
 		return err
 	}
@@ -55,19 +55,30 @@ func cmdAgent(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		return nil
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.Run(gctx) })
+	actors := map[string]actor{"agent": agentActor{a}}
 	if cfg.Agent.Local.Listen != "" && cfg.Agent.Local.Token != "" {
 		ln, err := net.Listen("tcp", cfg.Agent.Local.Listen)
 		if err != nil {
 			return fmt.Errorf("agent: listen on %s: %w", cfg.Agent.Local.Listen, err)
 		}
-		g.Go(func() error { return a.ServeLocal(gctx, ln, cfg.Agent.Local.Token) })
+		actors["agent-local"] = agentLocal{a: a, ln: ln, token: cfg.Agent.Local.Token}
+		log.Info("agent local endpoint", zap.String("listen", ln.Addr().String()))
 	} else {
 		log.Info("local endpoint off: agent.local.token is empty")
 	}
-	log.Info("agent started", zap.String("placement", cfg.Agent.Placement.Endpoint), zap.Duration("interval", cfg.Agent.Interval))
-	return g.Wait()
+	// An agent host has no API listener: /metrics always gets its own.
+	mcfg := cfg.Metrics
+	if mcfg.Listen == "" {
+		mcfg.Listen = defaultAgentMetricsListen
+	}
+	mx := newMetricsEndpoint(mcfg, reg, log)
+	if err := mx.addActor(actors, 5*time.Second); err != nil {
+		closeListeners(actors)
+		return err
+	}
+	log.Info("agent started", zap.String("placement", cfg.Agent.Placement.Endpoint), zap.Duration("interval", cfg.Agent.Interval),
+		zap.String("metrics", mx.describe("")))
+	return runActors(ctx, actors)
 }
 
 // buildAgent maps the agent section to agent.Options and the drivers.
@@ -94,6 +105,15 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 			_ = d.Close()
 		}
 	}
+	// The static driver goes first: its providers may be the parents of
+	// the others' (an FPGA's compute node).
+	if c.Static.Enabled {
+		d, err := static.New(static.Options{File: c.Static.File})
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		ds = append(ds, d)
+	}
 	if c.Ironic.Enabled {
 		d, err := ironic.New(ctx, ironic.Options{
 			Endpoint: c.Ironic.Endpoint, Token: c.Ironic.Token, Cloud: c.Ironic.Cloud, CloudsFile: c.Ironic.CloudsFile,
@@ -101,6 +121,7 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 			SkipReserveInUse: c.Ironic.SkipReserveInUse, Logger: log.Named("ironic"),
 		})
 		if err != nil {
+			closeAll()
 			return nil, nil, usageError{err}
 		}
 		ds = append(ds, d)
@@ -111,14 +132,6 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 			File: c.FPGA.File, SysfsRoot: c.FPGA.SysfsRoot, ProgramCommand: c.FPGA.ProgramCommand,
 			ProgramTimeout: c.FPGA.ProgramTimeout, Logger: log.Named("fpga"),
 		})
-		if err != nil {
-			closeAll()
-			return nil, nil, usageError{err}
-		}
-		ds = append(ds, d)
-	}
-	if c.Static.Enabled {
-		d, err := static.New(static.Options{File: c.Static.File})
 		if err != nil {
 			closeAll()
 			return nil, nil, usageError{err}

@@ -36,6 +36,9 @@ commands:
   gate         show the OWNER_NOVA version gate
   jobs [list | run JOB]
                show the reconciler's jobs and runs, or run one now
+  demo init | demo cycle
+               write the demo's source files, or play Ironic and Nova
+               for the demo (scripts/run-demo)
   db migrate   apply pending database schema migrations
   db version   print the database's schema version and the binary's
   policy list  print the effective policy rules
@@ -77,6 +80,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdAgent(ctx, args[1:], stderr)
 	case "fpga":
 		return cmdFPGA(ctx, args[1:], stdout, stderr)
+	case "demo":
+		return cmdDemo(ctx, args[1:], stderr)
 	case "sync-aggregates":
 		return cmdSyncAggregates(ctx, args[1:], stdout, stderr)
 	case "gate":

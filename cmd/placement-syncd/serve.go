@@ -14,7 +14,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
@@ -108,14 +107,24 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	srv, err := placementsrv.New(opts)
 	if err != nil {
 		ln.Close()
+		closeListeners(extra)
 		return err
 	}
 	actors := map[string]actor{
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
 	maps.Copy(actors, extra)
+	// All-in-one: the agent reports to this API and heartbeats to this
+	// reconciler.
+	agentActors, closeDrivers, err := withAgent(ctx, cfg, ln.Addr().String(), reconcilerEndpoint(extra), log, reg)
+	if err != nil {
+		closeListeners(actors)
+		return err
+	}
+	defer closeDrivers()
+	maps.Copy(actors, agentActors)
 	if err := mx.addActor(actors, cfg.API.ShutdownGrace); err != nil {
-		ln.Close()
+		closeListeners(actors)
 		return err
 	}
 	log.Info("placement-syncd started",
@@ -123,19 +132,11 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		zap.String("listen", ln.Addr().String()),
 		zap.String("metrics", mx.describe(ln.Addr().String())),
 		zap.String("database", cfg.Database.Path),
-		zap.String("auth_strategy", cfg.API.AuthStrategy))
+		zap.String("auth_strategy", cfg.API.AuthStrategy),
+		zap.Bool("reconciler", cfg.Reconciler.Enabled),
+		zap.Bool("agent", agentEnabled(cfg.Agent)))
 
-	g, gctx := errgroup.WithContext(ctx)
-	for name, a := range actors {
-		g.Go(func() error {
-			if err := a.Run(gctx); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			return nil
-		})
-	}
-	err = g.Wait()
-	if err != nil {
+	if err := runActors(ctx, actors); err != nil {
 		return err
 	}
 	log.Info("placement-syncd stopped")

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+)
+
+// TestAgent_Metrics runs `placement-syncd agent` (an agent-only host: no
+// API listener) and scrapes the /metrics listener it opens for itself.
+func TestAgent_Metrics(t *testing.T) {
+	srv := placementtest.StartOurs(t, placementtest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	files := demoFiles{Static: filepath.Join(dir, "compute.yaml"), Ironic: filepath.Join(dir, "nodes.json"),
+		FPGA: filepath.Join(dir, "fpga.json"), Nova: filepath.Join(dir, "nova.json"), Host: "cn-1"}
+	if err := files.writeInit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := files.write(demoStep{Nodes: [3]nodeState{cleaning, maint, available}}); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "agent.yaml")
+	writeFile(t, cfgPath, fmt.Sprintf(`metrics: {listen: "127.0.0.1:0"}
+agent:
+  host: cn-1
+  placement: {endpoint: %q, token: admin}
+  static: {enabled: true, file: %q}
+  ironic: {enabled: true, file: %q}
+`, srv.URL, files.Static, files.Ironic))
+
+	runCtx, stop := context.WithCancel(ctx)
+	lw := newLogWatcher()
+	done := make(chan int, 1)
+	go func() { done <- run(runCtx, []string{"agent", "--config", cfgPath}, &bytes.Buffer{}, lw) }()
+	defer func() {
+		stop()
+		if code := <-done; code != exitOK {
+			t.Errorf("agent exit code %d; log:\n%s", code, lw.String())
+		}
+		http.DefaultClient.CloseIdleConnections()
+	}()
+	eventually(t, ctx, "the agent started", func() bool { return bytes.Contains([]byte(lw.String()), []byte(`"agent started"`)) })
+	url := logField(t, lw.String(), "agent started", "metrics")
+
+	eventually(t, ctx, "the first pass is in the metrics", func() bool {
+		v, _ := scrapeMetrics(t, ctx, url).value("placement_syncd_agent_syncs_total", "driver=ironic", "result=success")
+		return v >= 1
+	})
+	m := scrapeMetrics(t, ctx, url)
+	for _, c := range []struct {
+		want   float64
+		name   string
+		labels []string
+	}{
+		{1, "placement_syncd_agent_unavailable_resources", []string{"driver=ironic", "reason=cleaning"}},
+		{1, "placement_syncd_agent_unavailable_resources", []string{"driver=ironic", "reason=maintenance"}},
+		{1, "placement_syncd_agent_placement_up", nil},
+	} {
+		if !m.is(c.want, c.name, c.labels...) {
+			t.Errorf("%s, want %g", m.describe(c.name, c.labels...), c.want)
+		}
+	}
+	if _, ok := m.families["placement_syncd_build_info"]; !ok {
+		t.Error("build_info missing: the agent does not use the process registry")
+	}
+	if _, ok := m.families["placement_syncd_http_requests_total"]; ok {
+		t.Error("API metrics on an agent-only host")
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/drivers/fpga"
+)
+
+// demoConfigFor is configs/demo.yaml moved into dir: every listener on
+// port 0, the files under dir instead of .demo/, JSON logs (so that the
+// test can read the bound addresses). scripts/check-metrics makes the same
+// substitutions.
+func demoConfigFor(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../configs/demo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, r := range [][2]string{
+		{"127.0.0.1:8778", "127.0.0.1:0"}, {"127.0.0.1:8779", "127.0.0.1:0"}, {"127.0.0.1:8780", "127.0.0.1:0"},
+		{".demo/", dir + "/"}, {"format: console", "format: json"},
+	} {
+		if !strings.Contains(s, r[0]) {
+			t.Fatalf("configs/demo.yaml no longer has %q; update this test and scripts/check-metrics", r[0])
+		}
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	path := filepath.Join(dir, "demo.yaml")
+	writeFile(t, path, s)
+	return path
+}
+
+// TestDemo runs the demo as scripts/run-demo does (demo init, serve,
+// demo cycle; here in-process, with a 1 s period instead of 10 s) and
+// watches the lifecycle through the API: a node's inventory flips to
+// reserved = total and back, aggregates appear on the providers and go,
+// the FPGA is reserved while it is programmed and comes back with its new
+// function trait. Every wait polls with a deadline; the cycle repeats, so
+// a missed window is caught on the next round.
+func TestDemo(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	cfgPath := demoConfigFor(t, dir)
+	var stderr bytes.Buffer
+	if code := run(ctx, []string{"demo", "init", "--config", cfgPath}, &bytes.Buffer{}, &stderr); code != exitOK {
+		t.Fatalf("demo init: exit %d: %s", code, stderr.String())
+	}
+	s := startAllInOne(t, ctx, cfgPath)
+
+	cycleCtx, stopCycle := context.WithCancel(ctx)
+	cycleLog := newLogWatcher()
+	cycleDone := make(chan int, 1)
+	go func() {
+		cycleDone <- run(cycleCtx, []string{"demo", "cycle", "--config", cfgPath, "--period", "1s",
+			"--agent", strings.TrimPrefix(s.agent, "http://"), "--reconciler", strings.TrimPrefix(s.reconciler, "http://")}, &bytes.Buffer{}, cycleLog)
+	}()
+	defer func() {
+		stopCycle()
+		if code := <-cycleDone; code != exitOK {
+			t.Errorf("demo cycle: exit %d:\n%s", code, cycleLog.String())
+		}
+		if strings.Contains(cycleLog.String(), "demo step incomplete") {
+			t.Errorf("a demo step failed:\n%s", cycleLog.String())
+		}
+	}()
+
+	node1 := demoNodes[0].UUID
+	device := fpga.ProviderUUID("demo-compute", demoFPGADevice)
+	reserved := func(rp, rc string) int {
+		var body struct {
+			Inventories map[string]struct{ Total, Reserved int }
+		}
+		do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+rp+"/inventories", "admin", nil, http.StatusOK, &body)
+		inv, ok := body.Inventories[rc]
+		if !ok {
+			t.Fatalf("%s lost its %s inventory: %+v", rp, rc, body.Inventories)
+		}
+		return inv.Reserved
+	}
+	aggregates := func(rp string) []string {
+		var body struct{ Aggregates []string }
+		do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+rp+"/aggregates", "admin", nil, http.StatusOK, &body)
+		return body.Aggregates
+	}
+	traits := func(rp string) []string {
+		var body struct{ Traits []string }
+		do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+rp+"/traits", "admin", nil, http.StatusOK, &body)
+		return body.Traits
+	}
+
+	// The nodes exist (first pass) and are in rack-a (first run, or the
+	// run step 1 asks for).
+	eventually(t, ctx, "the agent created bm-gold-1", func() bool {
+		var body struct {
+			ResourceProviders []any `json:"resource_providers"`
+		}
+		do(t, ctx, http.MethodGet, s.api+"/resource_providers?uuid="+node1, "admin", nil, http.StatusOK, &body)
+		return len(body.ResourceProviders) == 1
+	})
+	eventually(t, ctx, "bm-gold-1 is in rack-a", func() bool { return slices.Contains(aggregates(node1), demoRackA) })
+	eventually(t, ctx, "bm-gold-1 cleaning: reserved = total", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 1 })
+	eventually(t, ctx, "demo-compute joins fpga-hosts", func() bool { return slices.Contains(aggregates(demoComputeUUID), demoFPGAHosts) })
+	eventually(t, ctx, "the FPGA is reserved while it is programmed", func() bool { return reserved(device, "FPGA") == 2 })
+	eventually(t, ctx, "the FPGA is released with function crypto-v2", func() bool {
+		return reserved(device, "FPGA") == 0 && slices.Contains(traits(device), "CUSTOM_FPGA_FUNCTION_ID_INTEL_CRYPTO_V2")
+	})
+	eventually(t, ctx, "bm-gold-1 is available again: reserved back to 0", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 0 })
+	eventually(t, ctx, "demo-compute leaves fpga-hosts", func() bool { return !slices.Contains(aggregates(demoComputeUUID), demoFPGAHosts) })
+
+	m := scrapeMetrics(t, ctx, s.api+"/metrics")
+	if v, _ := m.value("placement_syncd_agent_fpga_programs_total", "result=success"); v < 1 {
+		t.Errorf("%s, want >= 1", m.describe("placement_syncd_agent_fpga_programs_total", "result=success"))
+	}
+	if v, _ := m.value("placement_syncd_reconciler_changes_total", "job=aggregates"); v < 5 {
+		t.Errorf("%s, want >= 5 (3 nodes into rack-a, demo-compute into fpga-hosts and out)", m.describe("placement_syncd_reconciler_changes_total", "job=aggregates"))
+	}
+	for _, line := range []string{"inventory held back: reserved = total", "inventory released", "programming device"} {
+		if !strings.Contains(s.log.String(), line) {
+			t.Errorf("serve did not log %q", line)
+		}
+	}
+}
