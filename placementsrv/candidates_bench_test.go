@@ -56,7 +56,7 @@ func BenchmarkCandidatesRenderWide(b *testing.B) {
 	})
 	b.Run("engine+stream", func(b *testing.B) {
 		// The handler's path: candidates rendered as the search finds
-		// them, in 64 KiB writes.
+		// them, in streamChunk writes.
 		n := 0
 		names := (&candidateSettings{}).names(snap)
 		buf := make([]byte, 0, streamChunk+8<<10)

@@ -176,9 +176,9 @@ func TestCandidatesStreamedLargeAnswer(t *testing.T) {
 	if _, _, err := st.EnsureResourceClass(ctx, "CUSTOM_DEV"); err != nil {
 		t.Fatal(err)
 	}
-	// 7 identical devices and 5 groups of one unit: 7*6*5*4*3 = 2520
-	// candidates, above the streaming threshold.
-	for i := 0; i < 7; i++ {
+	// 8 identical devices and 6 groups of one unit: 8*7*6*5*4*3 = 20160
+	// candidates, about 12 MB: more than one streamed chunk.
+	for i := 0; i < 8; i++ {
 		u := fmt.Sprintf("55555555-5555-4555-8555-%012d", i)
 		if _, err := st.CreateProvider(ctx, store.NewProvider{UUID: u, Name: fmt.Sprint("dev", i), ParentUUID: root}); err != nil {
 			t.Fatal(err)
@@ -188,10 +188,10 @@ func TestCandidatesStreamedLargeAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	query := "group_policy=none&resources1=CUSTOM_DEV:1&resources2=CUSTOM_DEV:1&resources3=CUSTOM_DEV:1&resources4=CUSTOM_DEV:1&resources5=CUSTOM_DEV:1"
+	query := "group_policy=none&resources1=CUSTOM_DEV:1&resources2=CUSTOM_DEV:1&resources3=CUSTOM_DEV:1&resources4=CUSTOM_DEV:1&resources5=CUSTOM_DEV:1&resources6=CUSTOM_DEV:1"
 	a, r := getCandidates(t, ts, "1.39", query)
-	if n := len(a.AllocationRequests); n != 2520 {
-		t.Fatalf("%d candidates, want 2520", n)
+	if n := len(a.AllocationRequests); n != 20160 {
+		t.Fatalf("%d candidates, want 20160", n)
 	}
 	if cl := r.Header.Get("Content-Length"); cl != "" {
 		t.Errorf("streamed answer has Content-Length %s", cl)
