@@ -372,51 +372,53 @@ func (e *engine) anywhere(g *group) bool {
 // that tree's root and the roots its sharing providers anchor.
 func (e *engine) narrowAnchors() []int32 {
 	ps := e.s.Providers
-	var cur map[int32]bool
-	restrict := func(next map[int32]bool) {
-		if cur == nil {
-			cur = next
+	var cur []int32 // sorted roots allowed so far; nil: no restriction yet
+	restricted := false
+	reach := func(out []int32, p int32) []int32 {
+		out = append(out, ps[p].Root)
+		if ps[p].Sharing {
+			out = append(out, ps[p].Anchors...)
+		}
+		return out
+	}
+	restrict := func(next []int32) {
+		slices.Sort(next)
+		next = slices.Compact(next)
+		if !restricted {
+			cur, restricted = next, true
 			return
 		}
-		for r := range cur {
-			if !next[r] {
-				delete(cur, r)
+		kept := cur[:0]
+		for _, r := range cur {
+			if _, ok := slices.BinarySearch(next, r); ok {
+				kept = append(kept, r)
 			}
 		}
-	}
-	reach := func(out map[int32]bool, p int32) {
-		out[ps[p].Root] = true
-		if ps[p].Sharing {
-			for _, a := range ps[p].Anchors {
-				out[a] = true
-			}
-		}
+		cur = kept
 	}
 	for _, g := range e.groups {
 		if g.memberOf != nil {
-			next := map[int32]bool{}
-			for p := range g.memberOf {
-				reach(next, p)
+			var next []int32
+			for _, p := range g.memberOf {
+				next = reach(next, p)
 			}
 			restrict(next)
 		}
 		if g.inTree >= 0 && len(g.res) > 0 {
-			next := map[int32]bool{}
+			var next []int32
 			for _, p := range ps[g.inTree].Tree {
-				reach(next, p)
+				next = reach(next, p)
 			}
 			restrict(next)
 		}
 	}
-	if cur == nil {
+	if !restricted {
 		return nil
 	}
-	out := make([]int32, 0, len(cur))
-	for r := range cur {
-		out = append(out, r)
+	if cur == nil {
+		cur = []int32{}
 	}
-	slices.Sort(out)
-	return out
+	return cur
 }
 
 // run generates candidates anchor by anchor.

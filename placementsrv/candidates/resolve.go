@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"slices"
 )
 
 // resAmt is a requested amount of an interned class.
@@ -18,9 +19,9 @@ type group struct {
 	res      []resAmt
 	required [][]int32
 	forbid   []int32
-	// memberOf is the set of providers that are, by themselves, in every
-	// member_of clause; nil when the group has no member_of.
-	memberOf map[int32]struct{}
+	// memberOf lists, sorted, the providers that are by themselves in
+	// every member_of clause; nil when the group has no member_of.
+	memberOf []int32
 	badAggs  []int32 // known forbidden aggregates
 	inTree   int32   // root of the in_tree provider, or -1
 }
@@ -98,7 +99,7 @@ func traitIDs(s *store.Snapshot, names []string) ([]int32, error) {
 
 // membersOfAll returns the providers that are in at least one aggregate
 // of every clause. Unknown aggregate uuids match nothing.
-func membersOfAll(s *store.Snapshot, clauses [][]string) map[int32]struct{} {
+func membersOfAll(s *store.Snapshot, clauses [][]string) []int32 {
 	ids := make([][]int32, len(clauses))
 	for i, cl := range clauses {
 		for _, u := range cl {
@@ -110,23 +111,22 @@ func membersOfAll(s *store.Snapshot, clauses [][]string) map[int32]struct{} {
 			return nil
 		}
 	}
-	out := map[int32]struct{}{}
+	var out []int32
 	for _, a := range ids[0] {
 	member:
 		for _, p := range s.AggMembers[a] {
-			if _, dup := out[p]; dup {
-				continue
-			}
 			prov := &s.Providers[p]
 			for _, cl := range ids[1:] {
 				if !inAny(prov, cl) {
 					continue member
 				}
 			}
-			out[p] = struct{}{}
+			out = append(out, p)
 		}
 	}
-	return out
+	// A provider in several aggregates of the first clause appears once.
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func inAny(p *store.SnapProvider, aggs []int32) bool {
@@ -168,7 +168,7 @@ func (g *group) member(p int32) bool {
 	if g.memberOf == nil {
 		return true
 	}
-	_, ok := g.memberOf[p]
+	_, ok := slices.BinarySearch(g.memberOf, p)
 	return ok
 }
 
