@@ -176,19 +176,12 @@ func nonEmpty(s string) policy.Value { return policy.OptStr(s, s != "") }
 // {"message", "code", "title"}, HTML or plain text by the Accept header.
 func writeWebobError(w http.ResponseWriter, req *request, e *httpError) {
 	h := w.Header()
-	var b []byte
-	switch errorFormat(req.Header.Values("Accept")) {
-	case "html":
-		b = []byte(htmlErrorBody(e))
-		h.Set("Content-Type", "text/html; charset=UTF-8")
-	case "plain":
-		b = []byte(errorStatusLine(e.Status) + "\n\n" + stripTags(errorBodyText(e, noEscape)))
-		h.Set("Content-Type", "text/plain; charset=UTF-8")
-	default:
-		b = []byte(`{"message": ` + pyJSONString(errorBodyText(e, noEscape)) + `, "code": ` +
+	// webob's default JSON formatter, not Placement's error document.
+	b, ctype := errorBodyFor(req, e, func() []byte {
+		return []byte(`{"message": ` + pyJSONString(errorBodyText(e, noEscape)) + `, "code": ` +
 			pyJSONString(errorStatusLine(e.Status)) + `, "title": ` + pyJSONString(errorTitle(e.Status)) + `}`)
-		h.Set("Content-Type", "application/json")
-	}
+	})
+	h.Set("Content-Type", ctype)
 	w.WriteHeader(e.Status)
 	if req.Method != http.MethodHead {
 		_, _ = w.Write(b)

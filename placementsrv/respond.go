@@ -180,18 +180,8 @@ func writeError(w http.ResponseWriter, req *request, e *httpError) {
 	for k, vs := range e.Headers {
 		h[k] = vs
 	}
-	var b []byte
-	switch errorFormat(req.Header.Values("Accept")) {
-	case "html":
-		b = []byte(htmlErrorBody(e))
-		h.Set("Content-Type", "text/html; charset=UTF-8")
-	case "plain":
-		b = []byte(errorStatusLine(e.Status) + "\n\n" + stripTags(errorBodyText(e, noEscape)))
-		h.Set("Content-Type", "text/plain; charset=UTF-8")
-	default:
-		b = jsonErrorBody(req, e)
-		h.Set("Content-Type", "application/json")
-	}
+	b, ctype := errorBodyFor(req, e, func() []byte { return jsonErrorBody(req, e) })
+	h.Set("Content-Type", ctype)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(e.Status)
 	if req.Method != http.MethodHead {
@@ -215,4 +205,17 @@ func jsonErrorBody(req *request, e *httpError) []byte {
 	}
 	b, _ := marshalJSON(errorBody{Errors: []errorItem{item}})
 	return b
+}
+
+// errorBodyFor renders e in the format the client's Accept header picks,
+// as webob does: HTML, plain text, or the JSON that jsonBody builds.
+func errorBodyFor(req *request, e *httpError, jsonBody func() []byte) (body []byte, contentType string) {
+	switch errorFormat(req.Header.Values("Accept")) {
+	case "html":
+		return []byte(htmlErrorBody(e)), "text/html; charset=UTF-8"
+	case "plain":
+		return []byte(errorStatusLine(e.Status) + "\n\n" + stripTags(errorBodyText(e, noEscape))), "text/plain; charset=UTF-8"
+	default:
+		return jsonBody(), "application/json"
+	}
 }
