@@ -1,56 +1,22 @@
 package placementsrv
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
-// startServerWith is startTestServer with options edited by edit.
+// startServerWith is startTestServer with the server's options edited.
 func startServerWith(t *testing.T, edit func(*Options)) *testServer {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		cancel()
-		t.Fatalf("open store: %v", err)
-	}
-	opts := Options{Store: st}
-	edit(&opts)
-	srv, err := New(opts)
-	if err != nil {
-		cancel()
-		t.Fatalf("new server: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		t.Fatalf("listen: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
-	ts := &testServer{URL: "http://" + ln.Addr().String(), Client: &http.Client{Timeout: 30 * time.Second}, Store: st}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("server: %v", err)
-		}
-		ts.Client.CloseIdleConnections()
-		_ = st.Close()
-	})
-	return ts
+	return startServerOpts(t, nil, edit)
 }
 
 func secureRBAC(t *testing.T) func(*Options) {

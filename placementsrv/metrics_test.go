@@ -2,12 +2,9 @@ package placementsrv
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
@@ -33,33 +29,13 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden from th
 // on the API listener.
 func startMetricsServer(t testing.TB) *testServer {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
 	reg := metrics.NewRegistry(metrics.BuildInfo{Version: "test", Commit: "abc", GoVersion: "go"})
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true, Registerer: reg})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	srv, err := New(Options{Store: st, Registerer: reg, MetricsHandler: metrics.Handler(reg, nil)})
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
-	ts := &testServer{URL: "http://" + ln.Addr().String(), Client: &http.Client{Timeout: 30 * time.Second}, Store: st}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("server: %v", err)
-		}
-		ts.Client.CloseIdleConnections()
-		_ = st.Close()
-	})
-	return ts
+	return startServerOpts(t,
+		func(o *sqlite.Options) { o.Registerer = reg },
+		func(o *Options) {
+			o.Registerer = reg
+			o.MetricsHandler = metrics.Handler(reg, nil)
+		})
 }
 
 // scrape is one parsed GET /metrics.

@@ -27,13 +27,28 @@ type testServer struct {
 // startTestServer starts a server for the duration of the test.
 func startTestServer(t testing.TB) *testServer {
 	t.Helper()
+	return startServerOpts(t, nil, nil)
+}
+
+// startServerOpts is startTestServer with the store's and the server's
+// options edited first (either edit may be nil).
+func startServerOpts(t testing.TB, storeEdit func(*sqlite.Options), edit func(*Options)) *testServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
+	sopts := sqlite.Options{Migrate: true}
+	if storeEdit != nil {
+		storeEdit(&sopts)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sopts)
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)
 	}
-	srv, err := New(Options{Store: st})
+	opts := Options{Store: st}
+	if edit != nil {
+		edit(&opts)
+	}
+	srv, err := New(opts)
 	if err != nil {
 		cancel()
 		t.Fatalf("new server: %v", err)
