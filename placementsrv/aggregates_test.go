@@ -102,15 +102,7 @@ func TestPutAggregatesBadInput(t *testing.T) {
 			if q.path == "" {
 				q.path = path
 			}
-			if q.mv == "" {
-				q.mv = "1.39"
-			}
-			switch q.ctype {
-			case "":
-				q.ctype = "application/json"
-			case "-":
-				q.ctype = ""
-			}
+			q.bodyDefaults()
 			checkError(t, e.do(q), tc.status, tc.detail, tc.code)
 			if after := e.aggregatesSnapshot(); after != before {
 				t.Errorf("state changed:\n%s\n%s", before, after)

@@ -99,15 +99,7 @@ func TestPutProviderTraitsBadInput(t *testing.T) {
 			if q.path == "" {
 				q.path = path
 			}
-			if q.mv == "" {
-				q.mv = "1.39"
-			}
-			switch q.ctype {
-			case "":
-				q.ctype = js
-			case "-":
-				q.ctype = ""
-			}
+			q.bodyDefaults()
 			checkError(t, e.do(q), tc.status, tc.detail, tc.code)
 			if after := e.traitsSnapshot(); after != before {
 				t.Errorf("state changed:\n%s\n%s", before, after)

@@ -49,6 +49,20 @@ type taReq struct {
 	header                        map[string]string
 }
 
+// bodyDefaults fills what a table case leaves out: microversion 1.39 and a
+// JSON content type ("-" sends none).
+func (q *taReq) bodyDefaults() {
+	if q.mv == "" {
+		q.mv = "1.39"
+	}
+	switch q.ctype {
+	case "":
+		q.ctype = "application/json"
+	case "-":
+		q.ctype = ""
+	}
+}
+
 type taResp struct {
 	status int
 	header http.Header

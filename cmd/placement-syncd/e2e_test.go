@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,17 +151,7 @@ func TestE2E_ServeAndTerminate(t *testing.T) {
 	}()
 	addr := lw.listenAddr(t, ctx)
 
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
-	req.Header.Set("X-Auth-Token", "admin")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	http.DefaultClient.CloseIdleConnections()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /: %s", resp.Status)
-	}
+	getRootOK(t, ctx, addr)
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -147,17 +147,7 @@ func TestRun_Serve(t *testing.T) {
 	}()
 	addr := lw.listenAddr(t, ctx)
 
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
-	req.Header.Set("X-Auth-Token", "admin")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	http.DefaultClient.CloseIdleConnections()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /: %s", resp.Status)
-	}
+	getRootOK(t, ctx, addr)
 
 	stop()
 	select {
@@ -182,5 +172,21 @@ func TestRun_ServeListenFailure(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "p.db")); err != nil {
 		t.Errorf("database should have been opened first: %v", err)
+	}
+}
+
+// getRootOK checks that the server at addr answers GET / with 200.
+func getRootOK(t *testing.T, ctx context.Context, addr string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
+	req.Header.Set("X-Auth-Token", "admin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /: %s", resp.Status)
 	}
 }

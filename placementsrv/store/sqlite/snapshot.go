@@ -145,34 +145,13 @@ func buildSnapshot(st *state, version uint64) *store.Snapshot {
 	provs := st.providerList // ordered by id
 	b := store.NewSnapshotBuilder(version, len(provs))
 	// Intern through pointer-keyed maps: cheaper than hashing names for
-	// every provider.
-	classes := make([]*resourceClass, 0, len(st.classes))
-	for _, c := range st.classes {
-		classes = append(classes, c)
-	}
-	slices.SortFunc(classes, func(x, y *resourceClass) int { return cmp.Compare(x.id, y.id) })
-	classID := make(map[*resourceClass]int32, len(classes))
-	for _, c := range classes {
-		classID[c] = b.Class(c.name)
-	}
-	traits := make([]*trait, 0, len(st.traits))
-	for _, t := range st.traits {
-		traits = append(traits, t)
-	}
-	slices.SortFunc(traits, func(x, y *trait) int { return cmp.Compare(x.id, y.id) })
-	traitID := make(map[*trait]int32, len(traits))
-	for _, t := range traits {
-		traitID[t] = b.Trait(t.name)
-	}
-	aggs := make([]*aggregate, 0, len(st.aggregates))
-	for _, a := range st.aggregates {
-		aggs = append(aggs, a)
-	}
-	slices.SortFunc(aggs, func(x, y *aggregate) int { return cmp.Compare(x.id, y.id) })
-	aggID := make(map[*aggregate]int32, len(aggs))
-	for _, a := range aggs {
-		aggID[a] = b.Aggregate(a.uuid)
-	}
+	// every provider. Id order keeps snapshot ids stable across builds.
+	classID := internByID(st.classes, func(c *resourceClass) int64 { return c.id },
+		func(c *resourceClass) int32 { return b.Class(c.name) })
+	traitID := internByID(st.traits, func(t *trait) int64 { return t.id },
+		func(t *trait) int32 { return b.Trait(t.name) })
+	aggID := internByID(st.aggregates, func(a *aggregate) int64 { return a.id },
+		func(a *aggregate) int32 { return b.Aggregate(a.uuid) })
 	// One backing array per kind keeps the allocation count low.
 	nInv, nTr, nAgg := 0, 0, 0
 	for _, p := range provs {
@@ -210,4 +189,19 @@ func buildSnapshot(st *state, version uint64) *store.Snapshot {
 		j, _ := slices.BinarySearchFunc(provs, par.id, func(p *provider, id int64) int { return cmp.Compare(p.id, id) })
 		return int32(j)
 	})
+}
+
+// internByID interns every record of m in ascending id order and maps each
+// record to its snapshot id.
+func internByID[T any](m map[string]*T, id func(*T) int64, intern func(*T) int32) map[*T]int32 {
+	recs := make([]*T, 0, len(m))
+	for _, r := range m {
+		recs = append(recs, r)
+	}
+	slices.SortFunc(recs, func(x, y *T) int { return cmp.Compare(id(x), id(y)) })
+	out := make(map[*T]int32, len(recs))
+	for _, r := range recs {
+		out[r] = intern(r)
+	}
+	return out
 }
