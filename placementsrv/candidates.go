@@ -33,6 +33,7 @@ type quotedNames struct {
 	providers [][]byte
 	classes   [][]byte
 	traits    [][]byte
+	summaries summaryCache
 }
 
 // names returns the quoted names for snap, building them on first use.
@@ -359,78 +360,4 @@ func (cj *candidateJSON) appendMappings(b []byte, c *candidates.Candidate) []byt
 		b = append(b, ']')
 	}
 	return append(b, '}')
-}
-
-// appendSummaries writes the provider_summaries members: 1.27+ every
-// inventory (before, only requested classes), traits from 1.17, parent
-// and root from 1.29.
-func (cj *candidateJSON) appendSummaries(sums []int32) {
-	q, req, mv, b := cj.q, cj.req, cj.mv, cj.b
-	s := q.snap
-	allClasses := mv.AtLeast(microversion.CandidatesAllClasses)
-	traits := mv.AtLeast(microversion.CandidatesRequired)
-	tree := mv.AtLeast(microversion.CandidatesNested)
-	var requested []int32
-	if !allClasses {
-		for _, g := range req.Groups {
-			for _, r := range g.Resources {
-				if c, ok := s.ClassByName[r.Class]; ok && !slices.Contains(requested, c) {
-					requested = append(requested, c)
-				}
-			}
-		}
-	}
-	for i, pi := range sums {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if cj.b = b; !cj.flush() {
-			return
-		}
-		b = cj.b
-		p := &s.Providers[pi]
-		b = append(b, q.providers[pi]...)
-		b = append(b, `:{"resources":{`...)
-		first := true
-		for _, inv := range p.Inventories {
-			if !allClasses && !slices.Contains(requested, inv.Class) {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = append(b, q.classes[inv.Class]...)
-			b = append(b, `:{"capacity":`...)
-			b = appendInt(b, inv.Capacity)
-			b = append(b, `,"used":`...)
-			b = appendInt(b, inv.Used)
-			b = append(b, '}')
-		}
-		b = append(b, '}')
-		if traits {
-			// Trait ids are interned in database id order, which is the
-			// order Placement lists them in.
-			b = append(b, `,"traits":[`...)
-			for k, t := range p.Traits {
-				if k > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, q.traits[t]...)
-			}
-			b = append(b, ']')
-		}
-		if tree {
-			b = append(b, `,"parent_provider_uuid":`...)
-			if p.Parent >= 0 {
-				b = append(b, q.providers[p.Parent]...)
-			} else {
-				b = append(b, "null"...)
-			}
-			b = append(b, `,"root_provider_uuid":`...)
-			b = append(b, q.providers[p.Root]...)
-		}
-		b = append(b, '}')
-	}
-	cj.b = b
 }

@@ -80,6 +80,47 @@ func TestCandidatesFollowWrites(t *testing.T) {
 	}
 }
 
+// TestCandidatesSummaryCacheFollowsWrites: provider summaries kept
+// between answers on one snapshot are the same bytes as fresh ones, per
+// microversion form, and a write is seen by the next answer.
+func TestCandidatesSummaryCacheFollowsWrites(t *testing.T) {
+	ts := acFixture(t)
+	const q = "resources=VCPU:1"
+	body := func(version string) string {
+		t.Helper()
+		_, r := getCandidates(t, ts, version, q)
+		return string(r.Body)
+	}
+	check := func(used string) {
+		t.Helper()
+		for _, v := range []string{"1.39", "1.28", "1.29", "1.27"} {
+			first := body(v) // the snapshot's first answers render afresh
+			for i := 0; i < 2; i++ {
+				if again := body(v); again != first {
+					t.Fatalf("%s: answer %d differs:\n%s\n%s", v, i+2, again, first)
+				}
+			}
+			if want := `"VCPU":{"capacity":4,"used":` + used + `}`; !strings.Contains(first, want) {
+				t.Errorf("%s: missing %s in %s", v, want, first)
+			}
+			if hasRoot := strings.Contains(first, "root_provider_uuid"); hasRoot != (v >= "1.29") {
+				t.Errorf("%s: root_provider_uuid present %v: %s", v, hasRoot, first)
+			}
+		}
+	}
+	check("0")
+	ts.must(t, 204, call{Method: "PUT", Path: "/allocations/44444444-4444-4444-8444-444444444444", Version: "1.39",
+		Body: `{"allocations":{"` + acRoot + `":{"resources":{"VCPU":2}}},"project_id":"p","user_id":"u","consumer_generation":null,"consumer_type":"INSTANCE"}`})
+	check("2")
+	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + acRoot + "/traits", Version: "1.39",
+		Body: `{"traits":["HW_CPU_X86_AVX2"],"resource_provider_generation":2}`})
+	for i := 0; i < 2; i++ {
+		if b := body("1.39"); !strings.Contains(b, `"traits":["HW_CPU_X86_AVX2"]`) {
+			t.Errorf("trait change not in summaries: %s", b)
+		}
+	}
+}
+
 // TestCandidatesShapes checks the answer's form at the microversions where
 // it changes.
 func TestCandidatesShapes(t *testing.T) {
