@@ -506,6 +506,20 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 	if g.inTree >= 0 {
 		nProv = e.nTree
 	}
+	// A required trait that no provider here has rules the anchor out
+	// before any per-class list is built.
+	for _, anyOf := range g.required {
+		held := false
+		for _, p := range e.aprov[:nProv] {
+			if hasAny(&ps[p], anyOf) {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return out
+		}
+	}
 	for k, ra := range g.res {
 		l := lists[k][:0]
 		for lp, p := range e.aprov[:nProv] {
