@@ -173,7 +173,9 @@ func (p *bufferPool) get() *[]byte {
 	if b, ok := p.p.Get().(*[]byte); ok {
 		return b
 	}
-	b := make([]byte, 0, streamChunk+8<<10)
+	// Most answers are far smaller than a chunk; a buffer grows towards
+	// streamChunk as needed and the pool keeps it grown.
+	b := make([]byte, 0, 64<<10)
 	return &b
 }
 

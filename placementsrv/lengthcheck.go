@@ -59,6 +59,7 @@ type lengthCheckConn struct {
 	remaining int64  // body bytes left in modeBody
 	pending   []byte // incomplete header block
 	out       []byte // bytes ready for the reader
+	outBuf    []byte // out's buffer, from its start
 	err       error  // deferred read error
 	buf       [4096]byte
 }
@@ -73,6 +74,7 @@ func (c *lengthCheckConn) Read(p []byte) (int, error) {
 			return c.Conn.Read(p)
 		}
 		n, err := c.Conn.Read(c.buf[:])
+		c.out = c.outBuf[:0] // all handed over: reuse the buffer
 		c.feed(c.buf[:n])
 		if err != nil {
 			// net/http interrupts reads with past deadlines and carries
@@ -88,6 +90,7 @@ func (c *lengthCheckConn) Read(p []byte) (int, error) {
 			}
 			c.err = err // reported on the next call, after the data
 		}
+		c.outBuf = c.out[:0]
 	}
 	n := copy(p, c.out)
 	c.out = c.out[n:]
@@ -113,6 +116,14 @@ func (c *lengthCheckConn) feed(data []byte) {
 				c.mode = modeHeader
 			}
 		case modeHeader:
+			if len(c.pending) == 0 {
+				// Usually a whole header block arrives in one read.
+				if end := headerEnd(data); end >= 0 {
+					c.out = c.inspect(c.out, data[:end])
+					data = data[end:]
+					continue
+				}
+			}
 			c.pending = append(c.pending, data...)
 			data = nil
 			end := headerEnd(c.pending)
@@ -125,8 +136,10 @@ func (c *lengthCheckConn) feed(data []byte) {
 				return
 			}
 			block, rest := c.pending[:end], c.pending[end:]
-			c.pending = nil
 			c.out = c.inspect(c.out, block)
+			// rest is copied to the front of the same buffer by the next
+			// round, if it holds an incomplete header block.
+			c.pending = c.pending[:0]
 			data = rest
 		}
 	}
@@ -153,43 +166,40 @@ func headerEnd(b []byte) int {
 }
 
 // inspect appends the header block to dst, rewritten when its
-// Content-Length is not a number, and sets the mode for what follows.
+// Content-Length is not a number (or a client sent invalidLengthHeader
+// itself), and sets the mode for what follows.
 func (c *lengthCheckConn) inspect(dst, block []byte) []byte {
-	lines := bytes.SplitAfter(block, []byte("\n"))
 	var length int64
-	invalid, chunked := false, false
-	for i, line := range lines {
-		if i == 0 {
-			continue // request line
-		}
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			continue
-		}
-		name = bytes.TrimSpace(name)
-		value = bytes.TrimSpace(value)
-		switch {
-		case bytes.EqualFold(name, []byte(invalidLengthHeader)):
-			lines[i] = nil // only this wrapper may set it
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+	invalid, chunked, rewrite := false, false, false
+	forEachHeader(block, func(_ []byte, action headerAction, n int64) {
+		switch action {
+		case headerForged:
+			rewrite = true
+		case headerChunked:
 			chunked = true
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			n, ok := parseDecimal(value)
-			if ok {
-				length = n
-				continue
-			}
-			if _, isInt := pyIntLiteral(string(value)); isInt {
-				// Python would take it (e.g. "+5"); leave it to net/http.
-				continue
-			}
-			invalid = true
-			lines[i] = []byte(invalidLengthHeader + ": " + string(value) + "\r\n")
+		case headerLength:
+			length = n
+		case headerBadLength:
+			invalid, rewrite = true, true
 		}
-	}
+	})
 	start := len(dst)
-	for _, l := range lines {
-		dst = append(dst, l...)
+	if !rewrite {
+		dst = append(dst, block...)
+	} else {
+		dst = append(dst, firstLine(block)...)
+		forEachHeader(block, func(line []byte, action headerAction, _ int64) {
+			switch action {
+			case headerForged: // only this wrapper may set it
+			case headerBadLength:
+				_, value, _ := bytes.Cut(line, []byte(":"))
+				dst = append(dst, invalidLengthHeader+": "...)
+				dst = append(dst, bytes.TrimSpace(value)...)
+				dst = append(dst, "\r\n"...)
+			default:
+				dst = append(dst, line...)
+			}
+		})
 	}
 	switch {
 	case invalid:
@@ -209,6 +219,56 @@ func (c *lengthCheckConn) inspect(dst, block []byte) []byte {
 		c.mode = modeHeader
 	}
 	return dst
+}
+
+// headerAction is what inspect does with one header line.
+type headerAction int
+
+const (
+	headerKeep      headerAction = iota
+	headerForged                 // a client's own invalidLengthHeader: dropped
+	headerChunked                // Transfer-Encoding
+	headerLength                 // a Content-Length net/http accepts
+	headerBadLength              // a Content-Length that is not a number
+)
+
+// firstLine returns the request line of a header block, with its newline.
+func firstLine(block []byte) []byte {
+	if i := bytes.IndexByte(block, '\n'); i >= 0 {
+		return block[:i+1]
+	}
+	return block
+}
+
+// forEachHeader calls fn with each line after the request line (newline
+// included, the blank line ending the block too) and what it means.
+func forEachHeader(block []byte, fn func(line []byte, action headerAction, length int64)) {
+	rest := block[len(firstLine(block)):]
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		action, n := headerKeep, int64(0)
+		if name, value, ok := bytes.Cut(line, []byte(":")); ok {
+			name, value = bytes.TrimSpace(name), bytes.TrimSpace(value)
+			switch {
+			case bytes.EqualFold(name, []byte(invalidLengthHeader)):
+				action = headerForged
+			case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+				action = headerChunked
+			case bytes.EqualFold(name, []byte("Content-Length")):
+				if v, ok := parseDecimal(value); ok {
+					action, n = headerLength, v
+				} else if _, isInt := pyIntLiteral(string(value)); !isInt {
+					action = headerBadLength
+				}
+				// Python would take it (e.g. "+5"); leave it to net/http.
+			}
+		}
+		fn(line, action, n)
+	}
 }
 
 // parseDecimal parses the digits-only form net/http accepts.

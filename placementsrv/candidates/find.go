@@ -181,7 +181,13 @@ func (q *Query) Stream(fn func(*Candidate) bool) []int32 {
 	}
 	e.cur.Mappings = make([][]int32, len(e.groups))
 	e.run()
-	var sums []int32
+	n = 0
+	for w, word := range e.rootBits {
+		for ; word != 0; word &= word - 1 {
+			n += len(e.s.Providers[w*64+bits.TrailingZeros64(word)].Tree)
+		}
+	}
+	sums := make([]int32, 0, n)
 	for w, word := range e.rootBits {
 		for ; word != 0; word &= word - 1 {
 			r := int32(w*64 + bits.TrailingZeros64(word))
@@ -398,7 +404,7 @@ func (e *engine) narrowAnchors() []int32 {
 	}
 	for _, g := range e.groups {
 		if g.memberOf != nil {
-			var next []int32
+			next := make([]int32, 0, len(g.memberOf))
 			for _, p := range g.memberOf {
 				next = reach(next, p)
 			}

@@ -111,7 +111,11 @@ func membersOfAll(s *store.Snapshot, clauses [][]string) []int32 {
 			return nil
 		}
 	}
-	var out []int32
+	n := 0
+	for _, a := range ids[0] {
+		n += len(s.AggMembers[a])
+	}
+	out := make([]int32, 0, n)
 	for _, a := range ids[0] {
 	member:
 		for _, p := range s.AggMembers[a] {
