@@ -173,9 +173,7 @@ func (p *bufferPool) get() *[]byte {
 	if b, ok := p.p.Get().(*[]byte); ok {
 		return b
 	}
-	// Most answers are far smaller than a chunk; a buffer grows towards
-	// streamChunk as needed and the pool keeps it grown.
-	b := make([]byte, 0, 64<<10)
+	b := make([]byte, 0, streamChunk+8<<10)
 	return &b
 }
 
