@@ -3,7 +3,6 @@ package placementsrv
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -127,10 +126,14 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 		resp.stream = func(w *streamWriter) error {
 			buf := s.cands.bufs.get()
 			defer s.cands.bufs.put(buf)
-			cj := newCandidateJSON(*buf, w, names, &req, r.mv)
+			pipe := newChunkPipe(w, &s.cands.bufs)
+			cj := newCandidateJSON(*buf, pipe, names, &req, r.mv)
 			sums := query.Stream(cj.add)
 			b, err := cj.finish(sums)
 			*buf = b[:0]
+			if cerr := pipe.close(); err == nil {
+				err = cerr
+			}
 			if err != nil {
 				return err
 			}
@@ -147,8 +150,12 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 	resp.stream = func(w *streamWriter) error {
 		buf := s.cands.bufs.get()
 		defer s.cands.bufs.put(buf)
-		b := appendCandidates(*buf, w, names, &req, &res, r.mv)
+		pipe := newChunkPipe(w, &s.cands.bufs)
+		b := appendCandidates(*buf, pipe, names, &req, &res, r.mv)
 		*buf = b[:0]
+		if err := pipe.close(); err != nil {
+			return err
+		}
 		return w.Last(b)
 	}
 	return resp, nil
@@ -192,7 +199,7 @@ func (p *bufferPool) put(b *[]byte) {
 // With a sink, whatever is rendered is written to it every streamChunk
 // bytes and the unwritten rest is returned; a write error stops rendering
 // (the client is gone).
-func appendCandidates(b []byte, sink io.Writer, q *quotedNames, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
+func appendCandidates(b []byte, sink chunkSink, q *quotedNames, req *candidates.Request, res *candidates.Result, mv microversion.Version) []byte {
 	cj := newCandidateJSON(b, sink, q, req, mv)
 	for i := range res.Candidates {
 		if i == 1 && sink == nil {
@@ -216,7 +223,7 @@ func appendCandidates(b []byte, sink io.Writer, q *quotedNames, req *candidates.
 // sink, b is handed to it whenever it reaches streamChunk bytes.
 type candidateJSON struct {
 	b    []byte
-	sink io.Writer
+	sink chunkSink
 	err  error
 	q    *quotedNames
 	req  *candidates.Request
@@ -230,9 +237,16 @@ type candidateJSON struct {
 	// differ only in their mappings.
 	prevAllocs []candidates.Alloc
 	prevJSON   []byte
+	// prevMaps is the previous candidate's mappings, prevMapJSON their
+	// rendering and prevMapEnd[g] where group g's part of it ends: in
+	// depth-first order consecutive candidates share their first groups'
+	// mappings, and only the rest is rendered again.
+	prevMaps    [][]int32
+	prevMapJSON []byte
+	prevMapEnd  []int
 }
 
-func newCandidateJSON(b []byte, sink io.Writer, q *quotedNames, req *candidates.Request, mv microversion.Version) *candidateJSON {
+func newCandidateJSON(b []byte, sink chunkSink, q *quotedNames, req *candidates.Request, mv microversion.Version) *candidateJSON {
 	cj := &candidateJSON{b: append(b, `{"allocation_requests":[`...), sink: sink, q: q, req: req, mv: mv,
 		dict: mv.AtLeast(microversion.AllocationsDict), mappings: mv.AtLeast(microversion.Mappings)}
 	if cj.mappings {
@@ -251,13 +265,9 @@ func (cj *candidateJSON) flush() bool {
 		return false
 	}
 	if cj.sink != nil && len(cj.b) >= streamChunk {
-		if _, err := cj.sink.Write(cj.b); err != nil {
-			cj.err = err
-			return false
-		}
-		cj.b = cj.b[:0]
+		cj.b, cj.err = cj.sink.swap(cj.b)
 	}
-	return true
+	return cj.err == nil
 }
 
 // add renders one allocation request; false stops generation (the
@@ -345,8 +355,25 @@ func appendAllocationList(b []byte, q *quotedNames, c *candidates.Candidate) []b
 }
 
 func (cj *candidateJSON) appendMappings(b []byte, c *candidates.Candidate) []byte {
-	b = append(b, `,"mappings":{`...)
-	for gi, provs := range c.Mappings {
+	start := len(b)
+	same := 0
+	if cj.prevMaps == nil {
+		cj.prevMaps = make([][]int32, len(c.Mappings))
+		cj.prevMapEnd = make([]int, len(c.Mappings))
+	} else {
+		for same < len(c.Mappings) && slices.Equal(c.Mappings[same], cj.prevMaps[same]) {
+			same++
+		}
+	}
+	kept := len(`,"mappings":{`)
+	if same > 0 {
+		kept = cj.prevMapEnd[same-1]
+		b = append(b, cj.prevMapJSON[:kept]...)
+	} else {
+		b = append(b, `,"mappings":{`...)
+	}
+	for gi := same; gi < len(c.Mappings); gi++ {
+		provs := c.Mappings[gi]
 		if gi > 0 {
 			b = append(b, ',')
 		}
@@ -358,6 +385,12 @@ func (cj *candidateJSON) appendMappings(b []byte, c *candidates.Candidate) []byt
 			b = append(b, cj.q.providers[p]...)
 		}
 		b = append(b, ']')
+		cj.prevMapEnd[gi] = len(b) - start
+		cj.prevMaps[gi] = append(cj.prevMaps[gi][:0], provs...)
 	}
+	if same == 0 {
+		kept = 0
+	}
+	cj.prevMapJSON = append(cj.prevMapJSON[:kept], b[start+kept:]...)
 	return append(b, '}')
 }

@@ -66,7 +66,7 @@ func BenchmarkCandidatesRenderWide(b *testing.B) {
 				b.Fatal(err)
 			}
 			cw := &countingWriter{}
-			cj := newCandidateJSON(buf[:0], cw, names, &req, microversion.Max)
+			cj := newCandidateJSON(buf[:0], writerSink{cw}, names, &req, microversion.Max)
 			rest, err := cj.finish(q.Stream(cj.add))
 			if err != nil {
 				b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -261,5 +262,29 @@ func TestCandidatesStreamedLargeAnswer(t *testing.T) {
 	want := appendCandidates(nil, nil, (&candidateSettings{}).names(snap), &req, &res, microversion.Max)
 	if !bytes.Equal(r.Body, want) {
 		t.Errorf("streamed body (%d bytes) differs from buffered rendering (%d bytes)", len(r.Body), len(want))
+	}
+	// Each candidate's mappings, decoded, name the engine's providers.
+	var got struct {
+		AllocationRequests []struct {
+			Mappings map[string][]string `json:"mappings"`
+		} `json:"allocation_requests"`
+	}
+	if err := json.Unmarshal(r.Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range res.Candidates {
+		m := got.AllocationRequests[i].Mappings
+		if len(m) != len(req.Groups) {
+			t.Fatalf("candidate %d: %d mappings, want %d", i, len(m), len(req.Groups))
+		}
+		for gi, g := range req.Groups {
+			var wantUUIDs []string
+			for _, p := range c.Mappings[gi] {
+				wantUUIDs = append(wantUUIDs, snap.Providers[p].UUID)
+			}
+			if !slices.Equal(m[g.Suffix], wantUUIDs) {
+				t.Fatalf("candidate %d group %q: mappings %v, want %v", i, g.Suffix, m[g.Suffix], wantUUIDs)
+			}
+		}
 	}
 }
