@@ -127,6 +127,7 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 			buf := s.cands.bufs.get()
 			defer s.cands.bufs.put(buf)
 			pipe := newChunkPipe(w, &s.cands.bufs)
+			defer pipe.close()
 			cj := newCandidateJSON(*buf, pipe, names, &req, r.mv)
 			sums := query.Stream(cj.add)
 			b, err := cj.finish(sums)
@@ -151,6 +152,7 @@ func (s *Server) listAllocationCandidates(r *request) (*response, error) {
 		buf := s.cands.bufs.get()
 		defer s.cands.bufs.put(buf)
 		pipe := newChunkPipe(w, &s.cands.bufs)
+		defer pipe.close()
 		b := appendCandidates(*buf, pipe, names, &req, &res, r.mv)
 		*buf = b[:0]
 		if err := pipe.close(); err != nil {

@@ -33,6 +33,7 @@ type chunkPipe struct {
 	err     error // the first write error, set by the writer
 	failed  atomic.Bool
 	started bool
+	closed  bool
 }
 
 func newChunkPipe(w io.Writer, bufs *bufferPool) *chunkPipe {
@@ -70,11 +71,14 @@ func (p *chunkPipe) write() {
 }
 
 // close waits until every chunk handed over is written, returns the
-// spare buffer to the pool and reports the first write error.
+// spare buffer to the pool and reports the first write error. Calling it
+// again does nothing, so a deferred call can guard against a panic
+// leaving the writer goroutine behind.
 func (p *chunkPipe) close() error {
-	if !p.started {
-		return nil
+	if !p.started || p.closed {
+		return p.err
 	}
+	p.closed = true
 	close(p.out)
 	<-p.done
 	for len(p.free) > 0 {
