@@ -1,7 +1,6 @@
 package placementsrv
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -13,11 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
+	"github.com/placement-syncd/placement-syncd/internal/metricstest"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -38,15 +33,9 @@ func startMetricsServer(t testing.TB) *testServer {
 		})
 }
 
-// scrape is one parsed GET /metrics.
-type scrape struct {
-	raw      []byte
-	families map[string]*dto.MetricFamily
-}
-
 // scrape fetches /metrics without a token, as Prometheus does, checks it
 // with the linter promtool uses, and parses it.
-func (ts *testServer) scrape(t testing.TB) scrape {
+func (ts *testServer) scrape(t testing.TB) metricstest.Scrape {
 	t.Helper()
 	resp, err := ts.Client.Get(ts.URL + metrics.Path)
 	if err != nil {
@@ -57,56 +46,7 @@ func (ts *testServer) scrape(t testing.TB) scrape {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /metrics: %s, %v: %s", resp.Status, err, raw)
 	}
-	problems, err := promlint.New(bytes.NewReader(raw)).Lint()
-	if err != nil {
-		t.Fatalf("lint /metrics: %v", err)
-	}
-	for _, p := range problems {
-		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("parse /metrics: %v", err)
-	}
-	return scrape{raw: raw, families: fams}
-}
-
-// value returns the sample of family name whose labels are exactly
-// labels ("k=v" pairs); a histogram gives its count. ok is false when
-// there is no such series.
-func (s scrape) value(name string, labels ...string) (v float64, ok bool) {
-	mf := s.families[name]
-	if mf == nil {
-		return 0, false
-	}
-	for _, m := range mf.GetMetric() {
-		var got []string
-		for _, lp := range m.GetLabel() {
-			got = append(got, lp.GetName()+"="+lp.GetValue())
-		}
-		if !sameSet(got, labels) {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue(), true
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue(), true
-		case m.Untyped != nil:
-			return m.GetUntyped().GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount()), true
-		}
-	}
-	return 0, false
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
+	return metricstest.Parse(t, raw)
 }
 
 const (
@@ -240,9 +180,9 @@ func TestMetrics_Scenario(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"{"+strings.Join(tt.labels, ",")+"}", func(t *testing.T) {
-			got, ok := s.value(tt.name, tt.labels...)
+			got, ok := s.Value(tt.name, tt.labels...)
 			if !ok {
-				t.Fatalf("no such series in:\n%s", s.grep(tt.name))
+				t.Fatalf("no such series in:\n%s", s.Grep(tt.name))
 			}
 			if got != tt.want {
 				t.Errorf("= %v, want %v", got, tt.want)
@@ -252,7 +192,7 @@ func TestMetrics_Scenario(t *testing.T) {
 
 	t.Run("bounded labels", func(t *testing.T) {
 		uuidRE := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-`)
-		for _, mf := range s.families {
+		for _, mf := range s.Families {
 			for _, m := range mf.GetMetric() {
 				for _, lp := range m.GetLabel() {
 					if uuidRE.MatchString(lp.GetValue()) {
@@ -262,17 +202,6 @@ func TestMetrics_Scenario(t *testing.T) {
 			}
 		}
 	})
-}
-
-// grep returns the scrape's lines about family name, for failure messages.
-func (s scrape) grep(name string) string {
-	var b strings.Builder
-	for line := range strings.Lines(string(s.raw)) {
-		if strings.Contains(line, name) {
-			b.WriteString(line)
-		}
-	}
-	return b.String()
 }
 
 // TestMetrics_Families compares the names, types and label names of every
@@ -285,7 +214,7 @@ func TestMetrics_Families(t *testing.T) {
 	runMetricsScenario(t, ts)
 	s := ts.scrape(t)
 	var lines []string
-	for name, mf := range s.families {
+	for name, mf := range s.Families {
 		if strings.HasPrefix(name, "go_") || strings.HasPrefix(name, "process_") {
 			continue
 		}
@@ -340,7 +269,7 @@ func TestMetrics_MetricsEndpoint(t *testing.T) {
 	}
 	ts.must(t, 404, call{Method: "POST", Path: "/metrics", Body: "{}"})
 	s := ts.scrape(t)
-	if got := s.grep(`route="unmatched"`); strings.Count(got, "requests_total") != 1 {
+	if got := s.Grep(`route="unmatched"`); strings.Count(got, "requests_total") != 1 {
 		t.Errorf("only the POST should be counted:\n%s", got)
 	}
 

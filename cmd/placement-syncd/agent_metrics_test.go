@@ -51,7 +51,7 @@ agent:
 	url := logField(t, lw.String(), "agent started", "metrics")
 
 	eventually(t, ctx, "the first pass is in the metrics", func() bool {
-		v, _ := scrapeMetrics(t, ctx, url).value("placement_syncd_agent_syncs_total", "driver=ironic", "result=success")
+		v, _ := scrapeMetrics(t, ctx, url).Value("placement_syncd_agent_syncs_total", "driver=ironic", "result=success")
 		return v >= 1
 	})
 	m := scrapeMetrics(t, ctx, url)
@@ -64,14 +64,14 @@ agent:
 		{1, "placement_syncd_agent_unavailable_resources", []string{"driver=ironic", "reason=maintenance"}},
 		{1, "placement_syncd_agent_placement_up", nil},
 	} {
-		if !m.is(c.want, c.name, c.labels...) {
-			t.Errorf("%s, want %g", m.describe(c.name, c.labels...), c.want)
+		if !m.Is(c.want, c.name, c.labels...) {
+			t.Errorf("%s, want %g", m.Describe(c.name, c.labels...), c.want)
 		}
 	}
-	if _, ok := m.families["placement_syncd_build_info"]; !ok {
+	if _, ok := m.Families["placement_syncd_build_info"]; !ok {
 		t.Error("build_info missing: the agent does not use the process registry")
 	}
-	if _, ok := m.families["placement_syncd_http_requests_total"]; ok {
+	if _, ok := m.Families["placement_syncd_http_requests_total"]; ok {
 		t.Error("API metrics on an agent-only host")
 	}
 }

@@ -4,18 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/placement-syncd/placement-syncd/internal/metricstest"
 )
 
 // allInOne is a `serve` run in-process with the agent and the reconciler.
@@ -110,72 +105,13 @@ func eventually(t *testing.T, ctx context.Context, what string, cond func() bool
 	}
 }
 
-// metricsScrape is one parsed GET /metrics.
-type metricsScrape struct {
-	raw      []byte
-	families map[string]*dto.MetricFamily
-}
-
 // scrapeMetrics fetches url without a token, as Prometheus does, lints it
 // as promtool would and parses it.
-func scrapeMetrics(t *testing.T, ctx context.Context, url string) metricsScrape {
+func scrapeMetrics(t *testing.T, ctx context.Context, url string) metricstest.Scrape {
 	t.Helper()
 	code, raw := httpGet(t, ctx, url)
 	if code != http.StatusOK {
 		t.Fatalf("GET %s: %d: %s", url, code, raw)
 	}
-	problems, err := promlint.New(bytes.NewReader(raw)).Lint()
-	if err != nil {
-		t.Fatalf("lint %s: %v", url, err)
-	}
-	for _, p := range problems {
-		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("parse %s: %v", url, err)
-	}
-	return metricsScrape{raw: raw, families: fams}
-}
-
-// value is the sample of name whose labels are exactly labels ("k=v");
-// ok is false without such a series.
-func (s metricsScrape) value(name string, labels ...string) (float64, bool) {
-	for _, m := range s.families[name].GetMetric() {
-		var got []string
-		for _, lp := range m.GetLabel() {
-			got = append(got, lp.GetName()+"="+lp.GetValue())
-		}
-		slices.Sort(got)
-		want := slices.Sorted(slices.Values(labels))
-		if !slices.Equal(got, want) {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue(), true
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue(), true
-		case m.Untyped != nil:
-			return m.GetUntyped().GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount()), true
-		}
-	}
-	return 0, false
-}
-
-// is reports whether the series exists with value v.
-func (s metricsScrape) is(v float64, name string, labels ...string) bool {
-	got, ok := s.value(name, labels...)
-	return ok && got == v
-}
-
-func (s metricsScrape) describe(name string, labels ...string) string {
-	v, ok := s.value(name, labels...)
-	if !ok {
-		return fmt.Sprintf("%s%v missing", name, labels)
-	}
-	return fmt.Sprintf("%s%v = %g", name, labels, v)
+	return metricstest.Parse(t, raw)
 }

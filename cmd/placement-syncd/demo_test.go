@@ -118,11 +118,11 @@ func TestDemo(t *testing.T) {
 	eventually(t, ctx, "demo-compute leaves fpga-hosts", func() bool { return !slices.Contains(aggregates(demoComputeUUID), demoFPGAHosts) })
 
 	m := scrapeMetrics(t, ctx, s.api+"/metrics")
-	if v, _ := m.value("placement_syncd_agent_fpga_programs_total", "result=success"); v < 1 {
-		t.Errorf("%s, want >= 1", m.describe("placement_syncd_agent_fpga_programs_total", "result=success"))
+	if v, _ := m.Value("placement_syncd_agent_fpga_programs_total", "result=success"); v < 1 {
+		t.Errorf("%s, want >= 1", m.Describe("placement_syncd_agent_fpga_programs_total", "result=success"))
 	}
-	if v, _ := m.value("placement_syncd_reconciler_changes_total", "job=aggregates"); v < 5 {
-		t.Errorf("%s, want >= 5 (3 nodes into rack-a, demo-compute into fpga-hosts and out)", m.describe("placement_syncd_reconciler_changes_total", "job=aggregates"))
+	if v, _ := m.Value("placement_syncd_reconciler_changes_total", "job=aggregates"); v < 5 {
+		t.Errorf("%s, want >= 5 (3 nodes into rack-a, demo-compute into fpga-hosts and out)", m.Describe("placement_syncd_reconciler_changes_total", "job=aggregates"))
 	}
 	for _, line := range []string{"inventory held back: reserved = total", "inventory released", "programming device"} {
 		if !strings.Contains(s.log.String(), line) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/metricstest"
 )
 
 // TestAllInOne_ScenarioMetrics runs one `serve` with the API, the
@@ -46,7 +48,7 @@ agent:
 `, filepath.Join(dir, "p.db"), filepath.Join(dir, "state.json"), files.Nova, files.Static, files.Ironic))
 	s := startAllInOne(t, ctx, cfgPath)
 	metricsURL := s.api + "/metrics"
-	scrape := func() metricsScrape { return scrapeMetrics(t, ctx, metricsURL) }
+	scrape := func() metricstest.Scrape { return scrapeMetrics(t, ctx, metricsURL) }
 	node1, node2, node3 := demoNodes[0].UUID, demoNodes[1].UUID, demoNodes[2].UUID
 	gold, silver := "resource_class=CUSTOM_BAREMETAL_GOLD", "resource_class=CUSTOM_BAREMETAL_SILVER"
 
@@ -54,8 +56,8 @@ agent:
 	// the three nodes, all available.
 	eventually(t, ctx, "the agent's first pass succeeded", func() bool {
 		m := scrape()
-		v, ok := m.value("placement_syncd_agent_last_success_timestamp_seconds", "driver=ironic")
-		return ok && v > 0 && m.is(4, "placement_syncd_resource_providers")
+		v, ok := m.Value("placement_syncd_agent_last_success_timestamp_seconds", "driver=ironic")
+		return ok && v > 0 && m.Is(4, "placement_syncd_resource_providers")
 	})
 
 	// Its service record reached the reconciler, which opened the gate.
@@ -87,8 +89,8 @@ agent:
 	do(t, ctx, http.MethodPost, s.agent+"/v1/resync", "local-secret", nil, http.StatusAccepted, nil)
 	eventually(t, ctx, "the agent reported the cleaning and the maintenance", func() bool {
 		m := scrape()
-		return m.is(1, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=cleaning") &&
-			m.is(1, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=maintenance")
+		return m.Is(1, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=cleaning") &&
+			m.Is(1, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=maintenance")
 	})
 
 	// Nova: rack-a (demo-conductor: the three nodes) is mirrored.
@@ -138,14 +140,14 @@ agent:
 		{1, "openstack_placement_resource_total", []string{"hostname=" + node1, "resourcetype=CUSTOM_BAREMETAL_GOLD"}},
 	}
 	for _, c := range checks {
-		if !m.is(c.want, c.name, c.labels...) {
-			t.Errorf("%s, want %g", m.describe(c.name, c.labels...), c.want)
+		if !m.Is(c.want, c.name, c.labels...) {
+			t.Errorf("%s, want %g", m.Describe(c.name, c.labels...), c.want)
 		}
 	}
-	if v, _ := m.value("placement_syncd_reconciler_last_success_timestamp_seconds", "job=aggregates"); v < runStart || v > float64(time.Now().UnixNano())/1e9 {
+	if v, _ := m.Value("placement_syncd_reconciler_last_success_timestamp_seconds", "job=aggregates"); v < runStart || v > float64(time.Now().UnixNano())/1e9 {
 		t.Errorf("last success %f, want in [%f, now]", v, runStart)
 	}
-	if v, _ := m.value("placement_syncd_reconciler_runs_total", "job=aggregates", "result=ok"); v != 3 {
+	if v, _ := m.Value("placement_syncd_reconciler_runs_total", "job=aggregates", "result=ok"); v != 3 {
 		t.Errorf("aggregates runs ok = %g, want 3 (start and two on demand)", v)
 	}
 
@@ -156,9 +158,9 @@ agent:
 	do(t, ctx, http.MethodPost, s.agent+"/v1/resync", "local-secret", nil, http.StatusAccepted, nil)
 	eventually(t, ctx, "bm-gold-1 is released", func() bool {
 		m := scrape()
-		return m.is(0, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=cleaning") &&
-			m.is(0, "openstack_placement_resource_reserved", "hostname="+node1, "resourcetype=CUSTOM_BAREMETAL_GOLD") &&
-			m.is(1, "openstack_placement_resource_total", "hostname="+node1, "resourcetype=CUSTOM_BAREMETAL_GOLD") &&
-			m.is(0, "placement_syncd_resource_class_reserved", gold)
+		return m.Is(0, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=cleaning") &&
+			m.Is(0, "openstack_placement_resource_reserved", "hostname="+node1, "resourcetype=CUSTOM_BAREMETAL_GOLD") &&
+			m.Is(1, "openstack_placement_resource_total", "hostname="+node1, "resourcetype=CUSTOM_BAREMETAL_GOLD") &&
+			m.Is(0, "placement_syncd_resource_class_reserved", gold)
 	})
 }
