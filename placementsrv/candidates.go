@@ -285,7 +285,7 @@ func (cj *candidateJSON) add(c *candidates.Candidate) bool {
 			b = append(b, cj.prevJSON...)
 		} else {
 			start := len(b)
-			b = appendAllocationDict(b, cj.q, c)
+			b = appendAllocations(b, cj.q, c, false)
 			cj.prevAllocs = append(cj.prevAllocs[:0], c.Allocs...)
 			cj.prevJSON = append(cj.prevJSON[:0], b[start:]...)
 		}
@@ -293,7 +293,7 @@ func (cj *candidateJSON) add(c *candidates.Candidate) bool {
 			b = cj.appendMappings(b, c)
 		}
 	} else {
-		b = appendAllocationList(b, cj.q, c)
+		b = appendAllocations(b, cj.q, c, true)
 	}
 	cj.b = append(b, '}')
 	return cj.flush()
@@ -307,17 +307,24 @@ func (cj *candidateJSON) finish(sums []int32) ([]byte, error) {
 	return append(cj.b, "}}"...), cj.err
 }
 
-// appendAllocationDict writes `{"allocations":{uuid:{"resources":{...}}}`
-// (Allocs are grouped by provider) without the closing brace.
-func appendAllocationDict(b []byte, q *quotedNames, c *candidates.Candidate) []byte {
-	b = append(b, `{"allocations":{`...)
+// appendAllocations writes a candidate's allocations, grouped by provider
+// (Allocs are sorted by provider), without the request's closing brace:
+// `{"allocations":{uuid:{"resources":{...}},...}` from 1.12, before that
+// the list form `{"allocations":[{"resource_provider":{"uuid":uuid},"resources":{...}},...]`.
+func appendAllocations(b []byte, q *quotedNames, c *candidates.Candidate, list bool) []byte {
+	open, before, after, end := `{"allocations":{`, "", `:{"resources":{`, byte('}')
+	if list {
+		open, before, after, end = `{"allocations":[`, `{"resource_provider":{"uuid":`, `},"resources":{`, ']'
+	}
+	b = append(b, open...)
 	for i, a := range c.Allocs {
 		if i == 0 || c.Allocs[i-1].Provider != a.Provider {
 			if i > 0 {
 				b = append(b, "}},"...)
 			}
+			b = append(b, before...)
 			b = append(b, q.providers[a.Provider]...)
-			b = append(b, `:{"resources":{`...)
+			b = append(b, after...)
 		} else {
 			b = append(b, ',')
 		}
@@ -328,32 +335,7 @@ func appendAllocationDict(b []byte, q *quotedNames, c *candidates.Candidate) []b
 	if len(c.Allocs) > 0 {
 		b = append(b, "}}"...)
 	}
-	return append(b, '}')
-}
-
-// appendAllocationList writes the pre-1.12 list form without the closing
-// brace.
-func appendAllocationList(b []byte, q *quotedNames, c *candidates.Candidate) []byte {
-	b = append(b, `{"allocations":[`...)
-	for i, a := range c.Allocs {
-		if i == 0 || c.Allocs[i-1].Provider != a.Provider {
-			if i > 0 {
-				b = append(b, "}},"...)
-			}
-			b = append(b, `{"resource_provider":{"uuid":`...)
-			b = append(b, q.providers[a.Provider]...)
-			b = append(b, `},"resources":{`...)
-		} else {
-			b = append(b, ',')
-		}
-		b = append(b, q.classes[a.Class]...)
-		b = append(b, ':')
-		b = appendInt(b, a.Amount)
-	}
-	if len(c.Allocs) > 0 {
-		b = append(b, "}}"...)
-	}
-	return append(b, ']')
+	return append(b, end)
 }
 
 func (cj *candidateJSON) appendMappings(b []byte, c *candidates.Candidate) []byte {

@@ -154,43 +154,34 @@ func NewSnapshotBuilder(v uint64, n int) *SnapshotBuilder {
 	}}
 }
 
-// Class interns a resource class name.
-func (b *SnapshotBuilder) Class(name string) int32 {
-	s := b.s
-	if id, ok := s.ClassByName[name]; ok {
+// intern returns name's id in names, appending it when new.
+func intern(names *[]string, ids map[string]int32, name string) int32 {
+	if id, ok := ids[name]; ok {
 		return id
 	}
-	id := int32(len(s.Classes))
-	s.Classes = append(s.Classes, name)
-	s.ClassByName[name] = id
+	id := int32(len(*names))
+	*names = append(*names, name)
+	ids[name] = id
 	return id
+}
+
+// Class interns a resource class name.
+func (b *SnapshotBuilder) Class(name string) int32 {
+	return intern(&b.s.Classes, b.s.ClassByName, name)
 }
 
 // Trait interns a trait name.
 func (b *SnapshotBuilder) Trait(name string) int32 {
-	s := b.s
-	if id, ok := s.TraitByName[name]; ok {
-		return id
-	}
-	id := int32(len(s.Traits))
-	s.Traits = append(s.Traits, name)
-	s.TraitByName[name] = id
+	id := intern(&b.s.Traits, b.s.TraitByName, name)
 	if name == "MISC_SHARES_VIA_AGGREGATE" {
-		s.SharingTrait = id
+		b.s.SharingTrait = id
 	}
 	return id
 }
 
 // Aggregate interns an aggregate uuid.
 func (b *SnapshotBuilder) Aggregate(uuid string) int32 {
-	s := b.s
-	if id, ok := s.AggByUUID[uuid]; ok {
-		return id
-	}
-	id := int32(len(s.Aggregates))
-	s.Aggregates = append(s.Aggregates, uuid)
-	s.AggByUUID[uuid] = id
-	return id
+	return intern(&b.s.Aggregates, b.s.AggByUUID, uuid)
 }
 
 // AddProvider appends a provider (tree links are resolved by Finish) and
