@@ -153,6 +153,15 @@ func strRepr(s string) string {
 	return b.String()
 }
 
+// strReprs is strRepr of each string.
+func strReprs(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strRepr(s)
+	}
+	return out
+}
+
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
 const pprintWidth = 72
