@@ -123,13 +123,9 @@ func compileType(n *node, kw *keyword) error {
 }
 
 func compileProperties(_ *node, kw *keyword) error {
-	patterns := kw.name == "patternProperties"
 	kw.check = checkProperties
-	if patterns {
-		kw.check = checkPatternProperties
-	}
 	var err error
-	kw.props, err = compileProps(kw.value, patterns)
+	kw.props, err = compileProps(kw.value, kw.name == "patternProperties")
 	return err
 }
 
@@ -152,11 +148,10 @@ func compileAdditionalProperties(n *node, kw *keyword) error {
 
 func compileRequired(_ *node, kw *keyword) error {
 	kw.check = checkRequired
-	l, ok := kw.value.([]any)
-	if !ok {
-		return errors.New("bad required value")
+	l, err := valueOf[[]any](kw)
+	if err != nil {
+		return err
 	}
-	var err error
 	kw.strs, err = stringList(l)
 	return err
 }
@@ -192,11 +187,9 @@ func compileBound(_ *node, kw *keyword) error {
 	if kw.name == "maximum" {
 		kw.check = checkMaximum
 	}
-	var ok bool
-	if kw.num, ok = kw.value.(*number); !ok {
-		return fmt.Errorf("bad %s value", kw.name)
-	}
-	return nil
+	var err error
+	kw.num, err = valueOf[*number](kw)
+	return err
 }
 
 func compileCount(_ *node, kw *keyword) error {
@@ -216,21 +209,18 @@ func compileUniqueItems(_ *node, kw *keyword) error {
 
 func compilePatternKeyword(_ *node, kw *keyword) error {
 	kw.check = checkPattern
-	s, ok := kw.value.(string)
-	if !ok {
-		return errors.New("bad pattern value")
+	s, err := valueOf[string](kw)
+	if err != nil {
+		return err
 	}
-	var err error
 	kw.re, err = compilePattern(s)
 	return err
 }
 
 func compileEnum(_ *node, kw *keyword) error {
 	kw.check = checkEnum
-	if _, ok := kw.value.([]any); !ok {
-		return errors.New("bad enum value")
-	}
-	return nil
+	_, err := valueOf[[]any](kw)
+	return err
 }
 
 func compileFormat(_ *node, kw *keyword) error {
@@ -238,6 +228,15 @@ func compileFormat(_ *node, kw *keyword) error {
 	s, _ := kw.value.(string)
 	kw.formatFn = formatChecker(s) // unknown formats always pass
 	return nil
+}
+
+// valueOf is the keyword's value as a T, or an error naming the keyword.
+func valueOf[T any](kw *keyword) (T, error) {
+	v, ok := kw.value.(T)
+	if !ok {
+		return v, fmt.Errorf("bad %s value", kw.name)
+	}
+	return v, nil
 }
 
 func toInt64(n *number) int64 {

@@ -8,6 +8,9 @@ import (
 // Checks of the keywords that apply to objects; like jsonschema's, each
 // ignores instances of other types.
 
+// checkProperties checks both properties (entries without a regexp, each
+// applying to its own key) and patternProperties (each applying to every
+// matching key, in instance order).
 func checkProperties(_ *node, kw *keyword, inst any) []*vError {
 	o, ok := inst.(*object)
 	if !ok {
@@ -15,20 +18,12 @@ func checkProperties(_ *node, kw *keyword, inst any) []*vError {
 	}
 	var out []*vError
 	for _, p := range kw.props {
-		if v, ok := o.m[p.name]; ok {
-			out = append(out, descend(p.node, v, p.name, p.name)...)
+		if p.re == nil {
+			if v, ok := o.m[p.name]; ok {
+				out = append(out, descend(p.node, v, p.name, p.name)...)
+			}
+			continue
 		}
-	}
-	return out
-}
-
-func checkPatternProperties(_ *node, kw *keyword, inst any) []*vError {
-	o, ok := inst.(*object)
-	if !ok {
-		return nil
-	}
-	var out []*vError
-	for _, p := range kw.props {
 		for _, k := range o.keys {
 			if p.re.MatchString(k) {
 				out = append(out, descend(p.node, o.m[k], k, p.name)...)

@@ -144,12 +144,7 @@ func fromGo(v any) (any, error) {
 		return intNum(int64(t)), nil
 	case map[string]any:
 		o := newObject()
-		ks := make([]string, 0, len(t))
-		for k := range t {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		for _, k := range ks {
+		for _, k := range sortedMapKeys(t) {
 			c, err := fromGo(t[k])
 			if err != nil {
 				return nil, err
@@ -159,12 +154,7 @@ func fromGo(v any) (any, error) {
 		return o, nil
 	case map[string]string:
 		o := newObject()
-		ks := make([]string, 0, len(t))
-		for k := range t {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		for _, k := range ks {
+		for _, k := range sortedMapKeys(t) {
 			o.set(k, t[k])
 		}
 		return o, nil
@@ -193,12 +183,7 @@ func fromGo(v any) (any, error) {
 // value winning when a key repeats.
 func fromQuery(q url.Values) *object {
 	o := newObject()
-	ks := make([]string, 0, len(q))
-	for k := range q {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
+	for _, k := range sortedMapKeys(q) {
 		vs := q[k]
 		if len(vs) == 0 {
 			continue
@@ -206,6 +191,16 @@ func fromQuery(q url.Values) *object {
 		o.set(k, vs[len(vs)-1])
 	}
 	return o
+}
+
+// sortedMapKeys stands in for the key order Go maps do not keep.
+func sortedMapKeys[M ~map[string]V, V any](m M) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // decodeOrdered parses one JSON document keeping object key order (a
