@@ -1,4 +1,5 @@
-// Package metrics builds the process's Prometheus registry and serves it.
+// Package metrics builds the process's Prometheus registry and names our
+// metrics; package metrics/endpoint serves it over HTTP.
 //
 // There is no global state: main calls NewRegistry once and hands the
 // registry, as a prometheus.Registerer, to every component's Options. Each
@@ -12,6 +13,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
+
+// Path is where the metrics are served, on the API listener or on a
+// listener of their own.
+const Path = "/metrics"
 
 // Namespace prefixes every metric of ours: placement_syncd_<subsystem>_<name>.
 const Namespace = "placement_syncd"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/metricstest"
 	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/metrics/endpoint"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
@@ -29,7 +30,7 @@ func startMetricsServer(t testing.TB) *testServer {
 		func(o *sqlite.Options) { o.Registerer = reg },
 		func(o *Options) {
 			o.Registerer = reg
-			o.MetricsHandler = metrics.Handler(reg, nil)
+			o.MetricsHandler = endpoint.Handler(reg, nil)
 		})
 }
 

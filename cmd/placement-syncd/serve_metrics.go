@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/metrics/endpoint"
 )
 
 // newRegistry is the process's one registry: every component registers
@@ -29,7 +30,7 @@ type metricsEndpoint struct {
 }
 
 func newMetricsEndpoint(cfg MetricsConfig, reg *prometheus.Registry, log *zap.Logger) *metricsEndpoint {
-	return &metricsEndpoint{cfg: cfg, handler: metrics.Handler(reg, log.Named("metrics"))}
+	return &metricsEndpoint{cfg: cfg, handler: endpoint.Handler(reg, log.Named("metrics"))}
 }
 
 // onAPI is the handler the API listener serves at /metrics, or nil.
@@ -50,7 +51,7 @@ func (m *metricsEndpoint) addActor(actors map[string]actor, grace time.Duration)
 	if err != nil {
 		return fmt.Errorf("listen for metrics on %s: %w", m.cfg.Listen, err)
 	}
-	actors["metrics"] = metricsServer{srv: metrics.Server{Handler: m.handler, Grace: grace}, ln: ln}
+	actors["metrics"] = metricsServer{srv: endpoint.Server{Handler: m.handler, Grace: grace}, ln: ln}
 	m.addr = ln.Addr().String()
 	return nil
 }
@@ -66,9 +67,9 @@ func (m *metricsEndpoint) describe(apiAddr string) string {
 	return "http://" + m.addr + metrics.Path
 }
 
-// metricsServer adapts metrics.Server to actor, owning its listener.
+// metricsServer adapts endpoint.Server to actor, owning its listener.
 type metricsServer struct {
-	srv metrics.Server
+	srv endpoint.Server
 	ln  net.Listener
 }
 

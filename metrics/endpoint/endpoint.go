@@ -1,4 +1,7 @@
-package metrics
+// Package endpoint serves a Prometheus registry over HTTP, on the API
+// listener or on a listener of its own. It is apart from package metrics so
+// that components which only register metrics do not pull in an HTTP server.
+package endpoint
 
 import (
 	"context"
@@ -8,14 +11,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 )
-
-// Path is where the metrics are served, on the API listener or on a
-// listener of their own.
-const Path = "/metrics"
 
 // Handler serves the registry in the Prometheus text (or, when asked,
 // OpenMetrics) format. Scrapes of it are counted in
@@ -54,7 +54,7 @@ type Server struct {
 // Run serves GET /metrics on ln until ctx ends; other paths are 404.
 func (s Server) Run(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+Path, s.Handler)
+	mux.Handle("GET "+metrics.Path, s.Handler)
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
