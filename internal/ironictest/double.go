@@ -27,10 +27,9 @@ type Node struct {
 type IronicDouble struct {
 	URL string // endpoint including /v1
 
-	mu       sync.Mutex
-	nodes    []Node
-	down     bool
-	requests int
+	mu    sync.Mutex
+	nodes []Node
+	down  bool
 }
 
 // NewIronicDouble starts a double; it stops at cleanup.
@@ -45,7 +44,6 @@ func NewIronicDouble(t testing.TB, nodes ...Node) *IronicDouble {
 
 func (d *IronicDouble) serve(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
-	d.requests++
 	down := d.down
 	ns := append([]Node(nil), d.nodes...)
 	d.mu.Unlock()
@@ -128,13 +126,6 @@ func atoi(s string) int {
 	return n
 }
 
-// SetNodes replaces every node.
-func (d *IronicDouble) SetNodes(ns ...Node) {
-	d.mu.Lock()
-	d.nodes = append([]Node(nil), ns...)
-	d.mu.Unlock()
-}
-
 // Update changes one node in place.
 func (d *IronicDouble) Update(uuid string, f func(*Node)) {
 	d.mu.Lock()
@@ -151,11 +142,4 @@ func (d *IronicDouble) SetDown(down bool) {
 	d.mu.Lock()
 	d.down = down
 	d.mu.Unlock()
-}
-
-// Requests is how many requests the double has seen.
-func (d *IronicDouble) Requests() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.requests
 }

@@ -277,13 +277,3 @@ var pyKeywords = map[string]bool{
 	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true,
 	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
 }
-
-// Canonical parses rule and returns it as oslo.policy prints it, or the
-// syntax error that stops a policy file from loading.
-func Canonical(rule string) (string, error) {
-	n, err := parseRule(rule)
-	if err != nil {
-		return "", err
-	}
-	return n.String(), nil
-}

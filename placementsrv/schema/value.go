@@ -39,11 +39,6 @@ type object struct {
 
 func newObject() *object { return &object{m: map[string]any{}} }
 
-func (o *object) get(k string) (any, bool) {
-	v, ok := o.m[k]
-	return v, ok
-}
-
 func (o *object) set(k string, v any) {
 	if _, ok := o.m[k]; !ok {
 		o.keys = append(o.keys, k)
