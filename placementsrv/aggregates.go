@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -33,7 +34,7 @@ func (s *Server) getAggregates(r *request) (*response, error) {
 		return nil, herr
 	}
 	if !r.at(microversion.Aggregates) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if err := r.authorize(policyAggregateList); err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func (s *Server) setAggregates(r *request) (*response, error) {
 		return nil, herr
 	}
 	if !r.at(microversion.Aggregates) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if err := r.authorize(policyAggregateUpdate); err != nil {
 		return nil, err
@@ -99,14 +100,14 @@ func (s *Server) setAggregates(r *request) (*response, error) {
 	var gen *int64
 	if req.HasGeneration {
 		if req.Generation == nil {
-			return nil, conflict(CodeConcurrentUpdate, "Resource provider's generation already changed. Please update the generation and try again.")
+			return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "Resource provider's generation already changed. Please update the generation and try again.")
 		}
 		gen = req.Generation
 	}
 	p, _, err := s.store.SetProviderAggregates(r.Context(), uuid, gen, req.Aggregates)
 	switch {
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, conflict(CodeConcurrentUpdate, "%s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "%s", store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -93,7 +94,7 @@ func (s *Server) listProviderAllocations(r *request) (*response, error) {
 	uuid := r.param("uuid")
 	p, held, err := s.store.ProviderAllocations(r.Context(), uuid)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, notFound("Resource provider '%s' not found: %s", uuid, store.Detail(err))
+		return nil, apierror.NotFound("Resource provider '%s' not found: %s", uuid, store.Detail(err))
 	}
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (s *Server) putConsumerAllocations(r *request) (*response, error) {
 	raw := r.param("consumer_uuid")
 	consumerUUID, isUUID := consumerUUIDLike(raw)
 	if !isUUID {
-		return nil, badRequest("Malformed consumer_uuid: %s", raw)
+		return nil, apierror.BadRequest("Malformed consumer_uuid: %s", raw)
 	}
 	body, err := r.readValidated(s.schemas.AllocationsPut(r.mv.Minor))
 	if err != nil {
@@ -132,7 +133,7 @@ func (s *Server) putConsumerAllocations(r *request) (*response, error) {
 	}
 	req, err := decodeConsumerAllocations(consumerUUID, body, r.mv)
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if err := s.store.ReplaceAllocations(r.Context(), []store.ConsumerAllocations{req}); err != nil {
 		return nil, allocationWriteError(err, "Unable to allocate inventory for consumer "+consumerUUID+": ")
@@ -143,7 +144,7 @@ func (s *Server) putConsumerAllocations(r *request) (*response, error) {
 // postAllocations is POST /allocations (1.13): several consumers at once.
 func (s *Server) postAllocations(r *request) (*response, error) {
 	if !r.at(microversion.AllocationsPost) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
@@ -157,7 +158,7 @@ func (s *Server) postAllocations(r *request) (*response, error) {
 	}
 	reqs, err := decodeConsumersDict(body, r.mv)
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if err := s.store.ReplaceAllocations(r.Context(), reqs); err != nil {
 		return nil, allocationWriteError(err, "Unable to allocate inventory ")
@@ -171,15 +172,15 @@ func allocationWriteError(err error, notFoundPrefix string) error {
 	detail := store.Detail(err)
 	switch {
 	case errors.Is(err, store.ErrConsumerGeneration):
-		return conflict(CodeConcurrentUpdate, "%s", detail)
+		return apierror.Conflict(apierror.CodeConcurrentUpdate, "%s", detail)
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return conflict(CodeConcurrentUpdate, "Inventory and/or allocations changed while attempting to allocate: %s", detail)
+		return apierror.Conflict(apierror.CodeConcurrentUpdate, "Inventory and/or allocations changed while attempting to allocate: %s", detail)
 	case errors.Is(err, store.ErrInvalid):
-		return badRequest("%s", detail)
+		return apierror.BadRequest("%s", detail)
 	case errors.Is(err, store.ErrNotFound):
-		return badRequest("%s%s", notFoundPrefix, detail)
+		return apierror.BadRequest("%s%s", notFoundPrefix, detail)
 	case errors.Is(err, store.ErrCapacityExceeded):
-		return errorf(http.StatusConflict, "Unable to allocate inventory: %s", detail)
+		return apierror.Errorf(http.StatusConflict, "Unable to allocate inventory: %s", detail)
 	}
 	return err
 }
@@ -192,7 +193,7 @@ func (s *Server) deleteConsumerAllocations(r *request) (*response, error) {
 	consumerUUID := r.param("consumer_uuid")
 	err := s.store.DeleteConsumerAllocations(r.Context(), consumerUUID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, notFound("No allocations for consumer '%s'", consumerUUID)
+		return nil, apierror.NotFound("No allocations for consumer '%s'", consumerUUID)
 	}
 	if err != nil {
 		return nil, err

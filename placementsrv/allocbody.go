@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -31,10 +32,10 @@ const maxUnitDefault = math.MaxInt32
 func (r *request) readValidated(sch *schema.Schema) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if len(body) > maxBodyBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "request body too large")
+		return nil, apierror.Errorf(http.StatusRequestEntityTooLarge, "request body too large")
 	}
 	return validateBody(body, sch)
 }
@@ -42,15 +43,15 @@ func (r *request) readValidated(sch *schema.Schema) ([]byte, error) {
 // validateBody checks that body is one JSON value conforming to sch.
 func validateBody(body []byte, sch *schema.Schema) ([]byte, error) {
 	if _, err := parseJSON(body); err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if sch != nil {
 		if err := sch.ValidateJSON(body); err != nil {
 			var ve *schema.ValidationError
 			if errors.As(err, &ve) {
-				return nil, badRequest("JSON does not validate: %s", err)
+				return nil, apierror.BadRequest("JSON does not validate: %s", err)
 			}
-			return nil, badRequest("Malformed JSON: %s", err)
+			return nil, apierror.BadRequest("Malformed JSON: %s", err)
 		}
 	}
 	return body, nil

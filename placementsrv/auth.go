@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 )
@@ -41,7 +42,7 @@ func (s *Server) authenticate(w http.ResponseWriter, req *request) bool {
 func (s *Server) authenticateNoAuth(w http.ResponseWriter, req *request) bool {
 	tokens, present := req.Header["X-Auth-Token"]
 	if !present {
-		writeWebobError(w, req, &httpError{Status: http.StatusUnauthorized})
+		writeWebobError(w, req, &apierror.Error{Status: http.StatusUnauthorized})
 		return false
 	}
 	tok := ""
@@ -150,7 +151,7 @@ func (s *Server) authenticateKeystone(w http.ResponseWriter, req *request) bool 
 		return false
 	default:
 		s.log.Error("unable to validate token", zap.Error(err), zap.String("request_id", req.id))
-		writeWebobError(w, req, &httpError{Status: http.StatusServiceUnavailable, Detail: "The Keystone service is temporarily unavailable."})
+		writeWebobError(w, req, &apierror.Error{Status: http.StatusServiceUnavailable, Detail: "The Keystone service is temporarily unavailable."})
 		return false
 	}
 	c := &req.creds
@@ -174,7 +175,7 @@ func nonEmpty(s string) policy.Value { return policy.OptStr(s, s != "") }
 // writeWebobError writes a bare webob error, as upstream's middleware
 // raises them outside Placement's JSON formatter: JSON
 // {"message", "code", "title"}, HTML or plain text by the Accept header.
-func writeWebobError(w http.ResponseWriter, req *request, e *httpError) {
+func writeWebobError(w http.ResponseWriter, req *request, e *apierror.Error) {
 	h := w.Header()
 	// webob's default JSON formatter, not Placement's error document.
 	b, ctype := errorBodyFor(req, e, func() []byte {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 )
@@ -64,7 +65,7 @@ func TestForbiddenDetails(t *testing.T) {
 	ts := startServerWith(t, secureRBAC(t))
 	r := ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Version: "1.39",
 		Headers: map[string]string{"X-Auth-Token": "u", "X-Roles": "member", "OpenStack-System-Scope": "all"}})
-	if d, code := errorDetail(t, r); !strings.Contains(d, "Policy does not allow placement:resource_providers:list to be performed.") || code != CodeDefault {
+	if d, code := errorDetail(t, r); !strings.Contains(d, "Policy does not allow placement:resource_providers:list to be performed.") || code != apierror.CodeDefault {
 		t.Errorf("detail %q code %q", d, code)
 	}
 	r = ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Version: "1.39"})

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 )
 
 // Upstream's errors are webob exceptions, whose body format follows the
@@ -136,7 +138,7 @@ func htmlEscape(s string) string {
 // errorBodyText is webob's body template filled in: the explanation, a
 // break, the detail and an empty comment line, with esc applied to the
 // variable parts. Raw errors are their own complete text.
-func errorBodyText(e *httpError, esc func(string) string) string {
+func errorBodyText(e *apierror.Error, esc func(string) string) string {
 	if e.Raw {
 		return e.Detail
 	}
@@ -144,7 +146,7 @@ func errorBodyText(e *httpError, esc func(string) string) string {
 }
 
 // htmlErrorBody is webob's HTML error page.
-func htmlErrorBody(e *httpError) string {
+func htmlErrorBody(e *apierror.Error) string {
 	status := errorStatusLine(e.Status)
 	return "<html>\n <head>\n  <title>" + status + "</title>\n </head>\n <body>\n  <h1>" + status + "</h1>\n  " +
 		errorBodyText(e, htmlEscape) + "\n </body>\n</html>"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -194,7 +195,7 @@ func (s *Server) lookupProviderForWrite(r *request, uuid string) (store.Provider
 // store's message after their own.
 func providerNotFoundTwice(err error, uuid, sep string) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound("No resource provider with uuid %s found%s %s", uuid, sep, store.Detail(err))
+		return apierror.NotFound("No resource provider with uuid %s found%s %s", uuid, sep, store.Detail(err))
 	}
 	return err
 }
@@ -231,7 +232,7 @@ func (s *Server) getInventory(r *request) (*response, error) {
 			return inventoryResponse(p, inv, http.StatusOK), nil
 		}
 	}
-	return nil, notFound("No inventory of class %s for %s", class, uuid)
+	return nil, apierror.NotFound("No inventory of class %s for %s", class, uuid)
 }
 
 func (s *Server) createInventory(r *request) (*response, error) {
@@ -253,17 +254,17 @@ func (s *Server) createInventory(r *request) (*response, error) {
 	class, _ := m["resource_class"].(string)
 	inv, err := inventoryFields(class, m)
 	if err != nil {
-		return nil, badRequest("Bad inventory %s for resource provider %s: %s", class, uuid, err)
+		return nil, apierror.BadRequest("Bad inventory %s for resource provider %s: %s", class, uuid, err)
 	}
 	if err := checkCapacity(r, uuid, inv); err != nil {
-		return nil, badRequest("Unable to create inventory for resource provider %s: %s", uuid, err)
+		return nil, apierror.BadRequest("Unable to create inventory for resource provider %s: %s", uuid, err)
 	}
 	p, saved, err := s.store.AddInventory(r.Context(), uuid, inv)
 	switch {
 	case errors.Is(err, store.ErrDuplicate), errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, conflict(CodeConcurrentUpdate, "Update conflict: %s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "Update conflict: %s", store.Detail(err))
 	case errors.Is(err, store.ErrResourceClassNotFound):
-		return nil, badRequest("Unable to create inventory for resource provider %s: %s", uuid, store.Detail(err))
+		return nil, apierror.BadRequest("Unable to create inventory for resource provider %s: %s", uuid, store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
@@ -293,21 +294,21 @@ func (s *Server) setInventories(r *request) (*response, error) {
 		return nil, err
 	}
 	if gen != p.Generation {
-		return nil, conflict(CodeConcurrentUpdate, "resource provider generation conflict")
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "resource provider generation conflict")
 	}
 	if err := checkCapacity(r, uuid, invs...); err != nil {
-		return nil, badRequest("Unable to update inventory for resource provider %s: %s", uuid, err)
+		return nil, apierror.BadRequest("Unable to update inventory for resource provider %s: %s", uuid, err)
 	}
 	p, saved, err := s.store.SetInventories(r.Context(), uuid, gen, invs)
 	switch {
 	case errors.Is(err, store.ErrResourceClassNotFound):
-		return nil, badRequest("Unknown resource class in inventory for resource provider %s: %s", uuid, store.Detail(err))
+		return nil, apierror.BadRequest("Unknown resource class in inventory for resource provider %s: %s", uuid, store.Detail(err))
 	case errors.Is(err, store.ErrInventoryNotFound):
-		return nil, conflict(CodeDefault, "Race condition detected when setting inventory. No inventory record with resource class for resource provider %s: %s", uuid, store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeDefault, "Race condition detected when setting inventory. No inventory record with resource class for resource provider %s: %s", uuid, store.Detail(err))
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, conflict(CodeConcurrentUpdate, "update conflict: %s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "update conflict: %s", store.Detail(err))
 	case errors.Is(err, store.ErrInventoryInUse):
-		return nil, conflict(CodeInventoryInUse, "update conflict: %s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeInventoryInUse, "update conflict: %s", store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
@@ -333,27 +334,27 @@ func (s *Server) updateInventory(r *request) (*response, error) {
 	m := doc.(map[string]any)
 	gen, err := jsonInt(m["resource_provider_generation"])
 	if err != nil {
-		return nil, badRequest("JSON does not validate: %s", err)
+		return nil, apierror.BadRequest("JSON does not validate: %s", err)
 	}
 	if gen != p.Generation {
-		return nil, conflict(CodeConcurrentUpdate, "resource provider generation conflict")
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "resource provider generation conflict")
 	}
 	inv, err := inventoryFields(class, m)
 	if err != nil {
-		return nil, badRequest("Bad inventory %s for resource provider %s: %s", class, uuid, err)
+		return nil, apierror.BadRequest("Bad inventory %s for resource provider %s: %s", class, uuid, err)
 	}
 	if err := checkCapacity(r, uuid, inv); err != nil {
-		return nil, badRequest("Unable to update inventory for resource provider %s: %s", uuid, err)
+		return nil, apierror.BadRequest("Unable to update inventory for resource provider %s: %s", uuid, err)
 	}
 	p, saved, err := s.store.UpdateInventory(r.Context(), uuid, gen, inv)
 	switch {
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, conflict(CodeConcurrentUpdate, "update conflict: %s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "update conflict: %s", store.Detail(err))
 	case errors.Is(err, store.ErrInventoryNotFound):
-		return nil, badRequest("No inventory record with resource class for resource provider %s: %s", uuid, store.Detail(err))
+		return nil, apierror.BadRequest("No inventory record with resource class for resource provider %s: %s", uuid, store.Detail(err))
 	case errors.Is(err, store.ErrResourceClassNotFound):
 		// Upstream lets this escape its handler, which turns it into a 404.
-		return nil, notFound("%s", store.Detail(err))
+		return nil, apierror.NotFound("%s", store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
@@ -373,9 +374,9 @@ func (s *Server) deleteInventory(r *request) (*response, error) {
 	case errors.Is(err, store.ErrConcurrentUpdate), errors.Is(err, store.ErrInventoryInUse):
 		// Upstream reports an in-use inventory with the concurrent update
 		// code here (unlike PUT and DELETE of all inventories).
-		return nil, conflict(CodeConcurrentUpdate, "Unable to delete inventory of class %s: %s", class, store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "Unable to delete inventory of class %s: %s", class, store.Detail(err))
 	case errors.Is(err, store.ErrInventoryNotFound), errors.Is(err, store.ErrResourceClassNotFound):
-		return nil, notFound("No inventory of class %s found for delete: %s", class, store.Detail(err))
+		return nil, apierror.NotFound("No inventory of class %s found for delete: %s", class, store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
@@ -396,9 +397,9 @@ func (s *Server) deleteInventories(r *request) (*response, error) {
 	err := s.store.DeleteAllInventories(r.Context(), uuid)
 	switch {
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, conflict(CodeConcurrentUpdate, "Unable to delete inventory for resource provider %s because the inventory was updated by another process. Please retry your request.", uuid)
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "Unable to delete inventory for resource provider %s because the inventory was updated by another process. Please retry your request.", uuid)
 	case errors.Is(err, store.ErrInventoryInUse):
-		return nil, conflict(CodeInventoryInUse, "%s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeInventoryInUse, "%s", store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
@@ -407,11 +408,11 @@ func (s *Server) deleteInventories(r *request) (*response, error) {
 
 // methodNotAllowedByVersion is the bare 405 of upstream's version gate (no
 // detail, no Allow header).
-func methodNotAllowedByVersion(r *request) *httpError {
-	return &httpError{
+func methodNotAllowedByVersion(r *request) *apierror.Error {
+	return &apierror.Error{
 		Status: http.StatusMethodNotAllowed,
 		Raw:    true,
 		Detail: "The method " + r.Method + " is not allowed for this resource. <br /><br />\n",
-		Code:   CodeDefault,
+		Code:   apierror.CodeDefault,
 	}
 }

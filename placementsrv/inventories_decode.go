@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -20,10 +21,10 @@ func (r *request) readRawBody() ([]byte, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if len(body) > maxBodyBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "request body too large")
+		return nil, apierror.Errorf(http.StatusRequestEntityTooLarge, "request body too large")
 	}
 	return body, nil
 }
@@ -32,40 +33,40 @@ func (r *request) readRawBody() ([]byte, error) {
 // body: it checks syntax and schema (keeping the request's key order for
 // jsonschema-identical messages) and returns the generation and the
 // inventories, in request order, with defaults applied. Errors are
-// *httpError 400s.
+// *apierror.Error 400s.
 func decodeInventories(body []byte, sch *schema.Schema) (int64, []store.Inventory, error) {
 	doc, err := parseJSON(body)
 	if err != nil {
-		return 0, nil, badRequest("Malformed JSON: %s", err)
+		return 0, nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if err := sch.ValidateJSON(body); err != nil {
-		return 0, nil, badRequest("JSON does not validate: %s", err)
+		return 0, nil, apierror.BadRequest("JSON does not validate: %s", err)
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return 0, nil, badRequest("JSON does not validate: the body must be an object")
+		return 0, nil, apierror.BadRequest("JSON does not validate: the body must be an object")
 	}
 	gen, err := jsonInt(m["resource_provider_generation"])
 	if err != nil {
-		return 0, nil, badRequest("JSON does not validate: resource_provider_generation: %s", err)
+		return 0, nil, apierror.BadRequest("JSON does not validate: resource_provider_generation: %s", err)
 	}
 	byClass, ok := m["inventories"].(map[string]any)
 	if !ok {
-		return 0, nil, badRequest("JSON does not validate: inventories must be an object")
+		return 0, nil, apierror.BadRequest("JSON does not validate: inventories must be an object")
 	}
 	order, err := inventoryKeyOrder(body)
 	if err != nil {
-		return 0, nil, badRequest("Malformed JSON: %s", err)
+		return 0, nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	invs := make([]store.Inventory, 0, len(byClass))
 	for _, class := range order {
 		raw, ok := byClass[class].(map[string]any)
 		if !ok {
-			return 0, nil, badRequest("Bad inventory %s: the inventory must be an object", class)
+			return 0, nil, apierror.BadRequest("Bad inventory %s: the inventory must be an object", class)
 		}
 		inv, err := inventoryFields(class, raw)
 		if err != nil {
-			return 0, nil, badRequest("Bad inventory %s: %s", class, err)
+			return 0, nil, apierror.BadRequest("Bad inventory %s: %s", class, err)
 		}
 		invs = append(invs, inv)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -477,7 +478,7 @@ func FuzzDecodeInventories(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		gen, invs, err := decodeInventories(body, schema)
 		if err != nil {
-			if _, ok := asHTTPError(err); !ok {
+			if _, ok := apierror.As(err); !ok {
 				t.Fatalf("non-HTTP error %T: %v", err, err)
 			}
 			return

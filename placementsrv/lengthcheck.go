@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"net"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/query"
 )
 
 // Upstream answers a request whose Content-Length is not an integer with
@@ -261,7 +263,7 @@ func forEachHeader(block []byte, fn func(line []byte, action headerAction, lengt
 			case bytes.EqualFold(name, []byte("Content-Length")):
 				if v, ok := parseDecimal(value); ok {
 					action, n = headerLength, v
-				} else if _, isInt := pyIntLiteral(string(value)); !isInt {
+				} else if _, isInt := query.PyIntLiteral(string(value)); !isInt {
 					action = headerBadLength
 				}
 				// Python would take it (e.g. "+5"); leave it to net/http.

@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -74,7 +76,7 @@ func (m *serverMetrics) observe(route, method string, status int, errCode string
 	method = methodLabel(method)
 	m.requests.WithLabelValues(route, method, codeLabel(status)).Inc()
 	m.duration.WithLabelValues(route, method).Observe(d.Seconds())
-	if errCode == CodeConcurrentUpdate {
+	if errCode == apierror.CodeConcurrentUpdate {
 		m.conflicts.WithLabelValues(route).Inc()
 	}
 }
@@ -227,7 +229,7 @@ func (c *inventoryCollector) Collect(ch chan<- prometheus.Metric) {
 
 // collectClasses sums per resource class; classes nobody has an
 // inventory of are left out.
-func (c *inventoryCollector) collectClasses(ch chan<- prometheus.Metric, snap *store.Snapshot) {
+func (c *inventoryCollector) collectClasses(ch chan<- prometheus.Metric, snap *candidates.Snapshot) {
 	for class, provs := range snap.ByClass {
 		if len(provs) == 0 {
 			continue
@@ -249,7 +251,7 @@ func (c *inventoryCollector) collectClasses(ch chan<- prometheus.Metric, snap *s
 // collectProviders writes one series per provider and class, as
 // openstack-exporter does. Provider names are unique, so hostname and
 // resourcetype identify a series.
-func (c *inventoryCollector) collectProviders(ch chan<- prometheus.Metric, snap *store.Snapshot) {
+func (c *inventoryCollector) collectProviders(ch chan<- prometheus.Metric, snap *candidates.Snapshot) {
 	for i := range snap.Providers {
 		p := &snap.Providers[i]
 		for _, inv := range p.Inventories {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 )
 
@@ -59,9 +60,9 @@ func (r *request) authorizeTarget(rule string, t *policy.Target) error {
 	case policy.Allowed:
 		return nil
 	case policy.ScopeDenied:
-		return &httpError{Status: http.StatusForbidden, Code: CodeDefault, Detail: rule}
+		return &apierror.Error{Status: http.StatusForbidden, Code: apierror.CodeDefault, Detail: rule}
 	case policy.Denied:
-		return &httpError{Status: http.StatusForbidden, Code: CodeDefault, Detail: "Policy does not allow " + rule + " to be performed."}
+		return &apierror.Error{Status: http.StatusForbidden, Code: apierror.CodeDefault, Detail: "Policy does not allow " + rule + " to be performed."}
 	}
 	return fmt.Errorf("policy rule %q is not registered", rule)
 }

@@ -3,6 +3,8 @@ package placementsrv
 import (
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 )
 
 // TestNonAdminIsForbidden checks that every route answers 403 naming its
@@ -57,7 +59,7 @@ func TestNonAdminIsForbidden(t *testing.T) {
 			if want := "Policy does not allow " + tc.rule + " to be performed."; !strings.Contains(detail, want) {
 				t.Errorf("detail %q does not contain %q", detail, want)
 			}
-			if code != CodeDefault {
+			if code != apierror.CodeDefault {
 				t.Errorf("code %q", code)
 			}
 		})

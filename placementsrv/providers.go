@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/query"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -59,13 +62,13 @@ func (d providerDoc) MarshalJSON() ([]byte, error) {
 // appendProviderJSON appends the JSON of p at microversion mv.
 func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []byte {
 	b = append(b, `{"uuid":`...)
-	b = appendJSONString(b, p.UUID)
+	b = jsonenc.AppendString(b, p.UUID)
 	b = append(b, `,"name":`...)
-	b = appendJSONString(b, p.Name)
+	b = jsonenc.AppendString(b, p.Name)
 	b = append(b, `,"generation":`...)
-	b = appendInt(b, p.Generation)
+	b = jsonenc.AppendInt(b, p.Generation)
 	b = append(b, `,"links":[{"rel":"self","href":"/resource_providers/`...)
-	b = appendEscaped(b, p.UUID)
+	b = jsonenc.AppendEscaped(b, p.UUID)
 	b = append(b, `"}`...)
 	for _, pr := range providerRels {
 		if !mv.AtLeast(pr.since) {
@@ -74,7 +77,7 @@ func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []b
 		b = append(b, `,{"rel":"`...)
 		b = append(b, pr.rel...)
 		b = append(b, `","href":"/resource_providers/`...)
-		b = appendEscaped(b, p.UUID)
+		b = jsonenc.AppendEscaped(b, p.UUID)
 		b = append(b, '/')
 		b = append(b, pr.rel...)
 		b = append(b, `"}`...)
@@ -85,10 +88,10 @@ func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []b
 		if p.ParentUUID == "" {
 			b = append(b, "null"...)
 		} else {
-			b = appendJSONString(b, p.ParentUUID)
+			b = jsonenc.AppendString(b, p.ParentUUID)
 		}
 		b = append(b, `,"root_provider_uuid":`...)
-		b = appendJSONString(b, p.RootUUID)
+		b = jsonenc.AppendString(b, p.RootUUID)
 	}
 	return append(b, '}')
 }
@@ -96,7 +99,7 @@ func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []b
 // providerNotFound maps a store miss to upstream's 404.
 func providerNotFound(err error, uuid string) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound("No resource provider with uuid %s found", uuid)
+		return apierror.NotFound("No resource provider with uuid %s found", uuid)
 	}
 	return err
 }
@@ -135,16 +138,16 @@ func (s *Server) createResourceProvider(r *request) (*response, error) {
 	np.UUID, _ = body["uuid"].(string)
 	np.ParentUUID, _ = body["parent_provider_uuid"].(string)
 	if np.UUID != "" {
-		np.UUID, _ = normalizeUUID(np.UUID) // the schema checked the format
+		np.UUID, _ = query.NormalizeUUID(np.UUID) // the schema checked the format
 	} else {
 		np.UUID = newUUID()
 	}
 	p, err := s.store.CreateProvider(r.Context(), np)
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
-		return nil, conflict(CodeDuplicateName, "%s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeDuplicateName, "%s", store.Detail(err))
 	case errors.Is(err, store.ErrInvalid):
-		return nil, badRequest("Unable to create resource provider \"%s\", %s: %s", np.Name, np.UUID, store.Detail(err))
+		return nil, apierror.BadRequest("Unable to create resource provider \"%s\", %s: %s", np.Name, np.UUID, store.Detail(err))
 	case err != nil:
 		return nil, err
 	}
@@ -189,9 +192,9 @@ func (s *Server) updateResourceProvider(r *request) (*response, error) {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, providerNotFound(err, uuid)
 	case errors.Is(err, store.ErrDuplicate):
-		return nil, conflict(CodeDuplicateName, "Conflicting resource provider %s already exists.", u.Name)
+		return nil, apierror.Conflict(apierror.CodeDuplicateName, "Conflicting resource provider %s already exists.", u.Name)
 	case errors.Is(err, store.ErrInvalid):
-		return nil, badRequest("Unable to save resource provider %s: %s", uuid, store.Detail(err))
+		return nil, apierror.BadRequest("Unable to save resource provider %s: %s", uuid, store.Detail(err))
 	case err != nil:
 		return nil, err
 	}
@@ -214,11 +217,11 @@ func (s *Server) deleteResourceProvider(r *request) (*response, error) {
 	err := s.store.DeleteProvider(r.Context(), uuid)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil, notFound("No resource provider with uuid %s found for delete", uuid)
+		return nil, apierror.NotFound("No resource provider with uuid %s found for delete", uuid)
 	case errors.Is(err, store.ErrProviderInUse):
-		return nil, conflict(CodeProviderInUse, "Unable to delete resource provider %s: %s", uuid, store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeProviderInUse, "Unable to delete resource provider %s: %s", uuid, store.Detail(err))
 	case errors.Is(err, store.ErrCannotDeleteParent):
-		return nil, conflict(CodeProviderCannotDelete, "Unable to delete parent resource provider %s: It has child resource providers.", uuid)
+		return nil, apierror.Conflict(apierror.CodeProviderCannotDelete, "Unable to delete parent resource provider %s: It has child resource providers.", uuid)
 	case err != nil:
 		return nil, err
 	}
@@ -233,9 +236,9 @@ func (s *Server) listResourceProviders(r *request) (*response, error) {
 	if err := r.authorize(policyRPList); err != nil {
 		return nil, err
 	}
-	q := queryValues(r)
+	q := query.Values(r.URL.RawQuery)
 	if err := s.schemas.ProviderListQuery(r.minor()).ValidateQuery(q); err != nil {
-		return nil, badRequest("Invalid query string parameters: %s", err)
+		return nil, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	f, herr := providerFilterFromQuery(q, r.mv)
 	if herr != nil {
@@ -244,9 +247,9 @@ func (s *Server) listResourceProviders(r *request) (*response, error) {
 	ps, err := s.store.ListProviders(r.Context(), f)
 	switch {
 	case errors.Is(err, store.ErrUnknownResourceClass):
-		return nil, badRequest("Invalid resource class in resources parameter: %s", store.Detail(err))
+		return nil, apierror.BadRequest("Invalid resource class in resources parameter: %s", store.Detail(err))
 	case errors.Is(err, store.ErrUnknownTrait):
-		return nil, badRequest("Invalid trait(s) in \"required\" parameter: %s", store.Detail(err))
+		return nil, apierror.BadRequest("Invalid trait(s) in \"required\" parameter: %s", store.Detail(err))
 	case err != nil:
 		return nil, err
 	}
@@ -264,22 +267,22 @@ func (s *Server) listResourceProviders(r *request) (*response, error) {
 	if last.IsZero() {
 		last = s.now()
 	}
-	return ok(rawJSON(b)).withLastModified(last), nil
+	return ok(jsonenc.Raw(b)).withLastModified(last), nil
 }
 
 // providerFilterFromQuery turns validated query parameters into a store
 // filter, in upstream's order: member_of, required, then resources.
-func providerFilterFromQuery(q map[string][]string, mv microversion.Version) (store.ProviderFilter, *httpError) {
+func providerFilterFromQuery(q map[string][]string, mv microversion.Version) (store.ProviderFilter, *apierror.Error) {
 	var f store.ProviderFilter
 	if vs, ok := q["member_of"]; ok {
-		aq, herr := parseMemberOf(vs, "", mv)
+		aq, herr := query.ParseMemberOf(vs, "", mv)
 		if herr != nil {
 			return f, herr
 		}
 		f.MemberOf, f.NotMemberOf = aq.Required, aq.Forbidden
 	}
 	if vs, ok := q["required"]; ok {
-		tq, herr := parseRequired(vs, mv)
+		tq, herr := query.ParseRequired(vs, mv)
 		if herr != nil {
 			return f, herr
 		}
@@ -294,11 +297,13 @@ func providerFilterFromQuery(q map[string][]string, mv microversion.Version) (st
 	}
 	f.UUID, f.Name, f.InTree = last("uuid"), last("name"), last("in_tree")
 	if vs, ok := q["resources"]; ok {
-		res, herr := parseResources(vs[len(vs)-1])
+		res, herr := query.ParseResources(vs[len(vs)-1])
 		if herr != nil {
 			return f, herr
 		}
-		f.Resources = res
+		for _, ra := range res {
+			f.Resources = append(f.Resources, store.ResourceAmount{Class: ra.Class, Amount: ra.Amount})
+		}
 	}
 	return f, nil
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
@@ -58,7 +59,7 @@ func newRequestID() string {
 // negotiate picks the microversion from OpenStack-API-Version, as
 // microversion_parse does: the last "placement X.Y" entry wins, no header
 // means 1.0, "latest" means the maximum; malformed is 400, unsupported 406.
-func (r *request) negotiate() *httpError {
+func (r *request) negotiate() *apierror.Error {
 	value := ""
 	if hv := r.Header.Values("Openstack-Api-Version"); len(hv) > 0 {
 		parts := strings.Split(strings.Join(hv, ","), ",")
@@ -82,14 +83,14 @@ func (r *request) negotiate() *httpError {
 	}
 	v, err := parseLooseVersion(value)
 	if err != nil {
-		return badRequest("Invalid microversion: invalid version string: %s; %s", value, err)
+		return apierror.BadRequest("Invalid microversion: invalid version string: %s; %s", value, err)
 	}
 	if !v.Supported() || r.maxVersion().Less(v) {
 		accept := r.Header.Get("Accept")
 		if accept == "" || accept == "*/*" {
 			accept = "application/json"
 		}
-		return &httpError{
+		return &apierror.Error{
 			Status: http.StatusNotAcceptable,
 			Raw:    true,
 			Detail: "The resource could not be generated that was acceptable to your browser\n(content of type " + accept + ". <br /><br />\nInvalid microversion: Unacceptable version header: " + value,
@@ -145,7 +146,7 @@ func pyInt(s string) (int, error) {
 
 // requireJSON enforces Content-Type: application/json like upstream's
 // require_content decorator (415 otherwise).
-func (r *request) requireJSON() *httpError {
+func (r *request) requireJSON() *apierror.Error {
 	ct := r.Header.Get("Content-Type")
 	mt := ""
 	if ct != "" {
@@ -161,9 +162,9 @@ func (r *request) requireJSON() *httpError {
 	if mt == "" {
 		mt = "None"
 	}
-	return &httpError{
+	return &apierror.Error{
 		Status: http.StatusUnsupportedMediaType,
-		Code:   CodeDefault,
+		Code:   apierror.CodeDefault,
 		Raw:    true,
 		Detail: "The request media type " + mt + " is not supported by this server.\n<br /><br />\nThe media type " + mt + " is not supported, use application/json",
 	}
@@ -171,14 +172,14 @@ func (r *request) requireJSON() *httpError {
 
 // checkAccept mirrors upstream's check_accept: an explicit Accept that does
 // not admit application/json is a 406.
-func (r *request) checkAccept() *httpError {
+func (r *request) checkAccept() *apierror.Error {
 	accept := r.Header.Get("Accept")
 	if accept == "" || acceptsJSON(accept) {
 		return nil
 	}
-	return &httpError{
+	return &apierror.Error{
 		Status: http.StatusNotAcceptable,
-		Code:   CodeDefault,
+		Code:   apierror.CodeDefault,
 		Raw:    true,
 		Detail: "The resource could not be generated that was acceptable to your browser\n(content of type " + accept + ". <br /><br />\nOnly application/json is provided",
 	}
@@ -209,20 +210,20 @@ func (r *request) decodeJSON(sch *schema.Schema) (any, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if len(body) > maxBodyBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "request body too large")
+		return nil, apierror.Errorf(http.StatusRequestEntityTooLarge, "request body too large")
 	}
 	doc, err := parseJSON(body)
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if sch != nil {
 		// ValidateJSON re-reads the body to keep key order, which decides
 		// the wording of some messages exactly as upstream's.
 		if err := sch.ValidateJSON(body); err != nil {
-			return nil, badRequest("JSON does not validate: %s", err)
+			return nil, apierror.BadRequest("JSON does not validate: %s", err)
 		}
 	}
 	return doc, nil

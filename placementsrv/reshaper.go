@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -13,7 +14,7 @@ import (
 // allocations of several consumers, replaced atomically.
 func (s *Server) reshape(r *request) (*response, error) {
 	if !r.at(microversion.Reshaper) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
@@ -27,7 +28,7 @@ func (s *Server) reshape(r *request) (*response, error) {
 	}
 	invs, allocs, err := decodeReshape(body, r.mv)
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if err := s.store.Reshape(r.Context(), invs, allocs); err != nil {
 		return nil, reshapeError(err)
@@ -41,19 +42,19 @@ func reshapeError(err error) error {
 	switch {
 	case errors.Is(err, store.ErrUnknownProvider):
 		uuid := strings.TrimSuffix(strings.TrimPrefix(detail, "No resource provider with uuid "), " found")
-		return codedf(http.StatusBadRequest, CodeProviderNotFound, "Resource provider %s in inventories not found: %s", uuid, detail)
+		return apierror.Codedf(http.StatusBadRequest, apierror.CodeProviderNotFound, "Resource provider %s in inventories not found: %s", uuid, detail)
 	case errors.Is(err, store.ErrProviderGeneration), errors.Is(err, store.ErrConsumerGeneration):
-		return conflict(CodeConcurrentUpdate, "%s", detail)
+		return apierror.Conflict(apierror.CodeConcurrentUpdate, "%s", detail)
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return conflict(CodeConcurrentUpdate, "update conflict: %s", detail)
+		return apierror.Conflict(apierror.CodeConcurrentUpdate, "update conflict: %s", detail)
 	case errors.Is(err, store.ErrInvalid):
-		return badRequest("%s", detail)
+		return apierror.BadRequest("%s", detail)
 	case errors.Is(err, store.ErrNotFound):
-		return badRequest("malformed reshaper data: %s", detail)
+		return apierror.BadRequest("malformed reshaper data: %s", detail)
 	case errors.Is(err, store.ErrInventoryInUse):
-		return conflict(CodeInventoryInUse, "update conflict: %s", detail)
+		return apierror.Conflict(apierror.CodeInventoryInUse, "update conflict: %s", detail)
 	case errors.Is(err, store.ErrCapacityExceeded):
-		return errorf(http.StatusConflict, "Unable to allocate inventory: %s", detail)
+		return apierror.Errorf(http.StatusConflict, "Unable to allocate inventory: %s", detail)
 	}
 	return err
 }

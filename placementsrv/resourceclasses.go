@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -22,9 +23,9 @@ func serializeResourceClass(name string) resourceClassJSON {
 
 // requireResourceClassesAPI is upstream's 1.2 version gate: a plain 404
 // before anything else is looked at.
-func requireResourceClassesAPI(r *request) *httpError {
+func requireResourceClassesAPI(r *request) *apierror.Error {
 	if !r.at(microversion.ResourceClasses) {
-		return notFound("")
+		return apierror.NotFound("")
 	}
 	return nil
 }
@@ -33,7 +34,7 @@ func requireResourceClassesAPI(r *request) *httpError {
 // makes of its NotFound exception.
 func resourceClassNotFound(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound("%s", store.Detail(err))
+		return apierror.NotFound("%s", store.Detail(err))
 	}
 	return err
 }
@@ -99,7 +100,7 @@ func (s *Server) createResourceClass(r *request) (*response, error) {
 	name, _ := doc.(map[string]any)["name"].(string)
 	if _, err := s.store.CreateResourceClass(r.Context(), name); err != nil {
 		if errors.Is(err, store.ErrDuplicate) {
-			return nil, conflict(CodeDefault, "Conflicting resource class already exists: %s", name)
+			return nil, apierror.Conflict(apierror.CodeDefault, "Conflicting resource class already exists: %s", name)
 		}
 		return nil, err
 	}
@@ -132,9 +133,9 @@ func (s *Server) renameResourceClass(r *request) (*response, error) {
 	rc, err := s.store.RenameResourceClass(r.Context(), name, newName)
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
-		return nil, conflict(CodeDefault, "Resource class already exists: %s", newName)
+		return nil, apierror.Conflict(apierror.CodeDefault, "Resource class already exists: %s", newName)
 	case errors.Is(err, store.ErrStandard):
-		return nil, badRequest("Cannot update standard resource class %s", name)
+		return nil, apierror.BadRequest("Cannot update standard resource class %s", name)
 	case err != nil:
 		return nil, resourceClassNotFound(err)
 	}
@@ -149,10 +150,10 @@ func (s *Server) ensureResourceClass(r *request) (*response, error) {
 	name := r.param("name")
 	doc, err := parseJSON([]byte(`{"name": "` + name + `"}`))
 	if err != nil {
-		return nil, badRequest("Malformed JSON: %s", err)
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if err := s.schemas.ResourceClassUpdate().Validate(doc); err != nil {
-		return nil, badRequest("JSON does not validate: %s", err)
+		return nil, apierror.BadRequest("JSON does not validate: %s", err)
 	}
 	_, created, err := s.store.EnsureResourceClass(r.Context(), name)
 	if err != nil {
@@ -176,9 +177,9 @@ func (s *Server) deleteResourceClass(r *request) (*response, error) {
 	err := s.store.DeleteResourceClass(r.Context(), r.param("name"))
 	switch {
 	case errors.Is(err, store.ErrStandard):
-		return nil, badRequest("Error in delete resource class: %s", store.Detail(err))
+		return nil, apierror.BadRequest("Error in delete resource class: %s", store.Detail(err))
 	case errors.Is(err, store.ErrResourceClassInUse):
-		return nil, conflict(CodeDefault, "Error in delete resource class: %s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeDefault, "Error in delete resource class: %s", store.Detail(err))
 	case err != nil:
 		return nil, resourceClassNotFound(err)
 	}

@@ -1,14 +1,14 @@
 package placementsrv
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 )
 
@@ -77,7 +77,7 @@ func writeResponse(w http.ResponseWriter, req *request, resp *response) {
 	}
 	b, err := encodeBody(resp.body)
 	if err != nil {
-		writeError(w, req, errorf(http.StatusInternalServerError, "failed to encode response"))
+		writeError(w, req, apierror.Errorf(http.StatusInternalServerError, "failed to encode response"))
 		return
 	}
 	h.Set("Content-Type", "application/json")
@@ -119,24 +119,12 @@ func (s *streamWriter) Last(p []byte) error {
 	return err
 }
 
-// encodeBody encodes a response body; rawJSON is already encoded.
+// encodeBody encodes a response body; jsonenc.Raw is already encoded.
 func encodeBody(body any) ([]byte, error) {
-	if raw, ok := body.(rawJSON); ok {
+	if raw, ok := body.(jsonenc.Raw); ok {
 		return raw, nil
 	}
-	return marshalJSON(body)
-}
-
-// marshalJSON encodes without HTML escaping, as Python's json does.
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	b := buf.Bytes()
-	return b[:len(b)-1], nil // drop Encode's newline
+	return jsonenc.Marshal(body)
 }
 
 var (
@@ -174,12 +162,9 @@ type errorItem struct {
 // writeError renders e as Placement's error JSON. The code appears only when
 // a microversion >= 1.23 was negotiated; min/max versions only on a 406 from
 // negotiation itself.
-func writeError(w http.ResponseWriter, req *request, e *httpError) {
+func writeError(w http.ResponseWriter, req *request, e *apierror.Error) {
 	req.errCode = e.Code // for the metrics
 	h := w.Header()
-	for k, vs := range e.Headers {
-		h[k] = vs
-	}
 	b, ctype := errorBodyFor(req, e, func() []byte { return jsonErrorBody(req, e) })
 	h.Set("Content-Type", ctype)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -190,26 +175,26 @@ func writeError(w http.ResponseWriter, req *request, e *httpError) {
 }
 
 // jsonErrorBody is Placement's JSON error document for e.
-func jsonErrorBody(req *request, e *httpError) []byte {
+func jsonErrorBody(req *request, e *apierror.Error) []byte {
 	detail := stripTags(errorBodyText(e, noEscape))
 	item := errorItem{Status: e.Status, Title: errorTitle(e.Status), Detail: detail, RequestID: req.id}
 	if req.mvSet && req.mv.AtLeast(microversion.ErrorCodes) {
 		item.Code = e.Code
 		if item.Code == "" {
-			item.Code = CodeDefault
+			item.Code = apierror.CodeDefault
 		}
 	}
 	if e.Status == http.StatusNotAcceptable && !req.mvSet {
 		item.MaxVersion = req.maxVersion().String()
 		item.MinVersion = microversion.Min.String()
 	}
-	b, _ := marshalJSON(errorBody{Errors: []errorItem{item}})
+	b, _ := jsonenc.Marshal(errorBody{Errors: []errorItem{item}})
 	return b
 }
 
 // errorBodyFor renders e in the format the client's Accept header picks,
 // as webob does: HTML, plain text, or the JSON that jsonBody builds.
-func errorBodyFor(req *request, e *httpError, jsonBody func() []byte) (body []byte, contentType string) {
+func errorBodyFor(req *request, e *apierror.Error, jsonBody func() []byte) (body []byte, contentType string) {
 	switch errorFormat(req.Header.Values("Accept")) {
 	case "html":
 		return []byte(htmlErrorBody(e)), "text/html; charset=UTF-8"

@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
@@ -80,6 +82,17 @@ type Options struct {
 	// openstack_placement_* family.
 	OmitOpenStackMetrics bool
 }
+
+// OWNER_NOVA pre-filter modes (Options.OwnerNovaPrefilter).
+const (
+	PrefilterOff  = candidates.PrefilterOff  // never add the filter (the default)
+	PrefilterOn   = candidates.PrefilterOn   // always add it
+	PrefilterAuto = candidates.PrefilterAuto // add it while Options.OwnerNovaGate is open
+)
+
+// OwnerNovaGate tells the pre-filter whether every compute reports
+// OWNER_NOVA; the reconciler implements it.
+type OwnerNovaGate = candidates.OwnerNovaGate
 
 // Server is the Placement API. It is safe for concurrent use.
 type Server struct {
@@ -201,7 +214,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic serving request", zap.Any("panic", p), zap.String("request_id", req.id))
-			writeError(rec, req, errorf(http.StatusInternalServerError, "An unexpected error occurred."))
+			writeError(rec, req, apierror.Errorf(http.StatusInternalServerError, "An unexpected error occurred."))
 		}
 		if ce := s.log.Check(zap.InfoLevel, "request"); ce != nil {
 			ce.Write(
@@ -246,18 +259,18 @@ func (s *Server) dispatch(w http.ResponseWriter, req *request) {
 	}
 	rt, params := s.match(req.URL.Path)
 	if rt == nil {
-		writeError(w, req, notFound(""))
+		writeError(w, req, apierror.NotFound(""))
 		return
 	}
 	req.route, req.params = rt, params
 	h, ok := rt.methods[req.Method]
 	if !ok {
-		e := &httpError{
-			Status:  http.StatusMethodNotAllowed,
-			Raw:     true,
-			Detail:  "The method " + req.Method + " is not allowed for this resource. <br /><br />\nThe method specified is not allowed for this resource.",
-			Headers: http.Header{"Allow": {strings.Join(rt.order, ", ")}},
+		e := &apierror.Error{
+			Status: http.StatusMethodNotAllowed,
+			Raw:    true,
+			Detail: "The method " + req.Method + " is not allowed for this resource. <br /><br />\nThe method specified is not allowed for this resource.",
 		}
+		w.Header().Set("Allow", strings.Join(rt.order, ", "))
 		w.Header().Set("vary", "openstack-api-version")
 		writeError(w, req, e)
 		return
@@ -274,22 +287,22 @@ func (s *Server) dispatch(w http.ResponseWriter, req *request) {
 // toHTTPError maps an error a handler returned to an answer. Handlers
 // translate store errors they expect; anything else is logged and becomes
 // a generic 500, so no internal detail leaks.
-func (s *Server) toHTTPError(req *request, err error) *httpError {
-	if he, ok := asHTTPError(err); ok {
+func (s *Server) toHTTPError(req *request, err error) *apierror.Error {
+	if he, ok := apierror.As(err); ok {
 		return he
 	}
 	if errors.Is(err, context.Canceled) {
-		return errorf(499, "client closed request")
+		return apierror.Errorf(499, "client closed request")
 	}
 	s.log.Error("unexpected error", zap.Error(err), zap.String("request_id", req.id),
 		zap.String("method", req.Method), zap.String("path", req.URL.Path))
-	return errorf(http.StatusInternalServerError, "An unexpected error occurred.")
+	return apierror.Errorf(http.StatusInternalServerError, "An unexpected error occurred.")
 }
 
 // checkContentLength mirrors upstream's guard: a body needs a content type.
-func checkContentLength(req *request) *httpError {
+func checkContentLength(req *request) *apierror.Error {
 	if _, bad := req.Header[invalidLengthHeader]; bad {
-		return badRequest("content-length header must be an integer")
+		return apierror.BadRequest("content-length header must be an integer")
 	}
 	cl := req.Header.Get("Content-Length")
 	if cl == "" {
@@ -298,7 +311,7 @@ func checkContentLength(req *request) *httpError {
 	n := 0
 	for _, c := range cl {
 		if c < '0' || c > '9' {
-			return badRequest("content-length header must be an integer")
+			return apierror.BadRequest("content-length header must be an integer")
 		}
 		n = n*10 + int(c-'0')
 		if n > 1<<30 {
@@ -306,7 +319,7 @@ func checkContentLength(req *request) *httpError {
 		}
 	}
 	if n > 0 && req.Header.Get("Content-Type") == "" {
-		return badRequest("content-type header required when content-length > 0")
+		return apierror.BadRequest("content-type header required when content-length > 0")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -48,13 +49,13 @@ func (s *Server) traitFilter(r *request) (store.TraitFilter, error) {
 	var f store.TraitFilter
 	q := r.URL.Query()
 	if err := s.schemas.TraitListQuery().ValidateQuery(q); err != nil {
-		return f, badRequest("Invalid query string parameters: %s", err)
+		return f, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	if vs, ok := q["name"]; ok {
 		v := vs[len(vs)-1]
 		op, value, found := strings.Cut(v, ":")
 		if !found {
-			return f, badRequest(`Badly formatted name parameter. Expected name query string parameter in form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "%s"`, v)
+			return f, apierror.BadRequest(`Badly formatted name parameter. Expected name query string parameter in form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "%s"`, v)
 		}
 		switch op {
 		case "in":
@@ -70,7 +71,7 @@ func (s *Server) traitFilter(r *request) (store.TraitFilter, error) {
 		case "false":
 			f.Associated = new(false)
 		default:
-			return f, badRequest(`The query parameter "associated" only accepts "true" or "false"`)
+			return f, apierror.BadRequest(`The query parameter "associated" only accepts "true" or "false"`)
 		}
 	}
 	return f, nil
@@ -78,7 +79,7 @@ func (s *Server) traitFilter(r *request) (store.TraitFilter, error) {
 
 func (s *Server) listTraits(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
@@ -101,14 +102,14 @@ func (s *Server) listTraits(r *request) (*response, error) {
 // traitNotFound maps a store miss to upstream's 404.
 func traitNotFound(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound("%s", store.Detail(err))
+		return apierror.NotFound("%s", store.Detail(err))
 	}
 	return err
 }
 
 func (s *Server) getTrait(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if err := r.authorize(policyTraitShow); err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func (s *Server) getTrait(r *request) (*response, error) {
 
 func (s *Server) putTrait(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if err := r.authorize(policyTraitUpdate); err != nil {
 		return nil, err
@@ -132,7 +133,7 @@ func (s *Server) putTrait(r *request) (*response, error) {
 	// already dropped one; a second makes upstream store the name and then
 	// fail with a 500 on its Location header, so it is refused here.
 	if err := s.schemas.CustomTrait().Validate(name); err != nil || strings.HasSuffix(name, "\n") {
-		return nil, badRequest("%s", invalidTraitName)
+		return nil, apierror.BadRequest("%s", invalidTraitName)
 	}
 	t, created, err := s.store.EnsureTrait(r.Context(), name)
 	if err != nil {
@@ -147,7 +148,7 @@ func (s *Server) putTrait(r *request) (*response, error) {
 
 func (s *Server) deleteTrait(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if err := r.authorize(policyTraitDelete); err != nil {
 		return nil, err
@@ -157,16 +158,16 @@ func (s *Server) deleteTrait(r *request) (*response, error) {
 	case err == nil:
 		return noContent(), nil
 	case errors.Is(err, store.ErrStandard):
-		return nil, badRequest("%s", store.Detail(err))
+		return nil, apierror.BadRequest("%s", store.Detail(err))
 	case errors.Is(err, store.ErrTraitInUse):
-		return nil, conflict(CodeDefault, "%s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeDefault, "%s", store.Detail(err))
 	}
 	return nil, traitNotFound(err)
 }
 
 func (s *Server) listProviderTraits(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
@@ -179,7 +180,7 @@ func (s *Server) listProviderTraits(r *request) (*response, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		// Upstream appends the exception's own text to its message.
 		msg := "No resource provider with uuid " + uuid + " found"
-		return nil, notFound("%s: %s", msg, msg)
+		return nil, apierror.NotFound("%s: %s", msg, msg)
 	}
 	if err != nil {
 		return nil, err
@@ -230,7 +231,7 @@ func jsonInteger(n json.Number) *int64 {
 
 func (s *Server) setProviderTraits(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if herr := r.requireJSON(); herr != nil {
 		return nil, herr
@@ -247,14 +248,14 @@ func (s *Server) setProviderTraits(r *request) (*response, error) {
 		if _, err := s.store.GetProvider(r.Context(), uuid); err != nil {
 			return nil, providerNotFound(err, uuid)
 		}
-		return nil, conflict(CodeConcurrentUpdate, "Resource provider's generation already changed. Please update the generation and try again.")
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "Resource provider's generation already changed. Please update the generation and try again.")
 	}
 	p, ts, err := s.store.SetProviderTraits(r.Context(), uuid, *req.Generation, req.Traits)
 	switch {
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, conflict(CodeConcurrentUpdate, "%s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "%s", store.Detail(err))
 	case errors.Is(err, store.ErrInvalid):
-		return nil, badRequest("%s", store.Detail(err))
+		return nil, apierror.BadRequest("%s", store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
@@ -264,7 +265,7 @@ func (s *Server) setProviderTraits(r *request) (*response, error) {
 
 func (s *Server) deleteProviderTraits(r *request) (*response, error) {
 	if !r.at(microversion.Traits) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if err := r.authorize(policyRPTraitDelete); err != nil {
 		return nil, err
@@ -273,7 +274,7 @@ func (s *Server) deleteProviderTraits(r *request) (*response, error) {
 	err := s.store.DeleteProviderTraits(r.Context(), uuid)
 	switch {
 	case errors.Is(err, store.ErrConcurrentUpdate):
-		return nil, conflict(CodeConcurrentUpdate, "%s", store.Detail(err))
+		return nil, apierror.Conflict(apierror.CodeConcurrentUpdate, "%s", store.Detail(err))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}

@@ -3,6 +3,7 @@ package placementsrv
 import (
 	"net/url"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -29,7 +30,7 @@ func (s *Server) listProviderUsages(r *request) (*response, error) {
 
 func (s *Server) getTotalUsages(r *request) (*response, error) {
 	if !r.at(microversion.Usages) {
-		return nil, notFound("")
+		return nil, apierror.NotFound("")
 	}
 	if herr := r.checkAccept(); herr != nil {
 		return nil, herr
@@ -44,7 +45,7 @@ func (s *Server) getTotalUsages(r *request) (*response, error) {
 		return nil, err
 	}
 	if err := s.schemas.UsagesQuery(r.mv.Minor).ValidateQuery(q); err != nil {
-		return nil, badRequest("Invalid query string parameters: %s", err)
+		return nil, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	f := store.UsageFilter{ProjectID: lastValue(q, "project_id"), UserID: lastValue(q, "user_id")}
 	grouped := r.at(microversion.ConsumerTypes)

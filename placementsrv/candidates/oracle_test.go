@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 // The oracle is a deliberately naive transcription of Placement 8.0.0's
@@ -28,7 +26,7 @@ type oAreq struct {
 }
 
 type oracle struct {
-	s       *store.Snapshot
+	s       *Snapshot
 	anchors map[int32]bool // nil: no root filter
 	sharing map[int32]bool
 }
@@ -81,7 +79,7 @@ func (o *oracle) hasAnyT(p int32, ts []int32) bool {
 }
 
 // oracleFind returns candidate keys and the summary providers, or an error.
-func oracleFind(s *store.Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, error) {
+func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, error) {
 	o := &oracle{s: s, sharing: map[int32]bool{}}
 	if len(req.RootRequired)+len(req.RootForbidden) > 0 {
 		var rq, fb []int32

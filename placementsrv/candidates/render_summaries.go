@@ -1,42 +1,12 @@
-package placementsrv
+package candidates
 
 import (
 	"slices"
-	"sync"
 	"sync/atomic"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
-
-// summaryCache keeps each provider's rendered provider_summaries member
-// for one snapshot. From 1.27 a summary lists every inventory, so it
-// depends on the snapshot and the microversion's form only, not on the
-// request: between two writes every answer repeats the same fragments,
-// and for answers with many providers they are most of the bytes
-// (1,314 summaries are 0.9 of a 1.2 MB answer at 1,000 roots, and their
-// rendering a quarter of the request's CPU).
-//
-// Fragments are kept only from a snapshot's second answer on: after
-// every claim the next request sees a new snapshot, and when each
-// snapshot is read once, keeping copies would only add garbage.
-type summaryCache struct {
-	answers atomic.Int64
-	forms   [2]summaryForm // 1.27–1.28, then 1.29+ (with parent and root)
-}
-
-type summaryForm struct {
-	once  sync.Once
-	frags []atomic.Pointer[[]byte]
-}
-
-// form returns the fragments of form i, sized for the snapshot.
-func (c *summaryCache) form(i, providers int) []atomic.Pointer[[]byte] {
-	f := &c.forms[i]
-	f.once.Do(func() { f.frags = make([]atomic.Pointer[[]byte], providers) })
-	return f.frags
-}
 
 // appendSummaries writes the provider_summaries members: 1.27+ every
 // inventory (before, only requested classes), traits from 1.17, parent
@@ -84,7 +54,7 @@ func (cj *candidateJSON) appendSummaries(sums []int32) {
 
 // requestedClasses lists the class ids a request names, for the
 // summaries before 1.27.
-func requestedClasses(s *store.Snapshot, groups []candidates.Group) []int32 {
+func requestedClasses(s *Snapshot, groups []Group) []int32 {
 	var requested []int32
 	for _, g := range groups {
 		for _, r := range g.Resources {
@@ -114,9 +84,9 @@ func appendSummary(b []byte, q *quotedNames, pi int32, allClasses bool, requeste
 		first = false
 		b = append(b, q.classes[inv.Class]...)
 		b = append(b, `:{"capacity":`...)
-		b = appendInt(b, inv.Capacity)
+		b = jsonenc.AppendInt(b, inv.Capacity)
 		b = append(b, `,"used":`...)
-		b = appendInt(b, inv.Used)
+		b = jsonenc.AppendInt(b, inv.Used)
 		b = append(b, '}')
 	}
 	b = append(b, '}')

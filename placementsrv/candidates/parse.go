@@ -1,4 +1,4 @@
-package placementsrv
+package candidates
 
 import (
 	"fmt"
@@ -6,72 +6,49 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/query"
 )
 
-// This file turns a GET /allocation_candidates query into a
-// candidates.Request with upstream's checks and texts (placement/lib.py
-// RequestGroup and RequestWideParams), reusing query.go's parsers for the
-// individual parameter values.
+// This file turns a GET /allocation_candidates query into a Request with
+// upstream's checks and texts (placement/lib.py RequestGroup and
+// RequestWideParams); package query parses the individual values.
 
 var (
 	groupKey     = regexp.MustCompile(`^(resources|required|member_of|in_tree)([1-9][0-9]*)?$`)
 	groupKey1_33 = regexp.MustCompile(`^(resources|required|member_of|in_tree)([a-zA-Z0-9_-]{1,64})?$`)
 )
 
-// queryPair is one key=value of the query string.
-type queryPair struct{ key, value string }
-
-// orderedQuery splits the raw query into pairs in their order, decoded as
-// url.ParseQuery does (pairs that fail to decode are skipped). Group order
-// decides which error upstream reports first.
-func orderedQuery(raw string) []queryPair {
-	var out []queryPair
-	for raw != "" {
-		var part string
-		part, raw, _ = strings.Cut(raw, "&")
-		if part == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(part, "=")
-		k, err1 := url.QueryUnescape(k)
-		v, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		out = append(out, queryPair{k, v})
-	}
-	return out
-}
-
 // parsedGroup is a request group while parsing.
 type parsedGroup struct {
-	candidates.Group
+	Group
 	hasResources bool
 }
 
-// candidatesRequest parses and checks the query.
-func candidatesRequest(r *request, q url.Values) (candidates.Request, *httpError) {
-	var req candidates.Request
-	if herr := requestWideParams(r, q, &req); herr != nil {
+// ParseQuery parses and checks a GET /allocation_candidates query at
+// microversion mv: raw is the query string and q its values
+// (query.Values(raw)), which the caller has already validated against the
+// schema.
+func ParseQuery(raw string, q url.Values, mv microversion.Version) (Request, *apierror.Error) {
+	var req Request
+	if herr := requestWideParams(q, &req); herr != nil {
 		return req, herr
 	}
-	groups, herr := requestGroups(r, q)
+	groups, herr := requestGroups(raw, q, mv)
 	if herr != nil {
 		return req, herr
 	}
-	if r.at(microversion.SameSubtree) {
+	if mv.AtLeast(microversion.SameSubtree) {
 		if herr := checkResourceless(groups, req.SameSubtree); herr != nil {
 			return req, herr
 		}
 	} else if herr := checkOrphans(groups); herr != nil {
 		return req, herr
 	}
-	if r.at(microversion.ForbiddenTraits) {
+	if mv.AtLeast(microversion.ForbiddenTraits) {
 		if herr := checkConflictingTraits(groups); herr != nil {
 			return req, herr
 		}
@@ -84,18 +61,18 @@ func candidatesRequest(r *request, q url.Values) (candidates.Request, *httpError
 		req.Groups = append(req.Groups, g.Group)
 	}
 	if req.GroupPolicy == "" && granular > 1 {
-		return req, badRequest(`The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.`)
+		return req, apierror.BadRequest(`The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.`)
 	}
 	return req, nil
 }
 
 // requestWideParams reads limit, group_policy, root_required and
 // same_subtree.
-func requestWideParams(r *request, q url.Values, req *candidates.Request) *httpError {
+func requestWideParams(q url.Values, req *Request) *apierror.Error {
 	if vs := q["limit"]; len(vs) > 0 {
-		n, err := strconv.Atoi(vs[0])
-		if err != nil {
-			return badRequest("Invalid query string parameters: %s is not a valid limit", vs[0])
+		n, herr := query.ParseLimit(vs[0])
+		if herr != nil {
+			return herr
 		}
 		req.Limit = n
 	}
@@ -103,35 +80,16 @@ func requestWideParams(r *request, q url.Values, req *candidates.Request) *httpE
 		req.GroupPolicy = vs[0]
 	}
 	if vs := q["root_required"]; len(vs) > 0 {
-		if len(vs) > 1 {
-			return codedf(400, CodeQueryDuplicateKey, "Query parameter 'root_required' may be specified only once.")
-		}
-		required, forbidden, herr := parseRequiredValue(vs[0], true, false)
+		required, forbidden, herr := query.ParseRootRequired(vs)
 		if herr != nil {
 			return herr
 		}
-		for _, anyOf := range required {
-			req.RootRequired = appendUnique(req.RootRequired, anyOf...)
-		}
-		req.RootForbidden = forbidden
-		var conflicts []string
-		for _, t := range req.RootForbidden {
-			if slices.Contains(req.RootRequired, t) {
-				conflicts = append(conflicts, t)
-			}
-		}
-		if len(conflicts) > 0 {
-			return codedf(400, CodeQueryBadValue, "Conflicting required and forbidden traits found in root_required: %s", strings.Join(conflicts, ", "))
-		}
+		req.RootRequired, req.RootForbidden = required, forbidden
 	}
 	for _, v := range q["same_subtree"] {
-		var set []string
-		for _, suf := range strings.Split(v, ",") {
-			suf = pyStrip(suf)
-			if suf == "" {
-				return codedf(400, CodeQueryBadValue, "Empty string (unsuffixed group) can not be specified in `same_subtree` ")
-			}
-			set = appendUnique(set, suf)
+		set, herr := query.ParseSameSubtree(v)
+		if herr != nil {
+			return herr
 		}
 		req.SameSubtree = append(req.SameSubtree, set)
 	}
@@ -140,50 +98,50 @@ func requestWideParams(r *request, q url.Values, req *candidates.Request) *httpE
 
 // requestGroups builds the groups in the order their first parameter
 // appears, as upstream walks req.GET.items().
-func requestGroups(r *request, q url.Values) ([]*parsedGroup, *httpError) {
+func requestGroups(raw string, q url.Values, mv microversion.Version) ([]*parsedGroup, *apierror.Error) {
 	pattern := groupKey
-	if r.at(microversion.AnySuffix) {
+	if mv.AtLeast(microversion.AnySuffix) {
 		pattern = groupKey1_33
 	}
 	var groups []*parsedGroup
 	bySuffix := map[string]*parsedGroup{}
-	for _, kv := range orderedQuery(r.URL.RawQuery) {
-		m := pattern.FindStringSubmatch(kv.key)
+	for _, kv := range query.Ordered(raw) {
+		m := pattern.FindStringSubmatch(kv.Key)
 		if m == nil {
 			continue
 		}
 		prefix, suffix := m[1], m[2]
 		g := bySuffix[suffix]
 		if g == nil {
-			g = &parsedGroup{Group: candidates.Group{Suffix: suffix}}
+			g = &parsedGroup{Group: Group{Suffix: suffix}}
 			bySuffix[suffix] = g
 			groups = append(groups, g)
 		}
 		switch prefix {
 		case "resources":
-			res, herr := parseResources(kv.value)
+			res, herr := query.ParseResources(kv.Value)
 			if herr != nil {
 				return nil, herr
 			}
 			g.Resources = g.Resources[:0]
 			for _, ra := range res {
-				g.Resources = append(g.Resources, candidates.Resource{Class: ra.Class, Amount: ra.Amount})
+				g.Resources = append(g.Resources, Resource{Class: ra.Class, Amount: ra.Amount})
 			}
 			g.hasResources = len(g.Resources) > 0
 		case "required":
-			tq, herr := parseRequired(q["required"+suffix], r.mv)
+			tq, herr := query.ParseRequired(q["required"+suffix], mv)
 			if herr != nil {
 				return nil, herr
 			}
 			g.Required, g.Forbidden = tq.Required, tq.Forbidden
 		case "member_of":
-			aq, herr := parseMemberOf(q["member_of"+suffix], suffix, r.mv)
+			aq, herr := query.ParseMemberOf(q["member_of"+suffix], suffix, mv)
 			if herr != nil {
 				return nil, herr
 			}
 			g.MemberOf, g.ForbiddenAggs = aq.Required, aq.Forbidden
 		case "in_tree":
-			u, herr := parseInTree(kv.value)
+			u, herr := query.ParseInTree(kv.Value)
 			if herr != nil {
 				return nil, herr
 			}
@@ -196,7 +154,7 @@ func requestGroups(r *request, q url.Values) ([]*parsedGroup, *httpError) {
 // checkResourceless is the 1.36+ check: at least one group with
 // resources, every resourceless group named in same_subtree, every
 // same_subtree suffix a real group.
-func checkResourceless(groups []*parsedGroup, sets [][]string) *httpError {
+func checkResourceless(groups []*parsedGroup, sets [][]string) *apierror.Error {
 	var resourceless []string
 	for _, g := range groups {
 		if !g.hasResources {
@@ -204,12 +162,12 @@ func checkResourceless(groups []*parsedGroup, sets [][]string) *httpError {
 		}
 	}
 	if len(resourceless) == len(groups) {
-		return codedf(400, CodeQueryMissingValue, "There must be at least one resources or resources[$S] parameter.")
+		return apierror.Codedf(400, apierror.CodeQueryMissingValue, "There must be at least one resources or resources[$S] parameter.")
 	}
 	var inSubtree []string
 	for _, set := range sets {
 		for _, s := range set {
-			inSubtree = appendUnique(inSubtree, s)
+			inSubtree = query.AppendUnique(inSubtree, s)
 		}
 	}
 	var bad []string
@@ -219,7 +177,7 @@ func checkResourceless(groups []*parsedGroup, sets [][]string) *httpError {
 		}
 	}
 	if len(bad) > 0 {
-		return codedf(400, CodeQueryBadValue, "Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - %s.", pyStrList(bad))
+		return apierror.Codedf(400, apierror.CodeQueryBadValue, "Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - %s.", pyStrList(bad))
 	}
 	bad = nil
 	for _, s := range inSubtree {
@@ -236,13 +194,13 @@ func checkResourceless(groups []*parsedGroup, sets [][]string) *httpError {
 		for _, g := range groups {
 			all = append(all, g.Suffix)
 		}
-		return codedf(400, CodeQueryBadValue, "Real suffixes should be specified in `same_subtree`: %s not found in %s.", pyStrList(bad), pyStrList(all))
+		return apierror.Codedf(400, apierror.CodeQueryBadValue, "Real suffixes should be specified in `same_subtree`: %s not found in %s.", pyStrList(bad), pyStrList(all))
 	}
 	return nil
 }
 
 // checkOrphans is the pre-1.36 rule that every group has resources.
-func checkOrphans(groups []*parsedGroup) *httpError {
+func checkOrphans(groups []*parsedGroup) *apierror.Error {
 	var orphans []string
 	for _, g := range groups {
 		if len(g.Required) > 0 && !g.hasResources {
@@ -250,7 +208,7 @@ func checkOrphans(groups []*parsedGroup) *httpError {
 		}
 	}
 	if len(orphans) > 0 {
-		return badRequest("All traits parameters must be associated with resources.  Found the following orphaned traits keys: %s", strings.Join(orphans, ", "))
+		return apierror.BadRequest("All traits parameters must be associated with resources.  Found the following orphaned traits keys: %s", strings.Join(orphans, ", "))
 	}
 	for _, g := range groups {
 		if !g.hasResources && (len(g.MemberOf) > 0 || len(g.ForbiddenAggs) > 0) {
@@ -258,22 +216,22 @@ func checkOrphans(groups []*parsedGroup) *httpError {
 		}
 	}
 	if len(orphans) > 0 {
-		return badRequest("All member_of parameters must be associated with resources. Found the following orphaned member_of keys: %s", strings.Join(orphans, ", "))
+		return apierror.BadRequest("All member_of parameters must be associated with resources. Found the following orphaned member_of keys: %s", strings.Join(orphans, ", "))
 	}
 	for _, g := range groups {
 		if !g.hasResources {
-			return badRequest("All request groups must specify resources.")
+			return apierror.BadRequest("All request groups must specify resources.")
 		}
 	}
 	if len(groups) == 0 {
-		return badRequest("At least one request group (`resources` or `resources{$S}`) is required.")
+		return apierror.BadRequest("At least one request group (`resources` or `resources{$S}`) is required.")
 	}
 	return nil
 }
 
 // checkConflictingTraits rejects an any-of set whose every trait is also
 // forbidden in the same group.
-func checkConflictingTraits(groups []*parsedGroup) *httpError {
+func checkConflictingTraits(groups []*parsedGroup) *apierror.Error {
 	var conflicts []string
 	for _, g := range groups {
 		for _, anyOf := range g.Required {
@@ -290,7 +248,7 @@ func checkConflictingTraits(groups []*parsedGroup) *httpError {
 	}
 	if len(conflicts) > 0 {
 		sort.Strings(conflicts)
-		return badRequest("Conflicting required and forbidden traits found in the following traits keys: %s", strings.Join(conflicts, ", "))
+		return apierror.BadRequest("Conflicting required and forbidden traits found in the following traits keys: %s", strings.Join(conflicts, ", "))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package placementsrv
+package query
 
 import (
 	"reflect"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 var (
@@ -48,7 +47,7 @@ var requiredCases = []requiredCase{
 func TestParseRequired(t *testing.T) {
 	for _, tc := range requiredCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, herr := parseRequired(tc.values, tc.mv)
+			got, herr := ParseRequired(tc.values, tc.mv)
 			if tc.err != "" {
 				if herr == nil || herr.Status != 400 || !strings.Contains(herr.Detail, tc.err) {
 					t.Fatalf("got %v, %v; want error containing %q", got, herr, tc.err)
@@ -95,7 +94,7 @@ var memberOfCases = []memberOfCase{
 func TestParseMemberOf(t *testing.T) {
 	for _, tc := range memberOfCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, herr := parseMemberOf(tc.values, "", tc.mv)
+			got, herr := ParseMemberOf(tc.values, "", tc.mv)
 			if tc.err != "" {
 				if herr == nil || !strings.Contains(herr.Detail, tc.err) {
 					t.Fatalf("got %v, %v; want error containing %q", got, herr, tc.err)
@@ -113,7 +112,7 @@ func TestParseMemberOf(t *testing.T) {
 }
 
 func TestParseMemberOfSuffix(t *testing.T) {
-	_, herr := parseMemberOf([]string{aggA, aggB}, "1", v123)
+	_, herr := ParseMemberOf([]string{aggA, aggB}, "1", v123)
 	if herr == nil || herr.Detail != "Multiple member_of1 parameters are not supported" {
 		t.Fatalf("got %v", herr)
 	}
@@ -122,14 +121,14 @@ func TestParseMemberOfSuffix(t *testing.T) {
 func TestParseResources(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want []store.ResourceAmount
+		want []Resource
 		err  string
 	}{
-		{"VCPU:1", []store.ResourceAmount{{Class: "VCPU", Amount: 1}}, ""},
-		{"VCPU:1,MEMORY_MB:1024,VCPU:3", []store.ResourceAmount{{Class: "VCPU", Amount: 3}, {Class: "MEMORY_MB", Amount: 1024}}, ""},
-		{"VCPU: +2 ", []store.ResourceAmount{{Class: "VCPU", Amount: 2}}, ""},
-		{"DISK_GB:1_000", []store.ResourceAmount{{Class: "DISK_GB", Amount: 1000}}, ""},
-		{"DISK_GB:١٢", []store.ResourceAmount{{Class: "DISK_GB", Amount: 12}}, ""},
+		{"VCPU:1", []Resource{{Class: "VCPU", Amount: 1}}, ""},
+		{"VCPU:1,MEMORY_MB:1024,VCPU:3", []Resource{{Class: "VCPU", Amount: 3}, {Class: "MEMORY_MB", Amount: 1024}}, ""},
+		{"VCPU: +2 ", []Resource{{Class: "VCPU", Amount: 2}}, ""},
+		{"DISK_GB:1_000", []Resource{{Class: "DISK_GB", Amount: 1000}}, ""},
+		{"DISK_GB:١٢", []Resource{{Class: "DISK_GB", Amount: 12}}, ""},
 		{"  ", nil, "Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: empty string."},
 		{"VCPU", nil, "Got: VCPU."},
 		{"VCPU:1:2", nil, "Got: VCPU:1:2."},
@@ -138,7 +137,7 @@ func TestParseResources(t *testing.T) {
 		{"VCPU:1__0", nil, "expected positive integer amount"},
 		{"VCPU:-1", nil, "Requested resource VCPU requires amount >= 1. Got: -1."},
 	} {
-		got, herr := parseResources(tc.in)
+		got, herr := ParseResources(tc.in)
 		if tc.err != "" {
 			if herr == nil || !strings.Contains(herr.Detail, tc.err) {
 				t.Errorf("%q: got %v, %v; want error containing %q", tc.in, got, herr, tc.err)
@@ -154,18 +153,18 @@ func TestParseResources(t *testing.T) {
 func TestUUIDForms(t *testing.T) {
 	const canon = "9c0c7c6e-5d4e-4b3a-8a29-1f0e9d8c7b6a"
 	for _, in := range []string{canon, strings.ToUpper(canon), strings.ReplaceAll(canon, "-", ""), "{" + canon + "}", "urn:uuid:" + canon} {
-		got, ok := normalizeUUID(in)
+		got, ok := NormalizeUUID(in)
 		if !ok || got != canon {
-			t.Errorf("normalizeUUID(%q) = %q, %v", in, got, ok)
+			t.Errorf("NormalizeUUID(%q) = %q, %v", in, got, ok)
 		}
 	}
 	for _, in := range []string{"", "x", canon + "0", " " + canon, "+" + canon[1:]} {
-		if isUUIDLike(in) {
-			t.Errorf("isUUIDLike(%q)", in)
+		if IsUUIDLike(in) {
+			t.Errorf("IsUUIDLike(%q)", in)
 		}
 	}
-	if got, herr := parseInTree(" " + canon + " "); herr != nil || got != canon {
-		t.Errorf("parseInTree: %q %v", got, herr)
+	if got, herr := ParseInTree(" " + canon + " "); herr != nil || got != canon {
+		t.Errorf("ParseInTree: %q %v", got, herr)
 	}
 }
 
@@ -182,7 +181,7 @@ func FuzzParseRequired(f *testing.F) {
 		}
 		mv := microversion.Version{Major: 1, Minor: minor}
 		values := strings.Split(joined, "&")
-		got, herr := parseRequired(values, mv)
+		got, herr := ParseRequired(values, mv)
 		if herr != nil {
 			if herr.Status != 400 {
 				t.Fatalf("status %d", herr.Status)
@@ -207,7 +206,7 @@ func FuzzParseRequired(f *testing.F) {
 		if len(got.Forbidden) > 0 && !mv.AtLeast(microversion.ForbiddenTraits) {
 			t.Fatalf("forbidden traits accepted at %s", mv)
 		}
-		again, _ := parseRequired(values, mv)
+		again, _ := ParseRequired(values, mv)
 		if !reflect.DeepEqual(got, again) {
 			t.Fatalf("not deterministic")
 		}
@@ -226,7 +225,7 @@ func FuzzParseMemberOf(f *testing.F) {
 		}
 		mv := microversion.Version{Major: 1, Minor: minor}
 		values := strings.Split(joined, "&")
-		got, herr := parseMemberOf(values, "", mv)
+		got, herr := ParseMemberOf(values, "", mv)
 		if herr != nil {
 			if herr.Status != 400 {
 				t.Fatalf("status %d", herr.Status)
@@ -241,13 +240,13 @@ func FuzzParseMemberOf(f *testing.F) {
 		}
 		for _, g := range got.Required {
 			for _, u := range g {
-				if !isUUIDLike(u) {
+				if !IsUUIDLike(u) {
 					t.Fatalf("accepted %q", u)
 				}
 			}
 		}
 		for _, u := range got.Forbidden {
-			if !isUUIDLike(u) {
+			if !IsUUIDLike(u) {
 				t.Fatalf("accepted forbidden %q", u)
 			}
 		}

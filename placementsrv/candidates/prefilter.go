@@ -1,17 +1,15 @@
-package placementsrv
+package candidates
 
 import (
 	"fmt"
 	"slices"
-
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 )
 
-// OWNER_NOVA pre-filter modes (Options.OwnerNovaPrefilter).
+// OWNER_NOVA pre-filter modes.
 const (
 	PrefilterOff  = "off"  // never add the filter (the default)
 	PrefilterOn   = "on"   // always add it
-	PrefilterAuto = "auto" // add it while Options.OwnerNovaGate is open
+	PrefilterAuto = "auto" // add it while the OwnerNovaGate is open
 )
 
 const (
@@ -25,36 +23,38 @@ type OwnerNovaGate interface {
 	OwnerNovaGateOpen() bool
 }
 
-// ownerNovaPrefilter is the scheduler-side filter of the OWNER_NOVA spec
-// done in Placement: allocation candidate requests from the scheduler
-// get root_required=OWNER_NOVA, so resources another owner (Cyborg)
-// reports are not handed out as Nova's.
-type ownerNovaPrefilter struct {
+// Prefilter is the scheduler-side filter of the OWNER_NOVA spec done in
+// Placement: allocation candidate requests from the scheduler get
+// root_required=OWNER_NOVA, so resources another owner (Cyborg) reports
+// are not handed out as Nova's. It is safe for concurrent use.
+type Prefilter struct {
 	mode  string
 	gate  OwnerNovaGate
 	users []string
 }
 
-func (p *ownerNovaPrefilter) configure(opts Options) error {
-	p.mode, p.gate, p.users = opts.OwnerNovaPrefilter, opts.OwnerNovaGate, opts.SchedulerUsers
+// NewPrefilter checks mode ("" is PrefilterOff) and builds the filter
+// for requests from users; PrefilterAuto needs gate.
+func NewPrefilter(mode string, gate OwnerNovaGate, users []string) (*Prefilter, error) {
+	p := &Prefilter{mode: mode, gate: gate, users: users}
 	switch p.mode {
 	case "":
 		p.mode = PrefilterOff
 	case PrefilterOff, PrefilterOn:
 	case PrefilterAuto:
 		if p.gate == nil {
-			return fmt.Errorf("placementsrv: OwnerNovaPrefilter %q needs an OwnerNovaGate", p.mode)
+			return nil, fmt.Errorf("OwnerNovaPrefilter %q needs an OwnerNovaGate", p.mode)
 		}
 	default:
-		return fmt.Errorf("placementsrv: unknown OwnerNovaPrefilter %q (want off, on or auto)", p.mode)
+		return nil, fmt.Errorf("unknown OwnerNovaPrefilter %q (want off, on or auto)", p.mode)
 	}
-	return nil
+	return p, nil
 }
 
-// apply adds OWNER_NOVA to the root's required traits when the filter is
+// Apply adds OWNER_NOVA to the root's required traits when the filter is
 // active, the caller is a scheduler identity, and the request does not
 // already say which owner it wants.
-func (p *ownerNovaPrefilter) apply(user string, req *candidates.Request) {
+func (p *Prefilter) Apply(user string, req *Request) {
 	if p.mode == PrefilterOff || !slices.Contains(p.users, user) {
 		return
 	}
@@ -69,7 +69,7 @@ func (p *ownerNovaPrefilter) apply(user string, req *candidates.Request) {
 
 // namesOwner reports whether any required or forbidden trait of the
 // request, at the root or in a group, is an owner trait.
-func namesOwner(req *candidates.Request) bool {
+func namesOwner(req *Request) bool {
 	isOwner := func(t string) bool { return t == traitOwnerNova || t == traitOwnerCyborg }
 	if slices.ContainsFunc(req.RootRequired, isOwner) || slices.ContainsFunc(req.RootForbidden, isOwner) {
 		return true

@@ -1,4 +1,4 @@
-package placementsrv
+package candidates
 
 import (
 	"bytes"
