@@ -3,7 +3,6 @@ package placementsrv
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -168,55 +167,4 @@ func TestGetAggregatesBadInput(t *testing.T) {
 	checkError(t, e.do(taReq{method: "GET", path: path, mv: "1.0"}), 404, "The resource could not be found.", "")
 	checkError(t, e.do(taReq{method: "GET", path: path, mv: "1.0", header: map[string]string{"Accept": "text/plain"}}), 406, "Only application/json is provided", "")
 	checkError(t, e.do(taReq{method: "POST", path: path, mv: "1.39"}), 405, "The method POST is not allowed for this resource.", apierror.CodeDefault)
-}
-
-// FuzzDecodeAggregates feeds arbitrary PUT aggregates bodies at every
-// microversion to the decoder: no panic, a 400 for anything refused, and
-// whatever is accepted is a list of distinct uuid strings with a
-// generation exactly from 1.19.
-func FuzzDecodeAggregates(f *testing.F) {
-	for _, seed := range []struct {
-		body  string
-		minor int
-	}{
-		{`["` + agg1 + `", "` + agg2 + `"]`, 1},
-		{`{"aggregates": ["` + agg1 + `"], "resource_provider_generation": 3}`, 19},
-		{`{"aggregates": [], "resource_provider_generation": 3.0}`, 39},
-		{`["` + agg1 + `", "` + agg1 + `"]`, 18},
-		{`["` + strings.ToUpper(agg1) + `", "{` + agg2 + `}"]`, 5},
-		{`["harry"]`, 1},
-		{`{"aggregates": [1], "resource_provider_generation": 1e999}`, 30},
-		{`{`, 19},
-	} {
-		f.Add([]byte(seed.body), seed.minor)
-	}
-	s := &Server{schemas: newTestSchemas()}
-	f.Fuzz(func(t *testing.T, body []byte, minor int) {
-		if minor < 1 || minor > 39 {
-			minor = 1 + (minor%39+39)%39
-		}
-		got, err := s.decodeAggregates(fuzzRequest(body, minor))
-		if err != nil {
-			if he, ok := apierror.As(err); !ok || he.Status != http.StatusBadRequest {
-				t.Fatalf("not a 400: %v", err)
-			}
-			return
-		}
-		if !json.Valid(body) {
-			t.Fatalf("accepted invalid JSON %q", body)
-		}
-		if got.HasGeneration != (minor >= 19) {
-			t.Fatalf("generation presence %v at 1.%d", got.HasGeneration, minor)
-		}
-		if got.Aggregates == nil {
-			t.Fatalf("nil aggregates")
-		}
-		seen := map[string]bool{}
-		for _, a := range got.Aggregates {
-			if seen[a] || len([]rune(a)) < 32 {
-				t.Fatalf("aggregate %q accepted (duplicate or short)", a)
-			}
-			seen[a] = true
-		}
-	})
 }

@@ -31,14 +31,6 @@ type oracle struct {
 	sharing map[int32]bool
 }
 
-func set32(xs ...int32) map[int32]bool {
-	m := map[int32]bool{}
-	for _, x := range xs {
-		m[x] = true
-	}
-	return m
-}
-
 func (o *oracle) inAnchors(r int32) bool { return o.anchors == nil || o.anchors[r] }
 
 // anchorsFor is anchors_for_sharing_providers for one provider: roots of

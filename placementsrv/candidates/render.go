@@ -55,7 +55,7 @@ func (rd *Renderer) Answer(snap *Snapshot, q *Query, req *Request, mv microversi
 	}
 	res := q.Find()
 	if len(res.Candidates) < streamCandidatesOver {
-		return Answer{Body: appendCandidates(nil, nil, names, req, &res, mv)}
+		return Answer{Body: rd.Render(snap, req, &res, mv)}
 	}
 	return Answer{Stream: func(w Writer) error {
 		return rd.write(w, func(buf []byte, sink chunkSink) ([]byte, error) {
