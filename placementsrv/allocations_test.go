@@ -12,8 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
-	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -197,7 +196,7 @@ func alBadInputs() []alBadInput {
 		{"reshaper before 1.30", "POST", "/reshaper", "1.29", "application/json", `{}`, 404, "", ""},
 		{"reshaper malformed", "POST", "/reshaper", "1.38", "application/json", `{`, 400, "", "Malformed JSON"},
 		{"reshaper unknown property", "POST", "/reshaper", "1.38", "application/json", `{"cows": "moo"}`, 400, "", "JSON does not validate"},
-		{"reshaper unknown provider", "POST", "/reshaper", "1.38", "application/json", `{"inventories": {"99999999-9999-4999-8999-999999999999": {"resource_provider_generation": 0, "inventories": {}}}, "allocations": {}}`, 400, CodeProviderNotFound, "Resource provider 99999999-9999-4999-8999-999999999999 in inventories not found: No resource provider with uuid 99999999-9999-4999-8999-999999999999 found"},
+		{"reshaper unknown provider", "POST", "/reshaper", "1.38", "application/json", `{"inventories": {"99999999-9999-4999-8999-999999999999": {"resource_provider_generation": 0, "inventories": {}}}, "allocations": {}}`, 400, apierror.CodeProviderNotFound, "Resource provider 99999999-9999-4999-8999-999999999999 in inventories not found: No resource provider with uuid 99999999-9999-4999-8999-999999999999 found"},
 		{"reshaper unknown class", "POST", "/reshaper", "1.38", "application/json", `{"inventories": {"` + alRP2 + `": {"resource_provider_generation": 1, "inventories": {"CUSTOM_NOPE": {"total": 1}}}}, "allocations": {}}`, 400, "", "malformed reshaper data: No such resource class CUSTOM_NOPE."},
 		{"get provider allocations unknown", "GET", "/resource_providers/99999999-9999-4999-8999-999999999999/allocations", "1.38", "", "", 404, "", "Resource provider '99999999-9999-4999-8999-999999999999' not found: No resource provider with uuid 99999999-9999-4999-8999-999999999999 found"},
 		{"delete unknown consumer", "DELETE", "/allocations/" + alOther, "1.38", "", "", 404, "", "No allocations for consumer '" + alOther + "'"},
@@ -235,19 +234,19 @@ func TestAllocationConflictsWriteNothing(t *testing.T) {
 		code, detail                  string
 	}{
 		{"exceeds capacity", alOther, "1.38", `{"` + alOther + `": ` + alloc("null", `{"VCPU": 4}`) + `, "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee": ` + alloc("null", `{"VCPU": 1}`) + `}`,
-			CodeDefault, "Unable to allocate inventory: Unable to create allocation for 'VCPU' on resource provider '" + alRP + "'. The requested amount would exceed the capacity."},
+			apierror.CodeDefault, "Unable to allocate inventory: Unable to create allocation for 'VCPU' on resource provider '" + alRP + "'. The requested amount would exceed the capacity."},
 		{"above max_unit", alOther, "1.38", `{"` + alOther + `": ` + alloc("null", `{"VCPU": 5}`) + `}`,
-			CodeDefault, "The requested amount would violate inventory constraints."},
+			apierror.CodeDefault, "The requested amount would violate inventory constraints."},
 		{"step size", alOther, "1.38", `{"` + alOther + `": ` + alloc("null", `{"DISK_GB": 15}`) + `}`,
-			CodeDefault, "The requested amount would violate inventory constraints."},
+			apierror.CodeDefault, "The requested amount would violate inventory constraints."},
 		{"class without inventory", alOther, "1.38", `{"` + alOther + `": ` + alloc("null", `{"PCI_DEVICE": 1}`) + `}`,
-			CodeDefault, "Unable to allocate inventory: Inventory for 'PCI_DEVICE' on resource provider '" + alRP + "' invalid."},
+			apierror.CodeDefault, "Unable to allocate inventory: Inventory for 'PCI_DEVICE' on resource provider '" + alRP + "' invalid."},
 		{"existing consumer sends null", alConsumer, "1.38", `{"` + alConsumer + `": ` + alloc("null", `{"VCPU": 1}`) + `}`,
-			CodeConcurrentUpdate, "consumer generation conflict - expected 1 but got None"},
+			apierror.CodeConcurrentUpdate, "consumer generation conflict - expected 1 but got None"},
 		{"new consumer sends generation", alOther, "1.38", `{"` + alOther + `": ` + alloc("3", `{"VCPU": 1}`) + `}`,
-			CodeConcurrentUpdate, "consumer generation conflict - expected null but got 3"},
+			apierror.CodeConcurrentUpdate, "consumer generation conflict - expected null but got 3"},
 		{"second consumer fails after first fits", alOther, "1.38", `{"` + alOther + `": ` + alloc("null", `{"VCPU": 1}`) + `, "` + alConsumer + `": ` + alloc("0", `{"VCPU": 1}`) + `}`,
-			CodeConcurrentUpdate, "consumer generation conflict - expected 1 but got 0"},
+			apierror.CodeConcurrentUpdate, "consumer generation conflict - expected 1 but got 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.do("POST", "/allocations", tc.version, "application/json", tc.body)
@@ -399,13 +398,13 @@ func TestReshaperAllOrNothing(t *testing.T) {
 		"` + alRP2 + `": {"resource_provider_generation": 1, "inventories": {"VCPU": {"total": 4}, "DISK_GB": {"total": 100, "step_size": 10, "min_unit": 10}}}},
 		"allocations": {"` + alConsumer + `": {"allocations": {"` + alRP + `": {"resources": {"VCPU": 2, "DISK_GB": 20}}}, "project_id": "p", "user_id": "u", "consumer_generation": 1, "consumer_type": "INSTANCE"}}}`
 	r := e.do("POST", "/reshaper", "1.38", "application/json", bad)
-	alWantError(t, r, 409, CodeInventoryInUse, "update conflict: Inventory for 'DISK_GB' on resource provider '"+alRP+"' in use.")
+	alWantError(t, r, 409, apierror.CodeInventoryInUse, "update conflict: Inventory for 'DISK_GB' on resource provider '"+alRP+"' in use.")
 	if after := e.snapshot(); after != before {
 		t.Fatalf("state changed:\nbefore %s\nafter %s", before, after)
 	}
 	stale := strings.Replace(bad, `"resource_provider_generation": 2`, `"resource_provider_generation": 1`, 1)
 	r = e.do("POST", "/reshaper", "1.38", "application/json", stale)
-	alWantError(t, r, 409, CodeConcurrentUpdate, "resource provider generation conflict for provider "+alRP+": actual: 2, given: 1")
+	alWantError(t, r, 409, apierror.CodeConcurrentUpdate, "resource provider generation conflict for provider "+alRP+": actual: 2, given: 1")
 	if after := e.snapshot(); after != before {
 		t.Fatalf("state changed:\nbefore %s\nafter %s", before, after)
 	}
@@ -437,48 +436,4 @@ func TestReshaperAllOrNothing(t *testing.T) {
 	if got.Allocations[alRP2].Resources["DISK_GB"] != 20 || got.Allocations[alRP].Resources["VCPU"] != 2 || got.ConsumerGen != 2 {
 		t.Fatalf("after reshape: %s", r.body)
 	}
-}
-
-// FuzzDecodeAllocations feeds arbitrary bodies through validation and
-// decoding for every allocation body form; nothing may panic, and a body
-// that validates must decode.
-func FuzzDecodeAllocations(f *testing.F) {
-	for _, tc := range alBadInputs() {
-		f.Add(uint8(38), uint8(0), tc.body)
-		f.Add(uint8(12), uint8(1), tc.body)
-	}
-	f.Add(uint8(38), uint8(0), `{"allocations": {"`+alRP+`": {"resources": {"VCPU": 1.0}}}, "project_id": "p", "user_id": "u", "consumer_generation": 1e300, "consumer_type": "X", "mappings": {"a": ["`+alRP+`"]}}`)
-	f.Add(uint8(7), uint8(0), `{"allocations": [{"resource_provider": {"uuid": "`+alRP+`"}, "resources": {"VCPU": 99999999999999999999999}}]}`)
-	f.Add(uint8(30), uint8(2), `{"inventories": {"`+alRP+`": {"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 1, "allocation_ratio": 1.5}}}}, "allocations": {}}`)
-	schemas := schema.New()
-	f.Fuzz(func(t *testing.T, minor, kind uint8, body string) {
-		minor %= 40
-		mv := microversion.Version{Major: 1, Minor: int(minor)}
-		switch kind % 3 {
-		case 0:
-			if b, err := validateBody([]byte(body), schemas.AllocationsPut(int(minor))); err == nil {
-				if _, err := decodeConsumerAllocations(alConsumer, b, mv); err != nil {
-					t.Fatalf("valid PUT body does not decode: %v: %s", err, body)
-				}
-			}
-		case 1:
-			if minor < 13 {
-				return
-			}
-			if b, err := validateBody([]byte(body), schemas.AllocationsPost(int(minor))); err == nil {
-				if _, err := decodeConsumersDict(b, mv); err != nil {
-					t.Fatalf("valid POST body does not decode: %v: %s", err, body)
-				}
-			}
-		case 2:
-			if minor < 30 {
-				return
-			}
-			if b, err := validateBody([]byte(body), schemas.ReshaperPost(int(minor))); err == nil {
-				if _, _, err := decodeReshape(b, mv); err != nil {
-					t.Fatalf("valid reshaper body does not decode: %v: %s", err, body)
-				}
-			}
-		}
-	})
 }

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -172,21 +172,21 @@ func TestCandidatesBadQueries(t *testing.T) {
 	cases := []struct {
 		name, version, query, detail, code string
 	}{
-		{"no group", "1.39", "", "There must be at least one resources or resources[$S] parameter.", CodeQueryMissingValue},
-		{"no group before 1.36", "1.35", "group_policy=none", "At least one request group (`resources` or `resources{$S}`) is required.", CodeDefault},
-		{"duplicate root_required", "1.39", "resources=VCPU:1&root_required=A&root_required=B", "Query parameter 'root_required' may be specified only once.", CodeQueryDuplicateKey},
-		{"root_required conflict", "1.39", "resources=VCPU:1&root_required=HW_NIC_OFFLOAD_GENEVE,!HW_NIC_OFFLOAD_GENEVE", "Conflicting required and forbidden traits found in root_required: HW_NIC_OFFLOAD_GENEVE", CodeQueryBadValue},
-		{"unknown class", "1.39", "resources=CUSTOM_NOPE:1", "Invalid resource class in resources parameter: No such resource class CUSTOM_NOPE.", CodeDefault},
-		{"unknown trait", "1.39", "resources=VCPU:1&required=CUSTOM_NOPE", "No such trait(s): CUSTOM_NOPE.", CodeDefault},
-		{"any-of before 1.39", "1.38", "resources=VCPU:1&required=in:A,B", "only supported since microversion 1.39", CodeDefault},
-		{"any-of with forbidden", "1.39", "resources=VCPU:1&required=in:A,!B", "does not support forbidden traits", CodeDefault},
-		{"group_policy needed", "1.25", "resources1=VCPU:1&resources2=VCPU:1", `The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.`, CodeDefault},
-		{"conflicting traits", "1.39", "resources=VCPU:1&required=CUSTOM_A,!CUSTOM_A", "Conflicting required and forbidden traits found in the following traits keys: required: (CUSTOM_A)", CodeDefault},
-		{"empty same_subtree suffix", "1.36", "resources_A=VCPU:1&same_subtree=,_A", "Empty string (unsuffixed group) can not be specified in `same_subtree`", CodeQueryBadValue},
-		{"resourceless outside same_subtree", "1.36", "resources=VCPU:1&required_B=CUSTOM_A", "Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - ['_B'].", CodeQueryBadValue},
-		{"unknown same_subtree suffix", "1.36", "resources_A=VCPU:1&same_subtree=_A,_Z", "Real suffixes should be specified in `same_subtree`: ['_Z'] not found in ['_A'].", CodeQueryBadValue},
-		{"orphan traits", "1.35", "resources=VCPU:1&required1=CUSTOM_A", "Found the following orphaned traits keys: required1", CodeDefault},
-		{"suffix before 1.25", "1.24", "resources1=VCPU:1", "Invalid query string parameters", CodeDefault},
+		{"no group", "1.39", "", "There must be at least one resources or resources[$S] parameter.", apierror.CodeQueryMissingValue},
+		{"no group before 1.36", "1.35", "group_policy=none", "At least one request group (`resources` or `resources{$S}`) is required.", apierror.CodeDefault},
+		{"duplicate root_required", "1.39", "resources=VCPU:1&root_required=A&root_required=B", "Query parameter 'root_required' may be specified only once.", apierror.CodeQueryDuplicateKey},
+		{"root_required conflict", "1.39", "resources=VCPU:1&root_required=HW_NIC_OFFLOAD_GENEVE,!HW_NIC_OFFLOAD_GENEVE", "Conflicting required and forbidden traits found in root_required: HW_NIC_OFFLOAD_GENEVE", apierror.CodeQueryBadValue},
+		{"unknown class", "1.39", "resources=CUSTOM_NOPE:1", "Invalid resource class in resources parameter: No such resource class CUSTOM_NOPE.", apierror.CodeDefault},
+		{"unknown trait", "1.39", "resources=VCPU:1&required=CUSTOM_NOPE", "No such trait(s): CUSTOM_NOPE.", apierror.CodeDefault},
+		{"any-of before 1.39", "1.38", "resources=VCPU:1&required=in:A,B", "only supported since microversion 1.39", apierror.CodeDefault},
+		{"any-of with forbidden", "1.39", "resources=VCPU:1&required=in:A,!B", "does not support forbidden traits", apierror.CodeDefault},
+		{"group_policy needed", "1.25", "resources1=VCPU:1&resources2=VCPU:1", `The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.`, apierror.CodeDefault},
+		{"conflicting traits", "1.39", "resources=VCPU:1&required=CUSTOM_A,!CUSTOM_A", "Conflicting required and forbidden traits found in the following traits keys: required: (CUSTOM_A)", apierror.CodeDefault},
+		{"empty same_subtree suffix", "1.36", "resources_A=VCPU:1&same_subtree=,_A", "Empty string (unsuffixed group) can not be specified in `same_subtree`", apierror.CodeQueryBadValue},
+		{"resourceless outside same_subtree", "1.36", "resources=VCPU:1&required_B=CUSTOM_A", "Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - ['_B'].", apierror.CodeQueryBadValue},
+		{"unknown same_subtree suffix", "1.36", "resources_A=VCPU:1&same_subtree=_A,_Z", "Real suffixes should be specified in `same_subtree`: ['_Z'] not found in ['_A'].", apierror.CodeQueryBadValue},
+		{"orphan traits", "1.35", "resources=VCPU:1&required1=CUSTOM_A", "Found the following orphaned traits keys: required1", apierror.CodeDefault},
+		{"suffix before 1.25", "1.24", "resources1=VCPU:1", "Invalid query string parameters", apierror.CodeDefault},
 		{"bad limit (no codes before 1.23)", "1.16", "resources=VCPU:1&limit=0", "Invalid query string parameters", ""},
 	}
 	for _, c := range cases {
@@ -250,8 +250,7 @@ func TestCandidatesStreamedLargeAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hr := httptest.NewRequest("GET", "/allocation_candidates?"+query, nil)
-	req, herr := candidatesRequest(&request{Request: hr, mv: microversion.Max, mvSet: true}, q)
+	req, herr := candidates.ParseQuery(query, q, microversion.Max)
 	if herr != nil {
 		t.Fatal(herr)
 	}
@@ -259,7 +258,7 @@ func TestCandidatesStreamedLargeAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := appendCandidates(nil, nil, (&candidateSettings{}).names(snap), &req, &res, microversion.Max)
+	want := (&candidates.Renderer{}).Render(snap, &req, &res, microversion.Max)
 	if !bytes.Equal(r.Body, want) {
 		t.Errorf("streamed body (%d bytes) differs from buffered rendering (%d bytes)", len(r.Body), len(want))
 	}

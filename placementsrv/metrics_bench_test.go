@@ -62,7 +62,7 @@ func benchServer(b *testing.B, instrumented bool) http.Handler {
 		b.Fatal(err)
 	}
 	if !instrumented {
-		srv.metrics = nil
+		srv.mw.Metrics = nil
 	}
 	h := srv.Handler()
 	do := func(method, path, body string) {
@@ -85,22 +85,4 @@ func benchServer(b *testing.B, instrumented bool) http.Handler {
 		do("PUT", "/resource_providers/"+uuid+"/inventories", `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 64}, "MEMORY_MB": {"total": 262144}}}`)
 	}
 	return h
-}
-
-// BenchmarkRequestMetrics is the instrumentation alone, per request: the
-// in-flight gauge, the counter and the histogram, with the route known.
-func BenchmarkRequestMetrics(b *testing.B) {
-	m, err := newServerMetrics(prometheus.NewRegistry())
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := &Server{metrics: m}
-	s.routes = s.routeTable()
-	rt, params := s.match("/resource_providers/" + metricsNode1)
-	req := &request{Request: httptest.NewRequest(http.MethodGet, "/resource_providers/"+metricsNode1, nil), route: rt, params: params}
-	b.ReportAllocs()
-	for b.Loop() {
-		s.requestStarted()
-		s.requestDone(req, http.StatusOK, 1000)
-	}
 }

@@ -3,6 +3,9 @@ package placementsrv
 import (
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 )
 
 // TestNonAdminIsForbidden checks that every route answers 403 naming its
@@ -15,40 +18,40 @@ func TestNonAdminIsForbidden(t *testing.T) {
 	cases := []struct {
 		method, path, body, rule string
 	}{
-		{"GET", "/resource_providers", "", policyRPList},
-		{"POST", "/resource_providers", `{"name": "x"}`, policyRPCreate},
-		{"GET", "/resource_providers/" + rp, "", policyRPShow},
-		{"PUT", "/resource_providers/" + rp, `{"name": "y"}`, policyRPUpdate},
-		{"DELETE", "/resource_providers/" + rp, "", policyRPDelete},
-		{"GET", "/resource_providers/" + rp + "/inventories", "", policyInventoryList},
-		{"POST", "/resource_providers/" + rp + "/inventories", `{"resource_class": "VCPU", "total": 1}`, policyInventoryCreate},
-		{"PUT", "/resource_providers/" + rp + "/inventories", `{"resource_provider_generation": 0, "inventories": {}}`, policyInventoryUpdate},
-		{"DELETE", "/resource_providers/" + rp + "/inventories", "", policyInventoryDelete},
-		{"GET", "/resource_providers/" + rp + "/inventories/VCPU", "", policyInventoryShow},
-		{"PUT", "/resource_providers/" + rp + "/inventories/VCPU", `{"resource_provider_generation": 0, "total": 1}`, policyInventoryUpdate},
-		{"DELETE", "/resource_providers/" + rp + "/inventories/VCPU", "", policyInventoryDelete},
-		{"GET", "/resource_providers/" + rp + "/usages", "", policyRPUsages},
-		{"GET", "/resource_providers/" + rp + "/aggregates", "", policyAggregateList},
-		{"PUT", "/resource_providers/" + rp + "/aggregates", `{"aggregates": [], "resource_provider_generation": 0}`, policyAggregateUpdate},
-		{"GET", "/resource_providers/" + rp + "/allocations", "", policyRPAllocationList},
-		{"GET", "/resource_providers/" + rp + "/traits", "", policyRPTraitList},
-		{"PUT", "/resource_providers/" + rp + "/traits", `{"traits": [], "resource_provider_generation": 0}`, policyRPTraitUpdate},
-		{"DELETE", "/resource_providers/" + rp + "/traits", "", policyRPTraitDelete},
-		{"POST", "/allocations", `{}`, policyAllocManage},
-		{"GET", "/allocations/" + rp, "", policyAllocList},
-		{"PUT", "/allocations/" + rp, `{"allocations": {}}`, policyAllocUpdate},
-		{"DELETE", "/allocations/" + rp, "", policyAllocDelete},
-		{"GET", "/traits", "", policyTraitList},
-		{"GET", "/traits/CUSTOM_X", "", policyTraitShow},
-		{"PUT", "/traits/CUSTOM_X", "", policyTraitUpdate},
-		{"DELETE", "/traits/CUSTOM_X", "", policyTraitDelete},
-		{"GET", "/resource_classes", "", policyClassList},
-		{"POST", "/resource_classes", `{"name": "CUSTOM_X"}`, policyClassCreate},
-		{"GET", "/resource_classes/VCPU", "", policyClassShow},
-		{"PUT", "/resource_classes/CUSTOM_X", "", policyClassUpdate},
-		{"DELETE", "/resource_classes/CUSTOM_X", "", policyClassDelete},
-		{"GET", "/usages?project_id=p", "", policyTotalUsages},
-		{"POST", "/reshaper", `{}`, policyReshape},
+		{"GET", "/resource_providers", "", policy.RPList},
+		{"POST", "/resource_providers", `{"name": "x"}`, policy.RPCreate},
+		{"GET", "/resource_providers/" + rp, "", policy.RPShow},
+		{"PUT", "/resource_providers/" + rp, `{"name": "y"}`, policy.RPUpdate},
+		{"DELETE", "/resource_providers/" + rp, "", policy.RPDelete},
+		{"GET", "/resource_providers/" + rp + "/inventories", "", policy.InventoryList},
+		{"POST", "/resource_providers/" + rp + "/inventories", `{"resource_class": "VCPU", "total": 1}`, policy.InventoryCreate},
+		{"PUT", "/resource_providers/" + rp + "/inventories", `{"resource_provider_generation": 0, "inventories": {}}`, policy.InventoryUpdate},
+		{"DELETE", "/resource_providers/" + rp + "/inventories", "", policy.InventoryDelete},
+		{"GET", "/resource_providers/" + rp + "/inventories/VCPU", "", policy.InventoryShow},
+		{"PUT", "/resource_providers/" + rp + "/inventories/VCPU", `{"resource_provider_generation": 0, "total": 1}`, policy.InventoryUpdate},
+		{"DELETE", "/resource_providers/" + rp + "/inventories/VCPU", "", policy.InventoryDelete},
+		{"GET", "/resource_providers/" + rp + "/usages", "", policy.RPUsages},
+		{"GET", "/resource_providers/" + rp + "/aggregates", "", policy.AggregateList},
+		{"PUT", "/resource_providers/" + rp + "/aggregates", `{"aggregates": [], "resource_provider_generation": 0}`, policy.AggregateUpdate},
+		{"GET", "/resource_providers/" + rp + "/allocations", "", policy.RPAllocationList},
+		{"GET", "/resource_providers/" + rp + "/traits", "", policy.RPTraitList},
+		{"PUT", "/resource_providers/" + rp + "/traits", `{"traits": [], "resource_provider_generation": 0}`, policy.RPTraitUpdate},
+		{"DELETE", "/resource_providers/" + rp + "/traits", "", policy.RPTraitDelete},
+		{"POST", "/allocations", `{}`, policy.AllocManage},
+		{"GET", "/allocations/" + rp, "", policy.AllocList},
+		{"PUT", "/allocations/" + rp, `{"allocations": {}}`, policy.AllocUpdate},
+		{"DELETE", "/allocations/" + rp, "", policy.AllocDelete},
+		{"GET", "/traits", "", policy.TraitList},
+		{"GET", "/traits/CUSTOM_X", "", policy.TraitShow},
+		{"PUT", "/traits/CUSTOM_X", "", policy.TraitUpdate},
+		{"DELETE", "/traits/CUSTOM_X", "", policy.TraitDelete},
+		{"GET", "/resource_classes", "", policy.ClassList},
+		{"POST", "/resource_classes", `{"name": "CUSTOM_X"}`, policy.ClassCreate},
+		{"GET", "/resource_classes/VCPU", "", policy.ClassShow},
+		{"PUT", "/resource_classes/CUSTOM_X", "", policy.ClassUpdate},
+		{"DELETE", "/resource_classes/CUSTOM_X", "", policy.ClassDelete},
+		{"GET", "/usages?project_id=p", "", policy.TotalUsages},
+		{"POST", "/reshaper", `{}`, policy.Reshape},
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
@@ -57,7 +60,7 @@ func TestNonAdminIsForbidden(t *testing.T) {
 			if want := "Policy does not allow " + tc.rule + " to be performed."; !strings.Contains(detail, want) {
 				t.Errorf("detail %q does not contain %q", detail, want)
 			}
-			if code != CodeDefault {
+			if code != apierror.CodeDefault {
 				t.Errorf("code %q", code)
 			}
 		})

@@ -1,9 +1,16 @@
 package placementsrv
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/handlers"
+	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
+)
 
 // handlerFunc answers one request.
-type handlerFunc func(r *request) (*response, error)
+type handlerFunc func(r *middleware.Request) (*middleware.Response, error)
 
 // route is one URL template and its handlers by method; order keeps the
 // declaration order for the Allow header.
@@ -37,32 +44,71 @@ func post(h handlerFunc) methodHandler { return methodHandler{"POST", h} }
 func del(h handlerFunc) methodHandler  { return methodHandler{"DELETE", h} }
 
 // routeTable is the whole API, in upstream's declaration order.
-func (s *Server) routeTable() []route {
+func routeTable(a *handlers.API) []route {
 	return []route{
-		handle("/", get(s.home)),
-		handle("/resource_classes", get(s.listResourceClasses), post(s.createResourceClass)),
-		handle("/resource_classes/{name}", get(s.getResourceClass), put(s.updateResourceClass), del(s.deleteResourceClass)),
-		handle("/resource_providers", get(s.listResourceProviders), post(s.createResourceProvider)),
-		handle("/resource_providers/{uuid}", get(s.getResourceProvider), del(s.deleteResourceProvider), put(s.updateResourceProvider)),
-		handle("/resource_providers/{uuid}/inventories", get(s.getInventories), post(s.createInventory), put(s.setInventories), del(s.deleteInventories)),
-		handle("/resource_providers/{uuid}/inventories/{resource_class}", get(s.getInventory), put(s.updateInventory), del(s.deleteInventory)),
-		handle("/resource_providers/{uuid}/usages", get(s.listProviderUsages)),
-		handle("/resource_providers/{uuid}/aggregates", get(s.getAggregates), put(s.setAggregates)),
-		handle("/resource_providers/{uuid}/allocations", get(s.listProviderAllocations)),
-		handle("/allocations", post(s.postAllocations)),
-		handle("/allocations/{consumer_uuid}", get(s.getConsumerAllocations), put(s.putConsumerAllocations), del(s.deleteConsumerAllocations)),
-		handle("/allocation_candidates", get(s.listAllocationCandidates)),
-		handle("/traits", get(s.listTraits)),
-		handle("/traits/{name}", get(s.getTrait), put(s.putTrait), del(s.deleteTrait)),
-		handle("/resource_providers/{uuid}/traits", get(s.listProviderTraits), put(s.setProviderTraits), del(s.deleteProviderTraits)),
-		handle("/usages", get(s.getTotalUsages)),
-		handle("/reshaper", post(s.reshape)),
+		handle("/", get(a.Home)),
+		handle("/resource_classes", get(a.ListResourceClasses), post(a.CreateResourceClass)),
+		handle("/resource_classes/{name}", get(a.GetResourceClass), put(a.UpdateResourceClass), del(a.DeleteResourceClass)),
+		handle("/resource_providers", get(a.ListResourceProviders), post(a.CreateResourceProvider)),
+		handle("/resource_providers/{uuid}", get(a.GetResourceProvider), del(a.DeleteResourceProvider), put(a.UpdateResourceProvider)),
+		handle("/resource_providers/{uuid}/inventories", get(a.GetInventories), post(a.CreateInventory), put(a.SetInventories), del(a.DeleteInventories)),
+		handle("/resource_providers/{uuid}/inventories/{resource_class}", get(a.GetInventory), put(a.UpdateInventory), del(a.DeleteInventory)),
+		handle("/resource_providers/{uuid}/usages", get(a.ListProviderUsages)),
+		handle("/resource_providers/{uuid}/aggregates", get(a.GetAggregates), put(a.SetAggregates)),
+		handle("/resource_providers/{uuid}/allocations", get(a.ListProviderAllocations)),
+		handle("/allocations", post(a.PostAllocations)),
+		handle("/allocations/{consumer_uuid}", get(a.GetConsumerAllocations), put(a.PutConsumerAllocations), del(a.DeleteConsumerAllocations)),
+		handle("/allocation_candidates", get(a.ListAllocationCandidates)),
+		handle("/traits", get(a.ListTraits)),
+		handle("/traits/{name}", get(a.GetTrait), put(a.PutTrait), del(a.DeleteTrait)),
+		handle("/resource_providers/{uuid}/traits", get(a.ListProviderTraits), put(a.SetProviderTraits), del(a.DeleteProviderTraits)),
+		handle("/usages", get(a.GetTotalUsages)),
+		handle("/reshaper", post(a.Reshape)),
 	}
+}
+
+// router dispatches by the route table; it is the middleware's
+// middleware.Router.
+type router struct {
+	routes []route
+}
+
+func newRouter(a *handlers.API) *router { return &router{routes: routeTable(a)} }
+
+// Dispatch finds the route, checks the method and runs the handler.
+func (rr *router) Dispatch(w http.ResponseWriter, req *middleware.Request) {
+	rt, params := rr.match(req.URL.Path)
+	if rt == nil {
+		middleware.WriteError(w, req, apierror.NotFound(""))
+		return
+	}
+	req.Route, req.Params = rt.template, params
+	h, ok := rt.methods[req.Method]
+	w.Header().Set("vary", "openstack-api-version")
+	if !ok {
+		w.Header().Set("Allow", strings.Join(rt.order, ", "))
+		middleware.WriteError(w, req, &apierror.Error{
+			Status: http.StatusMethodNotAllowed,
+			Raw:    true,
+			Detail: "The method " + req.Method + " is not allowed for this resource. <br /><br />\nThe method specified is not allowed for this resource.",
+		})
+		return
+	}
+	resp, err := h(req)
+	middleware.WriteResult(w, req, resp, err)
+}
+
+// Route returns the template of the route path matches, or "".
+func (rr *router) Route(path string) string {
+	if rt, _ := rr.match(path); rt != nil {
+		return rt.template
+	}
+	return ""
 }
 
 // match finds the route for a path. A parameter matches one non-empty
 // segment; a trailing slash is a different path, as upstream.
-func (s *Server) match(path string) (*route, map[string]string) {
+func (rr *router) match(path string) (*route, map[string]string) {
 	// Upstream's route patterns end in a Python "$", which also matches
 	// before one final newline: "/traits/X\n" is "/traits/X" there.
 	path = strings.TrimSuffix(path, "\n")
@@ -73,8 +119,8 @@ func (s *Server) match(path string) (*route, map[string]string) {
 		}
 		segs = strings.Split(path[1:], "/")
 	}
-	for i := range s.routes {
-		rt := &s.routes[i]
+	for i := range rr.routes {
+		rt := &rr.routes[i]
 		if len(rt.segments) != len(segs) {
 			continue
 		}

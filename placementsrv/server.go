@@ -1,10 +1,15 @@
 // Package placementsrv serves the OpenStack Placement REST API
-// (microversions 1.0–1.39) over a store.Store.
+// (microversions 1.0–1.39) over a store.Store. It assembles the layers
+// below it:
 //
-// Cross-cutting concerns are middleware (request id, logging, auth,
-// microversion negotiation); dispatch is one route table (routes.go); each
-// resource family has its own handler file. Handlers return a *response or an
-// error, and writeResponse/writeError are the only places that write bytes.
+//	middleware  request id, log, metrics, CORS, auth, microversions, errors
+//	routes.go   the route table: URL template and method to handler
+//	handlers    one file per resource family, over the store
+//	candidates  allocation candidates: parse, search, render; the read model
+//	query       query-string parsing shared by handlers and candidates
+//
+// plus inventorymetrics, the resource gauges read from the read model at
+// scrape time.
 package placementsrv
 
 import (
@@ -13,15 +18,18 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/handlers"
+	"github.com/placement-syncd/placement-syncd/placementsrv/inventorymetrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
-	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -69,34 +77,45 @@ type Options struct {
 	// zero value: 1.39, all of them), so that clients' fallbacks for
 	// older Placement servers can be exercised against this one.
 	MaxMicroversion microversion.Version
-	// Registerer receives the API's metrics (metrics.go); nil means a
-	// private registry.
+	// Registerer receives the API's metrics (request metrics and the
+	// inventory gauges); nil means a private registry.
 	Registerer prometheus.Registerer
 	// MetricsHandler, when set, is served at GET /metrics in front of
-	// auth (see withMetricsEndpoint); nil leaves /metrics a 404, as
-	// upstream.
+	// auth (see middleware.WithMetricsEndpoint); nil leaves /metrics a
+	// 404, as upstream.
 	MetricsHandler http.Handler
 	// OmitOpenStackMetrics leaves out the openstack-exporter compatible
 	// openstack_placement_* family.
 	OmitOpenStackMetrics bool
 }
 
+// TokenValidator checks a Keystone token; *keystone.Client is one.
+type TokenValidator = middleware.TokenValidator
+
+// CORSOptions configures cross-origin resource sharing.
+type CORSOptions = middleware.CORSOptions
+
+// DefaultCORSOptions are Placement's CORS defaults; the origin list is
+// empty.
+func DefaultCORSOptions() CORSOptions { return middleware.DefaultCORSOptions() }
+
+// OWNER_NOVA pre-filter modes (Options.OwnerNovaPrefilter).
+const (
+	PrefilterOff  = candidates.PrefilterOff  // never add the filter (the default)
+	PrefilterOn   = candidates.PrefilterOn   // always add it
+	PrefilterAuto = candidates.PrefilterAuto // add it while Options.OwnerNovaGate is open
+)
+
+// OwnerNovaGate tells the pre-filter whether every compute reports
+// OWNER_NOVA; the reconciler implements it.
+type OwnerNovaGate = candidates.OwnerNovaGate
+
 // Server is the Placement API. It is safe for concurrent use.
 type Server struct {
-	store  store.Store
-	log    *zap.Logger
-	now    func() time.Time
-	auth   string
-	tokens TokenValidator
-	// wwwAuthenticateURI goes into a keystone 401's WWW-Authenticate.
-	wwwAuthenticateURI string
-	policy             *policy.Enforcer
-	cors               *cors
-	routes             []route
-	schemas            *schema.Set
-	cands              candidateSettings
-	maxMV              microversion.Version
-	metrics            *serverMetrics // nil: not instrumented (benchmarks only)
+	mw     middleware.Options // validated; Metrics nil: not instrumented (benchmarks only)
+	router *router
+	// metricsEndpoint is Options.MetricsHandler.
+	metricsEndpoint http.Handler
 }
 
 // New validates opts and builds a Server.
@@ -104,53 +123,68 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		return nil, errors.New("placementsrv: a store is required")
 	}
-	s := &Server{store: opts.Store, log: opts.Logger, now: opts.Now, auth: opts.Auth}
-	if s.log == nil {
-		s.log = zap.NewNop()
+	mw := middleware.Options{
+		Logger: opts.Logger, Auth: opts.Auth, Tokens: opts.Tokens, WWWAuthenticateURI: opts.WWWAuthenticateURI,
+		MaxMicroversion: opts.MaxMicroversion, Policy: opts.Policy, CORS: opts.CORS,
 	}
-	if s.now == nil {
-		s.now = time.Now
+	if err := mw.Validate(); err != nil {
+		return nil, fmt.Errorf("placementsrv: %w", err)
 	}
-	switch s.auth {
-	case "", "noauth2":
-		s.auth = "noauth2"
-	case "keystone":
-		if opts.Tokens == nil {
-			return nil, errors.New("placementsrv: the keystone auth strategy needs a token validator")
-		}
-		s.tokens, s.wwwAuthenticateURI = opts.Tokens, opts.WWWAuthenticateURI
-	default:
-		return nil, fmt.Errorf("placementsrv: unsupported auth strategy %q", opts.Auth)
+	ho, err := handlerOptions(opts)
+	if err != nil {
+		return nil, fmt.Errorf("placementsrv: %w", err)
 	}
-	if err := s.capMicroversion(opts.MaxMicroversion); err != nil {
+	if mw.Metrics, err = registerMetrics(opts); err != nil {
 		return nil, err
 	}
-	s.policy = opts.Policy
-	if s.policy == nil {
-		p, err := policy.New(policy.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("placementsrv: default policy: %w", err)
-		}
-		s.policy = p
+	return &Server{mw: mw, router: newRouter(handlers.New(ho)), metricsEndpoint: opts.MetricsHandler}, nil
+}
+
+// handlerOptions checks the allocation candidates settings.
+func handlerOptions(opts Options) (handlers.Options, error) {
+	ho := handlers.Options{Store: opts.Store, Now: opts.Now}
+	p, err := candidates.NewPrefilter(opts.OwnerNovaPrefilter, opts.OwnerNovaGate, opts.SchedulerUsers)
+	if err != nil {
+		return ho, err
 	}
-	s.cors = newCORS(opts.CORS)
-	if err := s.cands.configure(opts); err != nil {
-		return nil, err
+	ho.Prefilter = p
+	ho.Candidates.Randomize = opts.RandomizeAllocationCandidates
+	if opts.MaxAllocationCandidates < 0 {
+		return ho, fmt.Errorf("MaxAllocationCandidates %d is negative", opts.MaxAllocationCandidates)
 	}
-	if err := s.initMetrics(opts); err != nil {
-		return nil, err
+	ho.Candidates.MaxCandidates = opts.MaxAllocationCandidates
+	order, ok := candidates.ParseOrder(opts.AllocationCandidatesOrder)
+	if !ok {
+		return ho, fmt.Errorf("unknown AllocationCandidatesOrder %q (want depth-first or round-robin)", opts.AllocationCandidatesOrder)
 	}
-	s.schemas = schema.New()
-	s.routes = s.routeTable()
-	return s, nil
+	ho.Candidates.Order = order
+	return ho, nil
+}
+
+// registerMetrics registers the request metrics and the inventory gauges.
+func registerMetrics(opts Options) (*middleware.Metrics, error) {
+	reg := metrics.Private(opts.Registerer)
+	m, err := middleware.NewMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("placementsrv: register metrics: %w", err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if err := reg.Register(inventorymetrics.New(opts.Store, log.Named("metrics"), !opts.OmitOpenStackMetrics)); err != nil {
+		return nil, fmt.Errorf("placementsrv: register inventory metrics: %w", err)
+	}
+	return m, nil
 }
 
 // Handler returns the HTTP handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	if s.metrics != nil && s.metrics.endpoint != nil {
-		return withMetricsEndpoint(s.metrics.endpoint, http.HandlerFunc(s.serveHTTP))
+	chain := middleware.New(s.mw, s.router)
+	if s.mw.Metrics != nil && s.metricsEndpoint != nil {
+		return middleware.WithMetricsEndpoint(s.metricsEndpoint, chain)
 	}
-	return http.HandlerFunc(s.serveHTTP)
+	return chain
 }
 
 // Run serves on ln until ctx ends, then shuts down gracefully, giving
@@ -162,7 +196,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, grace time.Duration) 
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(newLengthCheckListener(ln)) }()
+	go func() { errc <- srv.Serve(middleware.NewLengthCheckListener(ln)) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve placement API: %w", err)
@@ -175,138 +209,6 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, grace time.Duration) 
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve placement API: %w", err)
-	}
-	return nil
-}
-
-// statusRecorder remembers the status for the request log line.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	r.status = code
-	r.ResponseWriter.WriteHeader(code)
-}
-
-// serveHTTP is the middleware chain, outermost first: request id and log,
-// CORS, auth, microversion negotiation, then dispatch.
-func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
-	start := time.Now()
-	req := &request{Request: hr, id: newRequestID(), srv: s}
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	rec.Header().Set("x-openstack-request-id", req.id)
-	s.requestStarted()
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("panic serving request", zap.Any("panic", p), zap.String("request_id", req.id))
-			writeError(rec, req, errorf(http.StatusInternalServerError, "An unexpected error occurred."))
-		}
-		if ce := s.log.Check(zap.InfoLevel, "request"); ce != nil {
-			ce.Write(
-				zap.String("method", hr.Method),
-				zap.String("path", hr.URL.Path),
-				zap.Int("status", rec.status),
-				zap.String("microversion", req.loggedMicroversion()),
-				zap.Duration("duration", time.Since(start)),
-				zap.String("request_id", req.id),
-			)
-		}
-		s.requestDone(req, rec.status, time.Since(start))
-	}()
-	var out http.ResponseWriter = rec
-	if s.cors != nil {
-		if hr.Method == http.MethodOptions {
-			s.cors.preflight(rec, hr)
-			return
-		}
-		out = s.cors.wrap(rec, hr)
-	}
-	if !s.authenticate(out, req) {
-		return
-	}
-	if herr := req.negotiate(); herr != nil {
-		if herr.Status != http.StatusNotAcceptable && herr.Status != http.StatusBadRequest {
-			panic("unexpected negotiation status")
-		}
-		writeError(out, req, herr)
-		return
-	}
-	out.Header().Set("openstack-api-version", "placement "+req.mv.String())
-	s.dispatch(out, req)
-}
-
-// dispatch finds the route, checks the method and runs the handler.
-func (s *Server) dispatch(w http.ResponseWriter, req *request) {
-	// Upstream checks Content-Length before routing.
-	if herr := checkContentLength(req); herr != nil {
-		writeError(w, req, herr)
-		return
-	}
-	rt, params := s.match(req.URL.Path)
-	if rt == nil {
-		writeError(w, req, notFound(""))
-		return
-	}
-	req.route, req.params = rt, params
-	h, ok := rt.methods[req.Method]
-	if !ok {
-		e := &httpError{
-			Status:  http.StatusMethodNotAllowed,
-			Raw:     true,
-			Detail:  "The method " + req.Method + " is not allowed for this resource. <br /><br />\nThe method specified is not allowed for this resource.",
-			Headers: http.Header{"Allow": {strings.Join(rt.order, ", ")}},
-		}
-		w.Header().Set("vary", "openstack-api-version")
-		writeError(w, req, e)
-		return
-	}
-	w.Header().Set("vary", "openstack-api-version")
-	resp, err := h(req)
-	if err != nil {
-		writeError(w, req, s.toHTTPError(req, err))
-		return
-	}
-	writeResponse(w, req, resp)
-}
-
-// toHTTPError maps an error a handler returned to an answer. Handlers
-// translate store errors they expect; anything else is logged and becomes
-// a generic 500, so no internal detail leaks.
-func (s *Server) toHTTPError(req *request, err error) *httpError {
-	if he, ok := asHTTPError(err); ok {
-		return he
-	}
-	if errors.Is(err, context.Canceled) {
-		return errorf(499, "client closed request")
-	}
-	s.log.Error("unexpected error", zap.Error(err), zap.String("request_id", req.id),
-		zap.String("method", req.Method), zap.String("path", req.URL.Path))
-	return errorf(http.StatusInternalServerError, "An unexpected error occurred.")
-}
-
-// checkContentLength mirrors upstream's guard: a body needs a content type.
-func checkContentLength(req *request) *httpError {
-	if _, bad := req.Header[invalidLengthHeader]; bad {
-		return badRequest("content-length header must be an integer")
-	}
-	cl := req.Header.Get("Content-Length")
-	if cl == "" {
-		return nil
-	}
-	n := 0
-	for _, c := range cl {
-		if c < '0' || c > '9' {
-			return badRequest("content-length header must be an integer")
-		}
-		n = n*10 + int(c-'0')
-		if n > 1<<30 {
-			break
-		}
-	}
-	if n > 0 && req.Header.Get("Content-Type") == "" {
-		return badRequest("content-type header required when content-length > 0")
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package placementsrv
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
-	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -154,7 +151,7 @@ func checkError(t *testing.T, r taResp, status int, detail, code string) {
 		t.Fatalf("not an error document (%v): %s", err, r.body)
 	}
 	got := doc.Errors[0]
-	if got.Status != status || got.Title != errorTitle(status) || !strings.HasPrefix(got.RequestID, "req-") {
+	if got.Status != status || got.Title != http.StatusText(status) || !strings.HasPrefix(got.RequestID, "req-") {
 		t.Errorf("error fields: %+v", got)
 	}
 	if !strings.Contains(got.Detail, detail) {
@@ -166,13 +163,4 @@ func checkError(t *testing.T, r taResp, status int, detail, code string) {
 	case code != "" && (got.Code == nil || *got.Code != code):
 		t.Errorf("code %v, want %q", got.Code, code)
 	}
-}
-
-func newTestSchemas() *schema.Set { return schema.New() }
-
-// fuzzRequest wraps a JSON body as a request at microversion 1.minor.
-func fuzzRequest(body []byte, minor int) *request {
-	hr := httptest.NewRequest("PUT", "/resource_providers/x", bytes.NewReader(body))
-	hr.Header.Set("Content-Type", "application/json")
-	return &request{Request: hr, mv: microversion.Version{Major: 1, Minor: minor}, mvSet: true}
 }

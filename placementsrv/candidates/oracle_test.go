@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 // The oracle is a deliberately naive transcription of Placement 8.0.0's
@@ -28,17 +26,9 @@ type oAreq struct {
 }
 
 type oracle struct {
-	s       *store.Snapshot
+	s       *Snapshot
 	anchors map[int32]bool // nil: no root filter
 	sharing map[int32]bool
-}
-
-func set32(xs ...int32) map[int32]bool {
-	m := map[int32]bool{}
-	for _, x := range xs {
-		m[x] = true
-	}
-	return m
 }
 
 func (o *oracle) inAnchors(r int32) bool { return o.anchors == nil || o.anchors[r] }
@@ -81,7 +71,7 @@ func (o *oracle) hasAnyT(p int32, ts []int32) bool {
 }
 
 // oracleFind returns candidate keys and the summary providers, or an error.
-func oracleFind(s *store.Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, error) {
+func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, error) {
 	o := &oracle{s: s, sharing: map[int32]bool{}}
 	if len(req.RootRequired)+len(req.RootForbidden) > 0 {
 		var rq, fb []int32

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
-
-	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 var (
@@ -20,13 +18,13 @@ var (
 // into a snapshot.
 type wProv struct {
 	uuid, parent string
-	invs         []store.SnapInventory // classes as names' indexes
+	invs         []SnapInventory // classes as names' indexes
 	traits       []string
 	aggs         []string
 }
 
-func buildSnap(ws []wProv) *store.Snapshot {
-	b := store.NewSnapshotBuilder(1, len(ws))
+func buildSnap(ws []wProv) *Snapshot {
+	b := NewSnapshotBuilder(1, len(ws))
 	for _, c := range tClasses {
 		b.Class(c)
 	}
@@ -34,7 +32,7 @@ func buildSnap(ws []wProv) *store.Snapshot {
 		b.Trait(t)
 	}
 	for _, w := range ws {
-		sp := store.SnapProvider{UUID: w.uuid, Name: w.uuid}
+		sp := SnapProvider{UUID: w.uuid, Name: w.uuid}
 		sp.Inventories = append(sp.Inventories, w.invs...)
 		for _, t := range w.traits {
 			sp.Traits = append(sp.Traits, b.Trait(t))
@@ -69,9 +67,9 @@ func subset[T any](r *rand.Rand, xs []T, p float64) []T {
 	return out
 }
 
-func genInv(r *rand.Rand, class int32) store.SnapInventory {
+func genInv(r *rand.Rand, class int32) SnapInventory {
 	total := int64(1 + r.IntN(6))
-	inv := store.SnapInventory{Class: class, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1}
+	inv := SnapInventory{Class: class, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1}
 	if r.IntN(4) == 0 {
 		inv.Reserved = 1
 	}

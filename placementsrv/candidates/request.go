@@ -1,6 +1,13 @@
-// Package candidates computes GET /allocation_candidates answers from a
-// store.Snapshot with the semantics of OpenStack Placement 8.0.0: request
-// groups (unsuffixed and suffixed), required / forbidden / any-of traits,
+// Package candidates is the home of allocation candidates: it parses a
+// GET /allocation_candidates query into a Request (parse.go), resolves it
+// against the read model (prepare.go), searches (search.go, emit.go,
+// finish.go) and renders the answer, provider summaries included, in
+// chunks when it is large (render*.go). The read model itself, Snapshot,
+// its builder and its usage patches, lives here too (snapshot*.go); store
+// implementations build it.
+//
+// The semantics are OpenStack Placement 8.0.0's: request groups
+// (unsuffixed and suffixed), required / forbidden / any-of traits,
 // member_of, in_tree, group_policy, same_subtree, root_required, nested
 // and sharing providers, limit and provider summaries.
 //
@@ -11,6 +18,9 @@
 // branch that produced nothing is not retried on an interchangeable
 // sibling provider, and generation stops as soon as the answer is
 // complete (limit without randomization, or MaxCandidates).
+//
+// The package does not import net/http: the store contract names
+// Snapshot and must stay free of HTTP.
 package candidates
 
 import (
@@ -75,6 +85,18 @@ const (
 	// limit spreads over as many roots as possible.
 	RoundRobin
 )
+
+// ParseOrder reads an order by its configuration name: "depth-first" (or
+// "") or "round-robin"; false for any other.
+func ParseOrder(name string) (Order, bool) {
+	switch name {
+	case "", "depth-first":
+		return DepthFirst, true
+	case "round-robin":
+		return RoundRobin, true
+	}
+	return 0, false
+}
 
 // Options are the server-side settings and microversion-dependent
 // behaviour of Find.

@@ -1,9 +1,6 @@
 package candidates
 
-import (
-	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"slices"
-)
+import "slices"
 
 // resAmt is a requested amount of an interned class.
 type resAmt struct {
@@ -41,7 +38,7 @@ const (
 // resolveGroup interns a group's names in Placement's order: classes,
 // member_of (no member → no candidates), traits, in_tree (unknown → no
 // candidates).
-func resolveGroup(s *store.Snapshot, idx int, in *Group) (*group, resolveOutcome, error) {
+func resolveGroup(s *Snapshot, idx int, in *Group) (*group, resolveOutcome, error) {
 	g := &group{idx: idx, suffix: in.Suffix, granular: in.Suffix != "", inTree: -1}
 	for _, r := range in.Resources {
 		c, ok := s.ClassByName[r.Class]
@@ -85,7 +82,7 @@ func resolveGroup(s *store.Snapshot, idx int, in *Group) (*group, resolveOutcome
 	return g, resolved, nil
 }
 
-func traitIDs(s *store.Snapshot, names []string) ([]int32, error) {
+func traitIDs(s *Snapshot, names []string) ([]int32, error) {
 	out := make([]int32, 0, len(names))
 	for _, n := range names {
 		id, ok := s.TraitByName[n]
@@ -99,7 +96,7 @@ func traitIDs(s *store.Snapshot, names []string) ([]int32, error) {
 
 // membersOfAll returns the providers that are in at least one aggregate
 // of every clause. Unknown aggregate uuids match nothing.
-func membersOfAll(s *store.Snapshot, clauses [][]string) []int32 {
+func membersOfAll(s *Snapshot, clauses [][]string) []int32 {
 	ids := make([][]int32, len(clauses))
 	for i, cl := range clauses {
 		for _, u := range cl {
@@ -133,7 +130,7 @@ func membersOfAll(s *store.Snapshot, clauses [][]string) []int32 {
 	return slices.Compact(out)
 }
 
-func inAny(p *store.SnapProvider, aggs []int32) bool {
+func inAny(p *SnapProvider, aggs []int32) bool {
 	for _, a := range aggs {
 		if p.InAggregate(a) {
 			return true
@@ -142,7 +139,7 @@ func inAny(p *store.SnapProvider, aggs []int32) bool {
 	return false
 }
 
-func hasAny(p *store.SnapProvider, traits []int32) bool {
+func hasAny(p *SnapProvider, traits []int32) bool {
 	for _, t := range traits {
 		if p.HasTrait(t) {
 			return true
@@ -151,7 +148,7 @@ func hasAny(p *store.SnapProvider, traits []int32) bool {
 	return false
 }
 
-func hasAll(p *store.SnapProvider, traits []int32) bool {
+func hasAll(p *SnapProvider, traits []int32) bool {
 	for _, t := range traits {
 		if !p.HasTrait(t) {
 			return false
@@ -162,7 +159,7 @@ func hasAll(p *store.SnapProvider, traits []int32) bool {
 
 // fits reports whether amount can be allocated from inv by itself:
 // capacity left, min/max unit and step size.
-func fits(inv *store.SnapInventory, amount int64) bool {
+func fits(inv *SnapInventory, amount int64) bool {
 	return inv.Used+amount <= inv.Capacity && amount >= inv.MinUnit &&
 		amount <= inv.MaxUnit && inv.StepSize > 0 && amount%inv.StepSize == 0
 }
@@ -179,7 +176,7 @@ func (g *group) member(p int32) bool {
 // matchSingle is the whole test for a provider satisfying a granular
 // group alone (Placement's single-provider path): resources, traits and
 // aggregates all on the provider itself.
-func (g *group) matchSingle(p *store.SnapProvider, pi int32) bool {
+func (g *group) matchSingle(p *SnapProvider, pi int32) bool {
 	for _, r := range g.res {
 		inv := p.Inventory(r.class)
 		if inv == nil || !fits(inv, r.amount) {

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 )
 
 // snapshotCache holds the last read model built and serializes builders.
@@ -26,7 +26,7 @@ import (
 // candidate requests interleave. So writes that change allocations only
 // (Store.writeUsage) log the providers whose usage or generation they
 // changed, and the next snapshot is the previous one with those
-// providers patched (store.Snapshot.Patched): a copy of the provider
+// providers patched (candidates.Snapshot.Patched): a copy of the provider
 // table and the patched providers' inventories, everything else shared.
 // Any other write marks the model for a full rebuild.
 //
@@ -34,7 +34,7 @@ import (
 // snapshot is never older than a write whose response a client has seen.
 type snapshotCache struct {
 	build sync.Mutex // one builder at a time; latecomers reuse its result
-	cur   atomic.Pointer[store.Snapshot]
+	cur   atomic.Pointer[candidates.Snapshot]
 	// Changes since cur was built: written by noteWrite under Store.mu's
 	// write lock, read and reset by the builder, which holds build and
 	// Store.mu's read lock (so neither writers nor other builders run).
@@ -58,7 +58,7 @@ func (c *snapshotCache) noteWrite(usageOnly bool, touched []*provider) {
 
 // Snapshot returns the read model at the current write version, building
 // it when the cached one is older.
-func (s *Store) Snapshot(ctx context.Context) (*store.Snapshot, error) {
+func (s *Store) Snapshot(ctx context.Context) (*candidates.Snapshot, error) {
 	s.mu.RLock()
 	v := s.version
 	c := s.snap.cur.Load()
@@ -71,7 +71,7 @@ func (s *Store) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 	}
 	s.snap.build.Lock()
 	defer s.snap.build.Unlock()
-	var out *store.Snapshot
+	var out *candidates.Snapshot
 	_ = s.read(func(st *state) error {
 		start := time.Now()
 		c := s.snap.cur.Load()
@@ -96,13 +96,13 @@ func (s *Store) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 // patchSnapshot is prev with the usage and generation of the dirty
 // providers brought up to date, or nil when prev cannot be patched (a
 // provider it does not know).
-func patchSnapshot(prev *store.Snapshot, dirty map[*provider]struct{}, version uint64) *store.Snapshot {
-	patches := make([]store.UsagePatch, 0, len(dirty))
+func patchSnapshot(prev *candidates.Snapshot, dirty map[*provider]struct{}, version uint64) *candidates.Snapshot {
+	patches := make([]candidates.UsagePatch, 0, len(dirty))
 	n := 0
 	for p := range dirty {
 		n += len(p.inventories)
 	}
-	invs := make([]store.SnapInventory, 0, n)
+	invs := make([]candidates.SnapInventory, 0, n)
 	for p := range dirty {
 		idx, ok := prev.ByUUID[p.uuid]
 		if !ok {
@@ -119,13 +119,13 @@ func patchSnapshot(prev *store.Snapshot, dirty map[*provider]struct{}, version u
 		if len(invs)-start != len(prev.Providers[idx].Inventories) {
 			return nil // not a usage-only change after all
 		}
-		patches = append(patches, store.UsagePatch{Provider: idx, Generation: p.generation, Inventories: invs[start:len(invs):len(invs)]})
+		patches = append(patches, candidates.UsagePatch{Provider: idx, Generation: p.generation, Inventories: invs[start:len(invs):len(invs)]})
 	}
 	return prev.Patched(version, patches)
 }
 
-func snapInventory(class int32, inv *inventory, used int64) store.SnapInventory {
-	return store.SnapInventory{
+func snapInventory(class int32, inv *inventory, used int64) candidates.SnapInventory {
+	return candidates.SnapInventory{
 		Class:           class,
 		Total:           inv.total,
 		Reserved:        inv.reserved,
@@ -141,9 +141,9 @@ func snapInventory(class int32, inv *inventory, used int64) store.SnapInventory 
 // buildSnapshot converts the state into a Snapshot. Every class and trait
 // is interned (not only those in use), so callers can tell an unknown
 // name from one nobody has.
-func buildSnapshot(st *state, version uint64) *store.Snapshot {
+func buildSnapshot(st *state, version uint64) *candidates.Snapshot {
 	provs := st.providerList // ordered by id
-	b := store.NewSnapshotBuilder(version, len(provs))
+	b := candidates.NewSnapshotBuilder(version, len(provs))
 	// Intern through pointer-keyed maps: cheaper than hashing names for
 	// every provider. Id order keeps snapshot ids stable across builds.
 	classID := internByID(st.classes, func(c *resourceClass) int64 { return c.id },
@@ -159,10 +159,10 @@ func buildSnapshot(st *state, version uint64) *store.Snapshot {
 		nTr += len(p.traits)
 		nAgg += len(p.aggregates)
 	}
-	invs := make([]store.SnapInventory, 0, nInv)
+	invs := make([]candidates.SnapInventory, 0, nInv)
 	ids := make([]int32, 0, nTr+nAgg)
 	for _, p := range provs {
-		sp := store.SnapProvider{UUID: p.uuid, Name: p.name, Generation: p.generation}
+		sp := candidates.SnapProvider{UUID: p.uuid, Name: p.name, Generation: p.generation}
 		start := len(invs)
 		for c, inv := range p.inventories {
 			invs = append(invs, snapInventory(classID[c], inv, p.usage[c]))

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -46,7 +47,7 @@ func TestSnapshotPatchedMatchesRebuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want *store.Snapshot
+		var want *candidates.Snapshot
 		_ = s.read(func(st *state) error {
 			want = buildSnapshot(st, s.version)
 			return nil

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestSnapshotFollowsWrites(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newTestStore(t)
-	snap := func() *store.Snapshot {
+	snap := func() *candidates.Snapshot {
 		t.Helper()
 		sn, err := s.Snapshot(ctx)
 		if err != nil {

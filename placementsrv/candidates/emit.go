@@ -1,0 +1,119 @@
+package candidates
+
+import (
+	"math/bits"
+	"strconv"
+)
+
+// emit records the current complete assignment as a candidate. It
+// returns true when generation must stop for this anchor.
+func (e *engine) emit(r int32) bool {
+	ps := e.s.Providers
+	allocs := e.cur.Allocs[:0]
+	for w, word := range e.inUse[:(len(e.slotInfo)+63)/64] {
+		for ; word != 0; word &= word - 1 {
+			slot := w*64 + bits.TrailingZeros64(word)
+			si := e.slotInfo[slot]
+			allocs = append(allocs, Alloc{si.prov, si.class, e.slots[slot].total})
+		}
+	}
+	e.cur.Allocs = allocs
+	if e.excludeNested {
+		for i := range allocs {
+			for j := range i {
+				if allocs[i].Provider != allocs[j].Provider && ps[allocs[i].Provider].Root == ps[allocs[j].Provider].Root {
+					return false
+				}
+			}
+		}
+	}
+	// Only a candidate made entirely of sharing providers can come up
+	// again under another anchor; Placement returns it once.
+	if e.nonShared == 0 && e.seen(allocs) {
+		return false
+	}
+	e.emitted++
+	if e.sink != nil {
+		return e.emitTo()
+	}
+	allocs = e.allocOut.take(len(allocs))
+	copy(allocs, e.cur.Allocs)
+	maps := e.mapsOut.take(len(e.groups))
+	for d := range e.groups {
+		o := &e.opts[d][e.chosen[d]]
+		if o.frozen == nil {
+			o.frozen = e.mapOut.take(int(o.p1 - o.p0))
+			copy(o.frozen, e.provBuf[o.p0:o.p1])
+		}
+		maps[d] = o.frozen
+	}
+	e.cands = append(e.cands, Candidate{Allocs: allocs, Mappings: maps})
+	e.roots = append(e.roots, r)
+	e.rootEmit++
+	if e.target > 0 && len(e.cands) >= e.target {
+		e.stopped = true
+		return true
+	}
+	return e.perRoot > 0 && e.rootEmit >= e.perRoot
+}
+
+// emitTo hands the candidate in e.cur to the sink.
+func (e *engine) emitTo() bool {
+	for d := range e.groups {
+		o := &e.opts[d][e.chosen[d]]
+		e.cur.Mappings[d] = e.provBuf[o.p0:o.p1:o.p1]
+	}
+	marked := int32(-1)
+	for w, word := range e.inUse[:(len(e.slotInfo)+63)/64] {
+		for ; word != 0; word &= word - 1 {
+			si := &e.slotInfo[w*64+bits.TrailingZeros64(word)]
+			if si.root != marked {
+				setBit(e.rootBits, si.root)
+				marked = si.root
+			}
+			if e.usedBits != nil {
+				setBit(e.usedBits, si.prov)
+			}
+		}
+	}
+	if !e.sink(&e.cur) || e.target > 0 && e.emitted >= e.target {
+		e.stopped = true
+		return true
+	}
+	return false
+}
+
+// seen reports whether an identical candidate (allocations and mappings)
+// was already recorded, recording it otherwise.
+func (e *engine) seen(allocs []Alloc) bool {
+	k := e.keyBuf[:0]
+	for _, a := range allocs {
+		k = strconv.AppendInt(k, int64(a.Provider), 36)
+		k = append(k, ':')
+		k = strconv.AppendInt(k, int64(a.Class), 36)
+		k = append(k, ':')
+		k = strconv.AppendInt(k, a.Amount, 36)
+		k = append(k, ',')
+	}
+	for d := range e.groups {
+		k = append(k, '|')
+		o := &e.opts[d][e.chosen[d]]
+		for _, p := range e.provBuf[o.p0:o.p1] {
+			k = strconv.AppendInt(k, int64(p), 36)
+			k = append(k, ',')
+		}
+	}
+	e.keyBuf = k
+	if e.dedup == nil {
+		e.dedup = map[string]struct{}{}
+	}
+	if _, dup := e.dedup[string(k)]; dup {
+		return true
+	}
+	e.dedup[string(k)] = struct{}{}
+	return false
+}
+
+func bitSet(b []uint64, i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+func setBit(b []uint64, i int32) { b[i/64] |= 1 << (i % 64) }

@@ -1,0 +1,174 @@
+package candidates
+
+import "slices"
+
+// run generates candidates anchor by anchor.
+func (e *engine) run() {
+	roots := e.s.Roots
+	if narrow := e.narrowAnchors(); narrow != nil {
+		roots = narrow
+	}
+	for _, r := range roots {
+		if e.stopped {
+			return
+		}
+		if !e.anchorOK(r) {
+			continue
+		}
+		e.enterAnchor(r)
+		viable := true
+		for i, g := range e.groups {
+			e.opts[i] = e.options(g, r, e.opts[i][:0])
+			if len(e.opts[i]) == 0 {
+				viable = false
+				break
+			}
+		}
+		if !viable {
+			continue
+		}
+		e.rootEmit = 0
+		e.search(0, r)
+	}
+}
+
+// search assigns an option to the group at depth d and recurses. It
+// returns true when generation must stop for this anchor.
+func (e *engine) search(d int, r int32) bool {
+	if d == len(e.groups) {
+		return e.emit(r)
+	}
+	g := e.groups[d]
+	opts := e.opts[d]
+	ps := e.s.Providers
+	isolate := e.isolate && g.granular
+	var failedBuf [8]int32
+	failed := failedBuf[:0]
+	for i := range opts {
+		o := &opts[i]
+		if isolate && e.puse[o.lsingle].gran > 0 {
+			continue
+		}
+		twin := int32(-1)
+		if o.single >= 0 && e.puse[o.lsingle].touch == 0 {
+			twin = ps[o.single].Twin
+			if slices.Contains(failed, twin) {
+				continue
+			}
+		}
+		if !e.take(o) {
+			continue
+		}
+		e.touch(o, 1)
+		if g.granular {
+			e.puse[o.lsingle].gran++
+		}
+		e.chosen[d] = int32(i)
+		before := e.emitted
+		stop := false
+		if e.sameSubtreeOK(d) {
+			stop = e.search(d+1, r)
+		}
+		if g.granular {
+			e.puse[o.lsingle].gran--
+		}
+		e.touch(o, -1)
+		e.release(o, o.a1-o.a0)
+		if o.sharedOnly && e.emitted > before {
+			e.claimShared(o)
+		}
+		if stop {
+			return true
+		}
+		if twin >= 0 && e.emitted == before {
+			failed = append(failed, twin)
+		}
+	}
+	return false
+}
+
+// touch counts (delta 1) or uncounts (-1) an option's mapping providers.
+func (e *engine) touch(o *option, delta int32) {
+	ps := e.s.Providers
+	for j := o.p0; j < o.p1; j++ {
+		e.puse[e.lprovBuf[j]].touch += delta
+		if !ps[e.provBuf[j]].Sharing {
+			e.nonShared += int(delta)
+		}
+	}
+}
+
+// take adds an option's allocations to the running totals, checking the
+// combined amount against capacity and max_unit; on failure nothing is
+// taken.
+func (e *engine) take(o *option) bool {
+	allocs := e.allocBuf[o.a0:o.a1]
+	for k := range allocs {
+		ref := &e.refBuf[int(o.a0)+k]
+		su := &e.slots[ref.slot]
+		total := su.total + allocs[k].Amount
+		if ref.inv.Used+total > ref.inv.Capacity || total > ref.inv.MaxUnit {
+			e.release(o, int32(k))
+			return false
+		}
+		su.total = total
+		if su.users == 0 {
+			e.inUse[ref.slot/64] |= 1 << (ref.slot % 64)
+		}
+		su.users++
+	}
+	return true
+}
+
+// release gives back the first n allocations of o.
+func (e *engine) release(o *option, n int32) {
+	for k := o.a0 + n - 1; k >= o.a0; k-- {
+		su := &e.slots[e.refBuf[k].slot]
+		su.total -= e.allocBuf[k].Amount
+		if su.users--; su.users == 0 {
+			e.inUse[e.refBuf[k].slot/64] &^= 1 << (e.refBuf[k].slot % 64)
+		}
+	}
+}
+
+// sameSubtreeOK checks the same_subtree sets completed at depth d: one of
+// the providers of the set's groups must be an ancestor-or-self of all.
+func (e *engine) sameSubtreeOK(d int) bool {
+	for _, si := range e.subtrees[d] {
+		set := e.sets[si]
+		var buf [16]int32
+		provs := buf[:0]
+		for _, gi := range set {
+			o := &e.opts[gi][e.chosen[gi]]
+			for _, p := range e.provBuf[o.p0:o.p1] {
+				if !slices.Contains(provs, p) {
+					provs = append(provs, p)
+				}
+			}
+		}
+		if !e.hasCommonTop(provs) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *engine) hasCommonTop(provs []int32) bool {
+	if len(provs) <= 1 {
+		return true
+	}
+	ps := e.s.Providers
+top:
+	for _, t := range provs {
+		for _, q := range provs {
+			for q != t && q >= 0 {
+				q = ps[q].Parent
+			}
+			if q != t {
+				continue top
+			}
+		}
+		return true
+	}
+	return false
+}

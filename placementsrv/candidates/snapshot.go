@@ -1,0 +1,123 @@
+package candidates
+
+import "sort"
+
+// Snapshot is an immutable, plain-data read model of everything allocation
+// candidates need: providers with their tree links, inventories, usage,
+// traits and aggregates. Names are interned: classes, traits and
+// aggregates are small integers indexing Classes, Traits and Aggregates,
+// and providers link to each other by index into Providers. A Snapshot is
+// shared by concurrent readers and must never be modified.
+type Snapshot struct {
+	// Version is the store's write counter the snapshot reflects.
+	Version uint64
+
+	// Providers in ascending creation (internal id) order.
+	Providers []SnapProvider
+	// ByUUID maps a provider uuid to its index in Providers.
+	ByUUID map[string]int32
+
+	Classes     []string // resource class names by ClassID
+	ClassByName map[string]int32
+	Traits      []string // trait names by TraitID
+	TraitByName map[string]int32
+	Aggregates  []string // aggregate uuids by AggID
+	AggByUUID   map[string]int32
+
+	// ByClass lists, per class, the providers with an inventory of it in
+	// ascending index order.
+	ByClass [][]int32
+	// Roots lists the root providers in ascending index order.
+	Roots []int32
+	// HasTrees reports whether any provider has a parent.
+	HasTrees bool
+	// SharingTrait is the TraitID of MISC_SHARES_VIA_AGGREGATE, or -1.
+	SharingTrait int32
+	// AggMembers lists the member providers per aggregate, ascending.
+	AggMembers [][]int32
+}
+
+// SnapProvider is one provider in a Snapshot.
+type SnapProvider struct {
+	UUID       string
+	Name       string
+	Generation int64
+	// Parent is -1 for a root; Root is the provider's own index for a root.
+	Parent int32
+	Root   int32
+	// Children are indexes of the direct children, ascending.
+	Children []int32
+	// Inventories are ordered by Class.
+	Inventories []SnapInventory
+	// Traits and Aggregates are sorted ids.
+	Traits     []int32
+	Aggregates []int32
+	// Sharing reports the MISC_SHARES_VIA_AGGREGATE trait.
+	Sharing bool
+	// Anchors, for a sharing provider, lists the roots (other than its
+	// own) of the trees with a provider in one of its aggregates.
+	Anchors []int32
+	// Tree, for a root, lists the whole tree in depth-first preorder
+	// (the root first); nil for other providers.
+	Tree []int32
+	// SharedTo, for a root, lists the sharing providers of other trees
+	// that this root anchors (the inverse of Anchors), ascending.
+	SharedTo []int32
+	// Twin is the lowest-indexed sibling interchangeable with this
+	// provider (a non-sharing leaf with the same parent, inventories,
+	// usage, traits and aggregates), or the provider itself. Searches use
+	// it to avoid exploring mirror-image branches.
+	Twin int32
+}
+
+// SnapInventory is one inventory with the current usage of its class.
+type SnapInventory struct {
+	Class           int32
+	Total           int64
+	Reserved        int64
+	MinUnit         int64
+	MaxUnit         int64
+	StepSize        int64
+	AllocationRatio float64
+	Used            int64
+	// Capacity is int((Total-Reserved)*AllocationRatio), as Placement
+	// computes it.
+	Capacity int64
+}
+
+// Inventory returns p's inventory of class c, or nil.
+func (p *SnapProvider) Inventory(c int32) *SnapInventory {
+	inv := p.Inventories
+	// Inventories are few per provider; a linear scan beats a search.
+	for i := range inv {
+		if inv[i].Class == c {
+			return &inv[i]
+		}
+		if inv[i].Class > c {
+			break
+		}
+	}
+	return nil
+}
+
+// HasTrait reports whether p has trait t.
+func (p *SnapProvider) HasTrait(t int32) bool { return containsSorted(p.Traits, t) }
+
+// InAggregate reports whether p is a member of aggregate a.
+func (p *SnapProvider) InAggregate(a int32) bool { return containsSorted(p.Aggregates, a) }
+
+func containsSorted(s []int32, v int32) bool {
+	if len(s) < 16 {
+		for _, x := range s {
+			if x == v {
+				return true
+			}
+			if x > v {
+				return false
+			}
+		}
+		return false
+	}
+	i := sort.Search(len(s), func(i int) bool { return s[i] >= v })
+	return i < len(s) && s[i] == v
+}

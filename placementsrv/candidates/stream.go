@@ -1,0 +1,39 @@
+package candidates
+
+import "math/bits"
+
+// Stream calls fn with each candidate of a Streamable query in answer
+// order, without keeping them; the candidate and its slices are only
+// valid during the call. fn returning false stops generation. Stream
+// returns the provider summaries of what it produced, as Result.Summaries.
+func (q *Query) Stream(fn func(*Candidate) bool) []int32 {
+	e := q.e
+	if e == nil {
+		return nil
+	}
+	n := (len(e.s.Providers) + 63) / 64
+	e.sink, e.rootBits = fn, make([]uint64, n)
+	if e.excludeNested {
+		e.usedBits = make([]uint64, n)
+	}
+	e.cur.Mappings = make([][]int32, len(e.groups))
+	e.run()
+	n = 0
+	for w, word := range e.rootBits {
+		for ; word != 0; word &= word - 1 {
+			n += len(e.s.Providers[w*64+bits.TrailingZeros64(word)].Tree)
+		}
+	}
+	sums := make([]int32, 0, n)
+	for w, word := range e.rootBits {
+		for ; word != 0; word &= word - 1 {
+			r := int32(w*64 + bits.TrailingZeros64(word))
+			for _, p := range e.s.Providers[r].Tree {
+				if e.usedBits == nil || bitSet(e.usedBits, p) {
+					sums = append(sums, p)
+				}
+			}
+		}
+	}
+	return sums
+}

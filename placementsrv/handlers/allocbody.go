@@ -1,0 +1,251 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// This file turns allocation request bodies (and, with reshaper.go, the
+// reshaper's) into store requests. Upstream walks the decoded dicts in
+// request order and reports the first offender in that order, so objects
+// are decoded with their key order kept.
+
+// jsonObject is a JSON object with its keys in request order; a repeated
+// key keeps its first position and its last value, as Python's dict.
+type jsonObject struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func decodeObject(raw json.RawMessage) (jsonObject, error) {
+	obj := jsonObject{vals: map[string]json.RawMessage{}}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return obj, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return obj, fmt.Errorf("expected an object, got %s", raw)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return obj, err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return obj, errors.New("expected an object key")
+		}
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return obj, err
+		}
+		if _, dup := obj.vals[key]; !dup {
+			obj.keys = append(obj.keys, key)
+		}
+		obj.vals[key] = val
+	}
+	return obj, nil
+}
+
+// has reports whether key is present (even with a null value).
+func (o jsonObject) has(key string) bool {
+	_, ok := o.vals[key]
+	return ok
+}
+
+// object decodes the member key as an object; absent is empty.
+func (o jsonObject) object(key string) (jsonObject, error) {
+	raw, ok := o.vals[key]
+	if !ok {
+		return jsonObject{vals: map[string]json.RawMessage{}}, nil
+	}
+	return decodeObject(raw)
+}
+
+// str decodes the member key as a string; absent or null is "".
+func (o jsonObject) str(key string) (string, error) {
+	raw, ok := o.vals[key]
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// optInt decodes the member key as an integer; absent or null is nil.
+func (o jsonObject) optInt(key string) (*int64, error) {
+	raw, ok := o.vals[key]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	n, err := allocJSONInt(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// intOr decodes the member key as an integer, or returns def when absent.
+func (o jsonObject) intOr(key string, def int64) (int64, error) {
+	raw, ok := o.vals[key]
+	if !ok {
+		return def, nil
+	}
+	return allocJSONInt(raw)
+}
+
+// floatOr decodes the member key as a number, or returns def when absent.
+func (o jsonObject) floatOr(key string, def float64) (float64, error) {
+	raw, ok := o.vals[key]
+	if !ok {
+		return def, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(n.String(), 64)
+}
+
+// decodeResources reads a {"CLASS": amount} object in request order.
+func decodeResources(rpUUID string, raw json.RawMessage) ([]store.Allocation, error) {
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Allocation, 0, len(obj.keys))
+	for _, rc := range obj.keys {
+		n, err := allocJSONInt(obj.vals[rc])
+		if err != nil {
+			return nil, fmt.Errorf("resources %s: %w", rc, err)
+		}
+		out = append(out, store.Allocation{ProviderUUID: rpUUID, ResourceClass: rc, Used: n})
+	}
+	return out, nil
+}
+
+// decodeAllocationsDict reads the 1.12+ form {"RP": {"resources": {...}}}.
+func decodeAllocationsDict(raw json.RawMessage) ([]store.Allocation, error) {
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Allocation
+	for _, rp := range obj.keys {
+		entry, err := decodeObject(obj.vals[rp])
+		if err != nil {
+			return nil, err
+		}
+		res, err := decodeResources(rp, entry.vals["resources"])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res...)
+	}
+	return out, nil
+}
+
+// decodeAllocationsList reads the pre-1.12 list form. Upstream turns it
+// into a dict by provider, so a repeated provider keeps its first position
+// and its last resources.
+func decodeAllocationsList(raw json.RawMessage) ([]store.Allocation, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, err
+	}
+	var order []string
+	byRP := map[string]json.RawMessage{}
+	for _, item := range items {
+		obj, err := decodeObject(item)
+		if err != nil {
+			return nil, err
+		}
+		rp, err := obj.object("resource_provider")
+		if err != nil {
+			return nil, err
+		}
+		uuid, err := rp.str("uuid")
+		if err != nil {
+			return nil, err
+		}
+		if _, seen := byRP[uuid]; !seen {
+			order = append(order, uuid)
+		}
+		byRP[uuid] = obj.vals["resources"]
+	}
+	var out []store.Allocation
+	for _, uuid := range order {
+		res, err := decodeResources(uuid, byRP[uuid])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res...)
+	}
+	return out, nil
+}
+
+// decodeConsumerAllocations reads one consumer's allocations document (the
+// PUT body, or one value of the POST body) for microversion mv.
+func decodeConsumerAllocations(consumerUUID string, raw json.RawMessage, mv microversion.Version) (store.ConsumerAllocations, error) {
+	out := store.ConsumerAllocations{ConsumerUUID: consumerUUID}
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return out, err
+	}
+	if mv.AtLeast(microversion.AllocationsDict) {
+		out.Allocations, err = decodeAllocationsDict(obj.vals["allocations"])
+	} else {
+		out.Allocations, err = decodeAllocationsList(obj.vals["allocations"])
+	}
+	if err != nil {
+		return out, err
+	}
+	if obj.has("project_id") && string(obj.vals["project_id"]) != "null" {
+		if out.ProjectID, err = obj.str("project_id"); err != nil {
+			return out, err
+		}
+		if out.UserID, err = obj.str("user_id"); err != nil {
+			return out, err
+		}
+	} else {
+		out.ProjectID, out.UserID = store.IncompleteConsumerID, store.IncompleteConsumerID
+	}
+	if mv.AtLeast(microversion.ConsumerGeneration) {
+		out.CheckGeneration = true
+		if out.Generation, err = obj.optInt("consumer_generation"); err != nil {
+			return out, err
+		}
+	}
+	if mv.AtLeast(microversion.ConsumerTypes) {
+		if out.ConsumerType, err = obj.str("consumer_type"); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// decodeConsumersDict reads the POST /allocations form {"CONSUMER": {...}}.
+func decodeConsumersDict(raw json.RawMessage, mv microversion.Version) ([]store.ConsumerAllocations, error) {
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.ConsumerAllocations, 0, len(obj.keys))
+	for _, c := range obj.keys {
+		ca, err := decodeConsumerAllocations(c, obj.vals[c], mv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ca)
+	}
+	return out, nil
+}

@@ -1,0 +1,169 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
+	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// decodeInventories reads a PUT /resource_providers/{uuid}/inventories
+// body: it checks syntax and schema (keeping the request's key order for
+// jsonschema-identical messages) and returns the generation and the
+// inventories, in request order, with defaults applied. Errors are
+// *apierror.Error 400s.
+func decodeInventories(body []byte, sch *schema.Schema) (int64, []store.Inventory, error) {
+	doc, err := middleware.ParseJSON(body)
+	if err != nil {
+		return 0, nil, apierror.BadRequest("Malformed JSON: %s", err)
+	}
+	if err := sch.ValidateJSON(body); err != nil {
+		return 0, nil, apierror.BadRequest("JSON does not validate: %s", err)
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return 0, nil, apierror.BadRequest("JSON does not validate: the body must be an object")
+	}
+	gen, err := jsonInt(m["resource_provider_generation"])
+	if err != nil {
+		return 0, nil, apierror.BadRequest("JSON does not validate: resource_provider_generation: %s", err)
+	}
+	byClass, ok := m["inventories"].(map[string]any)
+	if !ok {
+		return 0, nil, apierror.BadRequest("JSON does not validate: inventories must be an object")
+	}
+	order, err := inventoryKeyOrder(body)
+	if err != nil {
+		return 0, nil, apierror.BadRequest("Malformed JSON: %s", err)
+	}
+	invs := make([]store.Inventory, 0, len(byClass))
+	for _, class := range order {
+		raw, ok := byClass[class].(map[string]any)
+		if !ok {
+			return 0, nil, apierror.BadRequest("Bad inventory %s: the inventory must be an object", class)
+		}
+		inv, err := inventoryFields(class, raw)
+		if err != nil {
+			return 0, nil, apierror.BadRequest("Bad inventory %s: %s", class, err)
+		}
+		invs = append(invs, inv)
+	}
+	return gen, invs, nil
+}
+
+// inventoryKeyOrder returns the keys of the top-level "inventories" object
+// in the order they first appear (Python dicts keep insertion order, and
+// upstream reports the first bad class in that order).
+func inventoryKeyOrder(body []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("expected an object")
+	}
+	var order []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		if key != "inventories" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		order, err = objectKeys(dec)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
+}
+
+// objectKeys reads one object from dec and returns its distinct keys in
+// first-appearance order.
+func objectKeys(dec *json.Decoder) ([]string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('{') {
+		return nil, errors.New("expected an object")
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		if !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// inventoryFields reads an inventory body already checked by the schema:
+// omitted fields take Placement's defaults.
+func inventoryFields(class string, m map[string]any) (store.Inventory, error) {
+	inv := store.Inventory{
+		ResourceClass:   class,
+		Reserved:        store.DefaultReserved,
+		MinUnit:         store.DefaultMinUnit,
+		MaxUnit:         store.DefaultMaxUnit,
+		StepSize:        store.DefaultStepSize,
+		AllocationRatio: store.DefaultAllocationRatio,
+	}
+	if _, has := m["total"]; !has {
+		return inv, fmt.Errorf("'total' is a required property")
+	}
+	ints := []struct {
+		key string
+		dst *int64
+	}{
+		{"total", &inv.Total},
+		{"reserved", &inv.Reserved},
+		{"min_unit", &inv.MinUnit},
+		{"max_unit", &inv.MaxUnit},
+		{"step_size", &inv.StepSize},
+	}
+	for _, f := range ints {
+		v, has := m[f.key]
+		if !has {
+			continue
+		}
+		n, err := jsonInt(v)
+		if err != nil {
+			return inv, fmt.Errorf("%s: %w", f.key, err)
+		}
+		*f.dst = n
+	}
+	if v, has := m["allocation_ratio"]; has {
+		n, ok := v.(json.Number)
+		if !ok {
+			return inv, fmt.Errorf("allocation_ratio: %v is not a number", v)
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return inv, fmt.Errorf("allocation_ratio: %w", err)
+		}
+		inv.AllocationRatio = f
+	}
+	return inv, nil
+}

@@ -1,0 +1,227 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+)
+
+// TokenValidator checks a Keystone token; *keystone.Client is one.
+// Errors wrap keystone.ErrInvalidToken (401) or anything else (503).
+type TokenValidator interface {
+	Validate(ctx context.Context, token string) (*keystone.Token, error)
+}
+
+// authenticate applies the auth strategy and fills req.Creds. The root
+// is always open, as upstream. It writes the 401 or 503 itself and
+// returns false when the request must stop.
+func (c *Chain) authenticate(w http.ResponseWriter, req *Request) bool {
+	if req.URL.Path == "/" || req.URL.Path == "" {
+		// Upstream builds a context for the root too (from whatever
+		// headers there are); nothing there is authorized.
+		return true
+	}
+	if c.opts.Auth == "keystone" {
+		return c.authenticateKeystone(w, req)
+	}
+	return authenticateNoAuth(w, req)
+}
+
+// authenticateNoAuth is upstream's NoAuthMiddleware followed by
+// oslo.context's from_environ: X-Auth-Token is required and read as
+// user[:project]; roles come from X-Roles, else "admin" for the user
+// admin; the project is dropped under OpenStack-System-Scope; the other
+// context headers (X-Project-Id, X-Domain-Id, ...) are taken as sent.
+func authenticateNoAuth(w http.ResponseWriter, req *Request) bool {
+	tokens, present := req.Header["X-Auth-Token"]
+	if !present {
+		writeWebobError(w, req, &apierror.Error{Status: http.StatusUnauthorized})
+		return false
+	}
+	tok := ""
+	if len(tokens) > 0 {
+		tok = tokens[0]
+	}
+	user, project, _ := strings.Cut(tok, ":")
+	if project == "" {
+		project = user
+	}
+	h := req.Header
+	c := &req.Creds
+	c.UserID = policy.Str(user)
+	var rolesHdr string
+	if v, ok := h["X-Roles"]; ok {
+		rolesHdr = strings.Join(v, ",")
+	} else if user == "admin" {
+		rolesHdr = "admin"
+	}
+	c.Roles = splitRoles(rolesHdr)
+	tenant, tenantSet := header(h, "X-Tenant-Id")
+	if sys, _ := header(h, "Openstack-System-Scope"); sys == "" {
+		tenant, tenantSet = project, true
+	}
+	c.ProjectID = firstOf(h, tenant, tenantSet)
+	c.SystemScope = opt(header(h, "Openstack-System-Scope"))
+	c.DomainID = opt(header(h, "X-Domain-Id"))
+	c.UserDomainID = opt(header(h, "X-User-Domain-Id"))
+	c.ProjectDomainID = opt(header(h, "X-Project-Domain-Id"))
+	c.IsAdminProject = true
+	if v, ok := header(h, "X-Is-Admin-Project"); ok {
+		c.IsAdminProject = strings.EqualFold(v, "true")
+	}
+	c.ServiceUserID = opt(header(h, "X-Service-User-Id"))
+	c.ServiceUserDomainID = opt(header(h, "X-Service-User-Domain-Id"))
+	c.ServiceProjectID = opt(header(h, "X-Service-Project-Id"))
+	c.ServiceProjectDomainID = opt(header(h, "X-Service-Project-Domain-Id"))
+	if v, ok := header(h, "X-Service-Roles"); ok {
+		c.ServiceRoles = splitRoles(v)
+	}
+	return true
+}
+
+// firstOf is oslo.context's project_id: X-Project-Id, else X-Tenant-Id
+// (as noauth2 left it), else X-Tenant; None when none is there.
+func firstOf(h http.Header, tenant string, tenantSet bool) policy.Value {
+	if v, ok := header(h, "X-Project-Id"); ok {
+		return policy.Str(v)
+	}
+	if tenantSet {
+		return policy.Str(tenant)
+	}
+	return opt(header(h, "X-Tenant"))
+}
+
+// header returns a request header's first value and whether it was sent
+// at all (an empty value counts, as in a WSGI environ).
+func header(h http.Header, name string) (string, bool) {
+	v, ok := h[name]
+	if !ok {
+		return "", false
+	}
+	if len(v) == 0 {
+		return "", true
+	}
+	return v[0], true
+}
+
+func opt(v string, ok bool) policy.Value { return policy.OptStr(v, ok) }
+
+// splitRoles is oslo.context's role list: comma separated, each
+// stripped; nothing for an empty header.
+func splitRoles(s string) []string {
+	if s == "" {
+		return nil
+	}
+	roles := strings.Split(s, ",")
+	for i, r := range roles {
+		roles[i] = strings.TrimSpace(r)
+	}
+	return roles
+}
+
+// keystoneUnauthorizedBody is keystonemiddleware's 401 document.
+const keystoneUnauthorizedBody = `{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}`
+
+// authenticateKeystone validates X-Auth-Token (or X-Storage-Token) with
+// Keystone, as keystonemiddleware's auth_token: identity headers a
+// client sends are ignored, the credentials come from the token only.
+func (c *Chain) authenticateKeystone(w http.ResponseWriter, req *Request) bool {
+	tok, ok := header(req.Header, "X-Auth-Token")
+	if !ok {
+		tok, _ = header(req.Header, "X-Storage-Token")
+	}
+	t, err := c.opts.Tokens.Validate(req.Context(), tok)
+	switch {
+	case err == nil:
+	case errors.Is(err, keystone.ErrInvalidToken):
+		h := w.Header()
+		h.Set("WWW-Authenticate", `Keystone uri="`+c.opts.WWWAuthenticateURI+`"`)
+		h.Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		if req.Method != http.MethodHead {
+			_, _ = w.Write([]byte(keystoneUnauthorizedBody))
+		}
+		return false
+	default:
+		c.log.Error("unable to validate token", zap.Error(err), zap.String("request_id", req.ID))
+		writeWebobError(w, req, &apierror.Error{Status: http.StatusServiceUnavailable, Detail: "The Keystone service is temporarily unavailable."})
+		return false
+	}
+	cr := &req.Creds
+	cr.UserID = policy.Str(t.UserID)
+	cr.UserDomainID = nonEmpty(t.UserDomainID)
+	cr.ProjectID = nonEmpty(t.ProjectID)
+	cr.ProjectDomainID = nonEmpty(t.ProjectDomainID)
+	cr.DomainID = nonEmpty(t.DomainID)
+	if t.SystemAll {
+		cr.SystemScope = policy.Str("all")
+	} else {
+		cr.SystemScope = policy.None()
+	}
+	cr.Roles = t.Roles
+	cr.IsAdminProject = t.IsAdminProject
+	return true
+}
+
+func nonEmpty(s string) policy.Value { return policy.OptStr(s, s != "") }
+
+// writeWebobError writes a bare webob error, as upstream's middleware
+// raises them outside Placement's JSON formatter: JSON
+// {"message", "code", "title"}, HTML or plain text by the Accept header.
+func writeWebobError(w http.ResponseWriter, req *Request, e *apierror.Error) {
+	h := w.Header()
+	// webob's default JSON formatter, not Placement's error document.
+	b, ctype := errorBodyFor(req, e, func() []byte {
+		return []byte(`{"message": ` + pyJSONString(errorBodyText(e, noEscape)) + `, "code": ` +
+			pyJSONString(errorStatusLine(e.Status)) + `, "title": ` + pyJSONString(errorTitle(e.Status)) + `}`)
+	})
+	h.Set("Content-Type", ctype)
+	w.WriteHeader(e.Status)
+	if req.Method != http.MethodHead {
+		_, _ = w.Write(b)
+	}
+}
+
+// pyJSONString is Python json.dumps of a string: ASCII only.
+func pyJSONString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r >= 0x7f:
+			if r > 0xffff {
+				r -= 0x10000
+				b.WriteString(hex4(0xd800 + (r >> 10)))
+				b.WriteString(hex4(0xdc00 + (r & 0x3ff)))
+			} else {
+				b.WriteString(hex4(r))
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func hex4(r rune) string {
+	const digits = "0123456789abcdef"
+	return `\u` + string([]byte{digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
+}

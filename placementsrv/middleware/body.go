@@ -1,0 +1,167 @@
+package middleware
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
+)
+
+// maxBodyBytes bounds request bodies; the largest legitimate bodies (POST
+// /allocations for a rack of instances, reshaper) are far smaller.
+const maxBodyBytes = 64 << 20
+
+// RequireJSON enforces Content-Type: application/json like upstream's
+// require_content decorator (415 otherwise).
+func (r *Request) RequireJSON() *apierror.Error {
+	ct := r.Header.Get("Content-Type")
+	mt := ""
+	if ct != "" {
+		if m, _, err := mime.ParseMediaType(ct); err == nil {
+			mt = m
+		} else {
+			mt = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])
+		}
+	}
+	if mt == "application/json" {
+		return nil
+	}
+	if mt == "" {
+		mt = "None"
+	}
+	return &apierror.Error{
+		Status: http.StatusUnsupportedMediaType,
+		Code:   apierror.CodeDefault,
+		Raw:    true,
+		Detail: "The request media type " + mt + " is not supported by this server.\n<br /><br />\nThe media type " + mt + " is not supported, use application/json",
+	}
+}
+
+// CheckAccept mirrors upstream's check_accept: an explicit Accept that does
+// not admit application/json is a 406.
+func (r *Request) CheckAccept() *apierror.Error {
+	accept := r.Header.Get("Accept")
+	if accept == "" || acceptsJSON(accept) {
+		return nil
+	}
+	return &apierror.Error{
+		Status: http.StatusNotAcceptable,
+		Code:   apierror.CodeDefault,
+		Raw:    true,
+		Detail: "The resource could not be generated that was acceptable to your browser\n(content of type " + accept + ". <br /><br />\nOnly application/json is provided",
+	}
+}
+
+func acceptsJSON(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		if strings.Contains(strings.ReplaceAll(params, " ", ""), "q=0") && !strings.Contains(params, "q=0.") {
+			continue
+		}
+		switch mt {
+		case "application/json", "application/*", "*/*":
+			return true
+		}
+	}
+	return false
+}
+
+// DecodeJSON requires a JSON content type, reads the body, decodes it with
+// numbers kept exact, and validates it against sch (when non-nil). The
+// errors are upstream's: 415, "Malformed JSON: ..." and "JSON does not
+// validate: ...".
+func (r *Request) DecodeJSON(sch *schema.Schema) (any, error) {
+	body, err := r.ReadRawBody()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := ParseJSON(body)
+	if err != nil {
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
+	}
+	if sch != nil {
+		// ValidateJSON re-reads the body to keep key order, which decides
+		// the wording of some messages exactly as upstream's.
+		if err := sch.ValidateJSON(body); err != nil {
+			return nil, apierror.BadRequest("JSON does not validate: %s", err)
+		}
+	}
+	return doc, nil
+}
+
+// ParseJSON decodes exactly one JSON value with numbers as json.Number.
+func ParseJSON(body []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("Expecting value: line 1 column 1 (char 0)")
+		}
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("Extra data")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("Extra data")
+	}
+	return doc, nil
+}
+
+// ReadRawBody enforces the JSON content type and returns the body bytes,
+// for handlers that need more than DecodeJSON's generic document (such as
+// the key order of an object).
+func (r *Request) ReadRawBody() ([]byte, error) {
+	if herr := r.RequireJSON(); herr != nil {
+		return nil, herr
+	}
+	return r.readBody()
+}
+
+// ReadValidated reads the body and validates it against sch, with
+// upstream's messages: "Malformed JSON: ..." and "JSON does not
+// validate: ...". The content type must have been checked already.
+func (r *Request) ReadValidated(sch *schema.Schema) ([]byte, error) {
+	body, err := r.readBody()
+	if err != nil {
+		return nil, err
+	}
+	return ValidateBody(body, sch)
+}
+
+// readBody reads the whole body, up to maxBodyBytes.
+func (r *Request) readBody() ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
+	}
+	if len(body) > maxBodyBytes {
+		return nil, apierror.Errorf(http.StatusRequestEntityTooLarge, "request body too large")
+	}
+	return body, nil
+}
+
+// ValidateBody checks that body is one JSON value conforming to sch.
+func ValidateBody(body []byte, sch *schema.Schema) ([]byte, error) {
+	if _, err := ParseJSON(body); err != nil {
+		return nil, apierror.BadRequest("Malformed JSON: %s", err)
+	}
+	if sch != nil {
+		if err := sch.ValidateJSON(body); err != nil {
+			var ve *schema.ValidationError
+			if errors.As(err, &ve) {
+				return nil, apierror.BadRequest("JSON does not validate: %s", err)
+			}
+			return nil, apierror.BadRequest("Malformed JSON: %s", err)
+		}
+	}
+	return body, nil
+}

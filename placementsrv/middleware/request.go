@@ -1,0 +1,51 @@
+package middleware
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+)
+
+// Request carries one HTTP request and what the middleware learnt about
+// it; handlers read it.
+type Request struct {
+	*http.Request
+	// ID is the request id, sent back in x-openstack-request-id.
+	ID string
+	// Version is the negotiated microversion, once Negotiated.
+	Version    microversion.Version
+	Negotiated bool
+	// Route is the template of the matched route and Params its path
+	// parameters, set by the router.
+	Route  string
+	Params map[string]string
+	// Creds are the caller's policy credentials, from authentication.
+	Creds policy.Credentials
+	// errCode is the Placement error code of an error answer.
+	errCode string
+	// chain is the middleware serving the request: its policy,
+	// microversion cap and logger.
+	chain *Chain
+}
+
+// Param returns a path parameter by its route name.
+func (r *Request) Param(name string) string { return r.Params[name] }
+
+// Minor is the negotiated microversion's minor number (all are 1.x), as
+// the schema accessors take it.
+func (r *Request) Minor() int { return r.Version.Minor }
+
+// At reports whether the negotiated microversion is at least v.
+func (r *Request) At(v microversion.Version) bool { return r.Version.AtLeast(v) }
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = (b[6] & 0x0f) | 0x40
+	b[8] = (b[8] & 0x3f) | 0x80
+	h := hex.EncodeToString(b[:])
+	return "req-" + h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
