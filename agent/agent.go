@@ -1,10 +1,12 @@
 // Package agent keeps Placement in step with what drivers observe. Each
 // pass, per driver: observe the desired provider tree, read the actual one
-// from Placement, write only the differences with generations, re-read and
-// retry on 409 with jittered, bounded backoff. A pass that could not
-// finish is a failure, never a partial success. The agent talks to
-// Placement only through placementclient, so it runs unchanged against
-// OpenStack Placement.
+// from Placement, plan the whole pass (a pure function of the two: the
+// providers to create, the traits, inventories and aggregates to set),
+// then write only the differences with generations, re-reading,
+// re-planning and retrying on 409 with jittered, bounded backoff. DryRun
+// stops after the plan. A pass that could not finish is a failure, never
+// a partial success. The agent talks to Placement only through
+// placementclient, so it runs unchanged against OpenStack Placement.
 package agent
 
 import (

@@ -149,43 +149,37 @@ func (a *Agent) wrote(op string, t *tally, f func(*tally)) {
 
 // ensureClass creates a custom resource class once per agent lifetime.
 func (a *Agent) ensureClass(ctx context.Context, rc string) error {
-	if !drivers.IsCustom(rc) {
-		return nil
-	}
-	a.mu.Lock()
-	done := a.ensuredRC[rc]
-	a.mu.Unlock()
-	if done {
-		return nil
-	}
-	if err := a.pc.EnsureResourceClass(ctx, rc); err != nil {
-		return err
-	}
-	a.mu.Lock()
-	a.ensuredRC[rc] = true
-	a.mu.Unlock()
-	return nil
+	return a.ensureOnce(ctx, rc, a.ensuredRC, a.pc.EnsureResourceClass)
 }
 
 // ensureTraits creates custom traits once per agent lifetime.
 func (a *Agent) ensureTraits(ctx context.Context, names []string) error {
 	for _, n := range names {
-		if !drivers.IsCustom(n) {
-			continue
-		}
-		a.mu.Lock()
-		done := a.ensuredTr[n]
-		a.mu.Unlock()
-		if done {
-			continue
-		}
-		if err := a.pc.EnsureTrait(ctx, n); err != nil {
+		if err := a.ensureOnce(ctx, n, a.ensuredTr, a.pc.EnsureTrait); err != nil {
 			return err
 		}
-		a.mu.Lock()
-		a.ensuredTr[n] = true
-		a.mu.Unlock()
 	}
+	return nil
+}
+
+// ensureOnce creates a custom name unless done (guarded by a.mu) says it
+// was created already; other names are standard and exist.
+func (a *Agent) ensureOnce(ctx context.Context, name string, done map[string]bool, create func(context.Context, string) error) error {
+	if !drivers.IsCustom(name) {
+		return nil
+	}
+	a.mu.Lock()
+	ok := done[name]
+	a.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := create(ctx, name); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	done[name] = true
+	a.mu.Unlock()
 	return nil
 }
 

@@ -26,13 +26,15 @@ type metrics struct {
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	// A run takes from 10 ms to about a minute (thousands of hosts):
+	// buckets up to about 82 s.
+	runBuckets := prometheus.ExponentialBuckets(0.01, 2, 14)
 	s := metricset.New("reconciler")
 	m := &metrics{
-		runs: s.CounterVec("runs_total", "Reconciler job runs by job and result (ok, error, skipped).", "job", "result"),
-		duration: s.HistogramVec("run_duration_seconds", "Duration of reconciler job runs.",
-			prometheus.ExponentialBuckets(0.01, 2, 14), "job"),
-		changes: s.CounterVec("changes_total", "Associations or traits written to Placement by reconciler jobs.", "job"),
-		drift:   s.GaugeVec("drift", "Differences found between Nova and Placement by the last run of each job.", "job"),
+		runs:     s.CounterVec("runs_total", "Reconciler job runs by job and result (ok, error, skipped).", "job", "result"),
+		duration: s.HistogramVec("run_duration_seconds", "Duration of reconciler job runs.", runBuckets, "job"),
+		changes:  s.CounterVec("changes_total", "Associations or traits written to Placement by reconciler jobs.", "job"),
+		drift:    s.GaugeVec("drift", "Differences found between Nova and Placement by the last run of each job.", "job"),
 		unmapped: s.GaugeVec("hosts_without_provider",
 			"Nova hosts with no compute node provider in Placement at the last run of each job.", "job"),
 		conflicts: s.CounterVec("generation_conflicts_total",
