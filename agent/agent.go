@@ -1,17 +1,19 @@
 // Package agent keeps Placement in step with what drivers observe. Each
 // pass, per driver: observe the desired provider tree, read the actual one
-// from Placement, write only the differences with generations, re-read and
-// retry on 409 with jittered, bounded backoff. A pass that could not
-// finish is a failure, never a partial success. The agent talks to
-// Placement only through placementclient, so it runs unchanged against
-// OpenStack Placement.
+// from Placement, plan the whole pass (a pure function of the two: the
+// providers to create, the traits, inventories and aggregates to set),
+// then write only the differences with generations, re-reading,
+// re-planning and retrying on 409 with jittered, bounded backoff. DryRun
+// stops after the plan. A pass that could not finish is a failure, never
+// a partial success. The agent talks to Placement only through
+// placementclient, so it runs unchanged against OpenStack Placement.
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +22,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
+	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -33,7 +37,7 @@ const (
 	DefaultHeartbeatInterval = time.Minute
 	// DefaultServiceBinary is the binary the reconciler's version gate
 	// counts: the agent reports for the host as nova-compute does.
-	DefaultServiceBinary      = "nova-compute"
+	DefaultServiceBinary      = heartbeat.ComputeBinary
 	maxConflictBackoffPerStep = 2 * time.Second
 )
 
@@ -98,7 +102,15 @@ type Agent struct {
 	lastOK    time.Time
 
 	fallbackLogged atomic.Bool
-	hb             heartbeat
+	lastHeartbeat  time.Time // when the service record was last posted
+}
+
+// positiveOr is v, or def when v is not positive (unset).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // New validates opts and builds an Agent.
@@ -109,27 +121,13 @@ func New(opts Options) (*Agent, error) {
 	if len(opts.Drivers) == 0 {
 		return nil, errors.New("agent: at least one driver is required")
 	}
-	if opts.Interval <= 0 {
-		opts.Interval = DefaultInterval
-	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
-	}
-	if opts.ConflictRetries <= 0 {
-		opts.ConflictRetries = DefaultConflictRetries
-	}
-	if opts.BackoffBase <= 0 {
-		opts.BackoffBase = DefaultBackoffBase
-	}
-	if opts.ListAllThreshold <= 0 {
-		opts.ListAllThreshold = DefaultListAllThreshold
-	}
-	if opts.HeartbeatInterval <= 0 {
-		opts.HeartbeatInterval = DefaultHeartbeatInterval
-	}
-	if opts.ServiceBinary == "" {
-		opts.ServiceBinary = DefaultServiceBinary
-	}
+	opts.Interval = positiveOr(opts.Interval, DefaultInterval)
+	opts.Concurrency = positiveOr(opts.Concurrency, DefaultConcurrency)
+	opts.ConflictRetries = positiveOr(opts.ConflictRetries, DefaultConflictRetries)
+	opts.BackoffBase = positiveOr(opts.BackoffBase, DefaultBackoffBase)
+	opts.ListAllThreshold = positiveOr(opts.ListAllThreshold, DefaultListAllThreshold)
+	opts.HeartbeatInterval = positiveOr(opts.HeartbeatInterval, DefaultHeartbeatInterval)
+	opts.ServiceBinary = cmp.Or(opts.ServiceBinary, DefaultServiceBinary)
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
@@ -181,7 +179,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		wait := a.opts.Interval
 		if err := a.SyncOnce(ctx); err != nil && ctx.Err() == nil {
 			failures++
-			wait = backoff(a.opts.BackoffBase, a.opts.Interval, failures)
+			wait = backoff.Exponential(a.opts.BackoffBase, a.opts.Interval, failures)
 			a.log.Warn("sync pass failed; backing off", zap.Error(err), zap.Int("failures", failures), zap.Duration("retry_in", wait))
 		} else {
 			failures = 0
@@ -195,18 +193,6 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		timer.Reset(wait)
 	}
-}
-
-// backoff is base·2^(n-1), capped at max, with "equal jitter": a uniform
-// draw from the upper half, so agents that failed together spread out.
-func backoff(base, max time.Duration, n int) time.Duration {
-	d := base
-	for i := 1; i < n && d < max; i++ {
-		d *= 2
-	}
-	d = min(d, max)
-	half := d / 2
-	return half + time.Duration(rand.Int64N(int64(half)+1))
 }
 
 // Resync asks Run for a pass now (coalesced with one already asked for).

@@ -2,16 +2,20 @@ package agent
 
 import (
 	"context"
-	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/localapi"
 )
 
+// answer is how the local endpoint writes JSON: compact, one line.
+const answer = localapi.Compact
+
 // LocalHandler serves the agent's local endpoint, for the CLI and
-// operators on the host. Every request needs X-Auth-Token equal to token.
+// operators on the host. Every request needs X-Auth-Token equal to token;
+// an empty token refuses every request.
 //
 //	POST /v1/resync         ask for a pass now (202)
 //	POST /v1/fpga/program   {"device","image","force"} -> ProgramResult;
@@ -22,20 +26,14 @@ func (a *Agent) LocalHandler(token string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/resync", func(w http.ResponseWriter, r *http.Request) {
 		a.Resync()
-		writeJSON(w, http.StatusAccepted, map[string]string{"status": "resync requested"})
+		answer.WriteJSON(w, http.StatusAccepted, map[string]string{"status": "resync requested"})
 	})
 	mux.HandleFunc("POST /v1/fpga/program", a.serveProgram)
 	mux.HandleFunc("GET /v1/status", a.serveStatus)
 	mux.HandleFunc("GET /v1/service", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, a.ServiceRecord())
+		answer.WriteJSON(w, http.StatusOK, a.ServiceRecord())
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if token == "" || subtle.ConstantTimeCompare([]byte(r.Header.Get("X-Auth-Token")), []byte(token)) != 1 {
-			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a valid X-Auth-Token is required"})
-			return
-		}
-		mux.ServeHTTP(w, r)
-	})
+	return localapi.Guard{Token: token, Refusal: "a valid X-Auth-Token is required", Style: answer}.Wrap(mux)
 }
 
 // ProgramRequest is the body of POST /v1/fpga/program.
@@ -47,10 +45,8 @@ type ProgramRequest struct {
 
 func (a *Agent) serveProgram(w http.ResponseWriter, r *http.Request) {
 	var req ProgramRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || req.Device == "" || req.Image == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "body must be {\"device\": ..., \"image\": ..., \"force\": bool}"})
+	if err := localapi.DecodeJSON(w, r, &req); err != nil || req.Device == "" || req.Image == "" {
+		answer.WriteError(w, http.StatusBadRequest, "body must be {\"device\": ..., \"image\": ..., \"force\": bool}")
 		return
 	}
 	res, err := a.Program(r.Context(), req.Device, req.Image, req.Force)
@@ -69,7 +65,7 @@ func (a *Agent) serveProgram(w http.ResponseWriter, r *http.Request) {
 	if err != nil && res.Error == "" {
 		res.Error = err.Error()
 	}
-	writeJSON(w, status, res)
+	answer.WriteJSON(w, status, res)
 }
 
 func (a *Agent) serveStatus(w http.ResponseWriter, r *http.Request) {
@@ -99,13 +95,7 @@ func (a *Agent) serveStatus(w http.ResponseWriter, r *http.Request) {
 			out.Devices = s.StatusJSON()
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	answer.WriteJSON(w, http.StatusOK, out)
 }
 
 // ServeLocal serves LocalHandler on ln until ctx ends.

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/internal/metricset"
 )
 
 // metrics are the agent's collectors, registered on Options.Registerer.
@@ -22,67 +23,30 @@ type metrics struct {
 	serviceHeartbeat *prometheus.CounterVec
 }
 
-const namespace = "placement_syncd"
-
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	// A pass takes from 5 ms (nothing to write) to minutes (a thousand
+	// new nodes against a slow Placement): buckets up to about 5.5 min.
+	passBuckets := prometheus.ExponentialBuckets(0.005, 4, 9)
+	s := metricset.New("agent")
 	m := &metrics{
-		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "syncs_total",
-			Help: "Agent sync passes per driver, by result (success, error, source_error).",
-		}, []string{"driver", "result"}),
-		syncDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "sync_duration_seconds",
-			Help:    "Duration of one driver's sync pass.",
-			Buckets: prometheus.ExponentialBuckets(0.005, 4, 9),
-		}, []string{"driver"}),
-		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "last_success_timestamp_seconds",
-			Help: "Unix time of the driver's last fully successful sync.",
-		}, []string{"driver"}),
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "placement_writes_total",
-			Help: "Writes made to Placement, by operation.",
-		}, []string{"op"}),
-		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "placement_conflicts_total",
-			Help: "409 answers (generation races, inventory in use) that were re-read and retried, by operation.",
-		}, []string{"op"}),
-		placementErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "placement_errors_total",
-			Help: "Placement calls that failed because it was unreachable or answered 5xx.",
-		}),
-		fallbackDeletes: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "inventory_fallback_deletes_total",
-			Help: "Unavailable inventories deleted because the server is older than microversion 1.26.",
-		}),
-		unavailable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "unavailable_resources",
-			Help: "Inventories held back (reserved == total) in the last pass, by driver and reason.",
-		}, []string{"driver", "reason"}),
-		programs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "fpga_programs_total",
-			Help: "FPGA programming requests, by result (success, failure, timeout, refused).",
-		}, []string{"result"}),
-		devicesFailed: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "fpga_devices_failed",
-			Help: "FPGA devices whose last programming failed or timed out (kept reserved).",
-		}),
-		placementUp: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "placement_up",
-			Help: "1 if the last pass reached Placement, else 0.",
-		}),
-		serviceHeartbeat: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "agent", Name: "service_heartbeats_total",
-			Help: "Service record posts, by result (success, error).",
-		}, []string{"result"}),
+		syncs:        s.CounterVec("syncs_total", "Agent sync passes per driver, by result (success, error, source_error).", "driver", "result"),
+		syncDuration: s.HistogramVec("sync_duration_seconds", "Duration of one driver's sync pass.", passBuckets, "driver"),
+		lastSuccess:  s.GaugeVec("last_success_timestamp_seconds", "Unix time of the driver's last fully successful sync.", "driver"),
+		writes:       s.CounterVec("placement_writes_total", "Writes made to Placement, by operation.", "op"),
+		conflicts: s.CounterVec("placement_conflicts_total",
+			"409 answers (generation races, inventory in use) that were re-read and retried, by operation.", "op"),
+		placementErrors: s.Counter("placement_errors_total", "Placement calls that failed because it was unreachable or answered 5xx."),
+		fallbackDeletes: s.Counter("inventory_fallback_deletes_total",
+			"Unavailable inventories deleted because the server is older than microversion 1.26."),
+		unavailable: s.GaugeVec("unavailable_resources",
+			"Inventories held back (reserved == total) in the last pass, by driver and reason.", "driver", "reason"),
+		programs: s.CounterVec("fpga_programs_total",
+			"FPGA programming requests, by result (success, failure, timeout, refused).", "result"),
+		devicesFailed:    s.Gauge("fpga_devices_failed", "FPGA devices whose last programming failed or timed out (kept reserved)."),
+		placementUp:      s.Gauge("placement_up", "1 if the last pass reached Placement, else 0."),
+		serviceHeartbeat: s.CounterVec("service_heartbeats_total", "Service record posts, by result (success, error).", "result"),
 	}
-	for _, c := range []prometheus.Collector{m.syncs, m.syncDuration, m.lastSuccess, m.writes, m.conflicts,
-		m.placementErrors, m.fallbackDeletes, m.unavailable, m.programs, m.devicesFailed, m.placementUp, m.serviceHeartbeat} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return m, s.Register(reg)
 }
 
 // setUnavailable publishes one driver's per-reason counts (every reason,

@@ -17,6 +17,131 @@ type actual struct {
 	aggs   []string
 }
 
+// created is what a provider holds right after it is created.
+func created(gen int) actual {
+	return actual{gen: gen, invs: map[string]placementclient.Inventory{}, traits: []string{}, aggs: []string{}}
+}
+
+// observed is what a pass knows of one provider before planning it.
+type observed struct {
+	exists bool
+	have   actual
+	// usages are read only when the desired inventory drops a class.
+	usages *placementclient.Usages
+}
+
+// providerPlan is the writes one provider needs, in the order they are
+// made: create, traits, inventories, aggregates.
+type providerPlan struct {
+	p      drivers.Provider
+	parent string
+	// have is what the plan starts from (an empty provider when it is
+	// created).
+	have   actual
+	create bool
+	// owned are the traits the agent owns on the provider after the pass.
+	owned []string
+	// traits and aggs are the sets to PUT; nil leaves them as they are.
+	traits []string
+	aggs   []string
+	inv    invPlan
+	putInv bool
+	// staleUsages: the usages were read at another generation than the
+	// inventory they judge, so the inventory write must re-read first.
+	staleUsages bool
+	// fallbackDeletes counts the unavailable classes the inventory write
+	// deletes (servers older than 1.26).
+	fallbackDeletes int
+}
+
+// planProvider plans one provider from what is desired (p, under parent)
+// and what Placement holds (obs). previously are the traits the agent
+// owned on it before (nil: unknown). It is pure.
+func planProvider(p drivers.Provider, parent string, obs observed, previously []string, reservedOK bool) providerPlan {
+	pp := providerPlan{p: p, parent: parent, have: obs.have, create: !obs.exists, owned: desiredTraits(p)}
+	if pp.create {
+		pp.have = created(0)
+	}
+	have := pp.have
+	if t := planTraits(have.traits, pp.owned, previously); !slices.Equal(t, have.traits) {
+		pp.traits = t
+	}
+	var usage map[string]int
+	if obs.usages != nil {
+		usage = obs.usages.Usages
+		pp.staleUsages = obs.usages.Generation != have.gen
+	}
+	pp.inv = planInventories(p.Inventories, have.invs, usage, reservedOK)
+	pp.putInv = !inventoriesEqual(pp.inv.invs, have.invs)
+	for _, rc := range pp.inv.fallbackDeleted {
+		if _, had := have.invs[rc]; had && !slices.Contains(pp.inv.keptInUse, rc) {
+			pp.fallbackDeletes++
+		}
+	}
+	if p.Aggregates != nil {
+		if want := sortedCopy(p.Aggregates); !slices.Equal(want, have.aggs) {
+			pp.aggs = want
+		}
+	}
+	return pp
+}
+
+// memory is what the agent remembers across passes that a plan depends
+// on: the traits it set on each provider and the custom names it
+// created.
+type memory struct {
+	owned           map[string][]string
+	classes, traits map[string]bool
+}
+
+// treePlan is one pass's writes for a driver's tree.
+type treePlan struct {
+	// classes and traits are the custom names the tree uses that the
+	// agent has not created yet; they are written first, once.
+	classes, traits []string
+	// groups are written concurrently, each in order.
+	groups [][]providerPlan
+}
+
+// planTree plans the whole pass from the desired tree, what Placement
+// holds (st) and what the agent remembers (mem). It is pure.
+func planTree(tree *drivers.Tree, st *treeState, mem memory) treePlan {
+	classes := map[string]bool{}
+	var traits []string
+	for _, p := range tree.Providers {
+		for rc := range p.Inventories {
+			classes[rc] = true
+		}
+		traits = append(traits, desiredTraits(p)...)
+	}
+	plan := treePlan{
+		classes: missingCustom(slices.Sorted(maps.Keys(classes)), mem.classes),
+		traits:  missingCustom(sortedCopy(traits), mem.traits),
+	}
+	for _, g := range st.groups {
+		if len(g) == 0 {
+			continue
+		}
+		pg := make([]providerPlan, len(g))
+		for i, p := range g {
+			pg[i] = planProvider(p, st.parentOf[p.UUID], st.observed[p.UUID], mem.owned[p.UUID], st.reservedOK)
+		}
+		plan.groups = append(plan.groups, pg)
+	}
+	return plan
+}
+
+// missingCustom returns the custom names among names that are not done.
+func missingCustom(names []string, done map[string]bool) []string {
+	var out []string
+	for _, n := range names {
+		if drivers.IsCustom(n) && !done[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // invPlan is the inventory a provider should have, and what it took.
 type invPlan struct {
 	invs map[string]placementclient.Inventory

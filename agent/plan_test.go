@@ -50,12 +50,3 @@ func TestPlanInventories(t *testing.T) {
 		}
 	})
 }
-
-func TestBackoff(t *testing.T) {
-	for n := 1; n < 10; n++ {
-		d := backoff(100, 1000, n)
-		if d < 50 || d > 1000 {
-			t.Fatalf("backoff(%d) = %d, outside [50, 1000]", n, d)
-		}
-	}
-}

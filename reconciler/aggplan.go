@@ -86,7 +86,6 @@ func (p *AggregatePlan) Drift() int {
 // there. It is pure: the same input gives the same plan.
 func PlanAggregates(in AggregateInput) AggregatePlan {
 	byHost := in.Nova.nodesByHost()
-	owned := setOf(in.Owned, in.Nova.aggregateUUIDs())
 	managed := setOf(in.Managed)
 	current := map[string]bool{}
 	for _, nodes := range byHost {
@@ -94,37 +93,11 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 			managed[n], current[n] = true, true
 		}
 	}
-
-	desired := map[string]map[string]bool{}
-	hostsOf := map[string][]string{}
-	unmapped := map[string]*UnmappedHost{}
-	for _, a := range in.Nova.Aggregates {
-		for _, h := range a.Hosts {
-			nodes := byHost[h]
-			missing := false
-			for _, n := range nodes {
-				if !in.Existing[n] {
-					u := unmappedFor(unmapped, h)
-					u.MissingProviders = appendOnce(u.MissingProviders, n)
-					missing = true
-					continue
-				}
-				if desired[n] == nil {
-					desired[n] = map[string]bool{}
-				}
-				desired[n][a.UUID] = true
-				hostsOf[n] = appendOnce(hostsOf[n], h)
-			}
-			if len(nodes) == 0 || missing {
-				u := unmappedFor(unmapped, h)
-				u.Aggregates = appendOnce(u.Aggregates, a.UUID)
-			}
-		}
-	}
+	want := desiredAssociations(in, byHost)
 
 	plan := AggregatePlan{}
 	candidates := map[string]bool{}
-	for p := range desired {
+	for p := range want.aggregates {
 		candidates[p] = true
 	}
 	for p := range in.Observed {
@@ -132,22 +105,11 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 			candidates[p] = true
 		}
 	}
+	owned := setOf(in.Owned, in.Nova.aggregateUUIDs())
 	keepOwned := setOf(in.Nova.aggregateUUIDs())
 	keepManaged := maps.Clone(current)
 	for _, p := range sortedKeys(candidates) {
-		have := map[string]bool{}
-		for _, a := range in.Observed[p] {
-			if owned[a] {
-				have[a] = true
-			}
-		}
-		c := ProviderChange{
-			Provider: p,
-			Hosts:    hostsOf[p],
-			Desired:  sortedKeys(desired[p]),
-			Add:      minus(desired[p], have),
-			Remove:   minus(have, desired[p]),
-		}
+		c := providerChange(p, want, in.Observed[p], owned)
 		if len(c.Add) == 0 && len(c.Remove) == 0 {
 			plan.InSync++
 			continue
@@ -158,8 +120,8 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 		keepManaged[p] = true
 		plan.Changes = append(plan.Changes, c)
 	}
-	for _, h := range sortedKeys(unmapped) {
-		u := unmapped[h]
+	for _, h := range sortedKeys(want.unmapped) {
+		u := want.unmapped[h]
 		slices.Sort(u.Aggregates)
 		slices.Sort(u.MissingProviders)
 		plan.Unmapped = append(plan.Unmapped, *u)
@@ -167,6 +129,64 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 	plan.Owned = sortedKeys(keepOwned)
 	plan.Managed = sortedKeys(keepManaged)
 	return plan
+}
+
+// desired is where Nova puts its aggregates: by provider, with the hosts
+// each provider is the compute node of, and the hosts that cannot be
+// mirrored.
+type desired struct {
+	aggregates map[string]map[string]bool // provider -> aggregate uuids
+	hostsOf    map[string][]string
+	unmapped   map[string]*UnmappedHost
+}
+
+// desiredAssociations maps each Nova aggregate's hosts to their existing
+// compute-node providers; a host with no compute node, or one without a
+// provider, is unmapped.
+func desiredAssociations(in AggregateInput, byHost map[string][]string) desired {
+	d := desired{aggregates: map[string]map[string]bool{}, hostsOf: map[string][]string{}, unmapped: map[string]*UnmappedHost{}}
+	for _, a := range in.Nova.Aggregates {
+		for _, h := range a.Hosts {
+			nodes := byHost[h]
+			missing := false
+			for _, n := range nodes {
+				if !in.Existing[n] {
+					u := unmappedFor(d.unmapped, h)
+					u.MissingProviders = appendOnce(u.MissingProviders, n)
+					missing = true
+					continue
+				}
+				if d.aggregates[n] == nil {
+					d.aggregates[n] = map[string]bool{}
+				}
+				d.aggregates[n][a.UUID] = true
+				d.hostsOf[n] = appendOnce(d.hostsOf[n], h)
+			}
+			if len(nodes) == 0 || missing {
+				u := unmappedFor(d.unmapped, h)
+				u.Aggregates = appendOnce(u.Aggregates, a.UUID)
+			}
+		}
+	}
+	return d
+}
+
+// providerChange compares one provider's desired aggregates with the
+// owned ones it is observed in.
+func providerChange(p string, want desired, observed []string, owned map[string]bool) ProviderChange {
+	have := map[string]bool{}
+	for _, a := range observed {
+		if owned[a] {
+			have[a] = true
+		}
+	}
+	return ProviderChange{
+		Provider: p,
+		Hosts:    want.hostsOf[p],
+		Desired:  sortedKeys(want.aggregates[p]),
+		Add:      minus(want.aggregates[p], have),
+		Remove:   minus(have, want.aggregates[p]),
+	}
 }
 
 func unmappedFor(m map[string]*UnmappedHost, host string) *UnmappedHost {

@@ -293,7 +293,7 @@ func (s *AggregateSync) apply(ctx context.Context, c ProviderChange, owned map[s
 		if !haveKnown {
 			m, err := s.Placement.Aggregates(ctx, c.Provider)
 			if errors.Is(err, ErrUnavailable) && attempt < retry.Attempts {
-				if werr := retry.wait(ctx, attempt); werr != nil {
+				if werr := retry.Wait(ctx, attempt); werr != nil {
 					out.Err = werr
 					return out
 				}
@@ -347,7 +347,7 @@ func (s *AggregateSync) apply(ctx context.Context, c ProviderChange, owned map[s
 			out.Err = fmt.Errorf("provider %s: gave up after %d attempts: %w", c.Provider, attempt, err)
 			return out
 		}
-		if werr := retry.wait(ctx, attempt); werr != nil {
+		if werr := retry.Wait(ctx, attempt); werr != nil {
 			out.Err = fmt.Errorf("provider %s: %w", c.Provider, werr)
 			return out
 		}

@@ -5,50 +5,32 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
 )
 
 // MinComputeVersionOwnerTrait is the nova-compute service version that
-// reports OWNER_NOVA on its providers (nova/objects/service.py, version
-// 73, Nova 34.0.0). Until every compute runs at least this version,
-// requiring OWNER_NOVA would hide the older computes from scheduling.
-const MinComputeVersionOwnerTrait = 73
+// reports OWNER_NOVA on its providers. Until every compute runs at least
+// this version, requiring OWNER_NOVA would hide the older computes from
+// scheduling.
+const MinComputeVersionOwnerTrait = heartbeat.OwnerTraitVersion
 
 // ComputeBinary is the service binary the gate counts.
-const ComputeBinary = "nova-compute"
+const ComputeBinary = heartbeat.ComputeBinary
 
 // ServiceRecord is one service as reported by its agent's heartbeat (or
 // set by the operator in the configuration).
-type ServiceRecord struct {
-	Host    string `json:"host"`
-	Binary  string `json:"binary"`
-	Version int    `json:"version"`
-	// Deleted and ForcedDown exclude the record from the gate, as Nova's
-	// minimum-version query does.
-	Deleted    bool      `json:"deleted,omitempty"`
-	ForcedDown bool      `json:"forced_down,omitempty"`
-	UpdatedAt  time.Time `json:"updated_at"`
-}
+type ServiceRecord = heartbeat.Record
 
-func (r ServiceRecord) sameExceptTime(o ServiceRecord) bool {
-	r.UpdatedAt, o.UpdatedAt = time.Time{}, time.Time{}
-	return r == o
+// sameExceptTime reports whether two records differ at most in their
+// heartbeat time.
+func sameExceptTime(a, b ServiceRecord) bool {
+	a.UpdatedAt, b.UpdatedAt = time.Time{}, time.Time{}
+	return a == b
 }
 
 func compareRecords(a, b ServiceRecord) int {
 	return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Binary, b.Binary))
-}
-
-// Validate checks a record received from the network.
-func (r ServiceRecord) Validate() error {
-	switch {
-	case r.Host == "":
-		return fmt.Errorf("host is required")
-	case r.Binary == "":
-		return fmt.Errorf("binary is required")
-	case r.Version < 0:
-		return fmt.Errorf("version must not be negative")
-	}
-	return nil
 }
 
 // Gate overrides.

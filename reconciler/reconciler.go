@@ -22,7 +22,8 @@ type Options struct {
 	// memory only.
 	State *StateFile
 	// Jobs maps job names (JobAggregates, JobOwnerTraits) to cron
-	// schedules; a job that is absent is not run.
+	// schedules; a job that is absent is not run, an unknown name is an
+	// error (ErrUnknownJob).
 	Jobs map[string]string
 	// RunTimeout bounds each run (0: no bound).
 	RunTimeout time.Duration
@@ -101,64 +102,11 @@ func New(opts Options) (*Reconciler, error) {
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
 	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named("owner-traits"),
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
-	// Aggregates first: the start runs go in this order.
-	for _, name := range []string{JobAggregates, JobOwnerTraits} {
-		spec, ok := opts.Jobs[name]
-		if !ok {
-			continue
-		}
-		if name == JobAggregates && opts.Nova == nil {
-			return nil, errors.New("reconciler: the aggregates job needs a Nova source")
-		}
-		if err := r.run.add(name, spec, r.jobFunc(name)); err != nil {
-			return nil, fmt.Errorf("reconciler: %w", err)
-		}
-	}
-	for name := range opts.Jobs {
-		if name != JobAggregates && name != JobOwnerTraits {
-			return nil, fmt.Errorf("reconciler: %w %q (want %s or %s)", ErrUnknownJob, name, JobAggregates, JobOwnerTraits)
-		}
+	if err := r.addJobs(opts.Jobs); err != nil {
+		return nil, fmt.Errorf("reconciler: %w", err)
 	}
 	r.refreshGate()
 	return r, nil
-}
-
-func (r *Reconciler) jobFunc(name string) jobFunc {
-	if name == JobAggregates {
-		return func(ctx context.Context) (outcome, error) {
-			res, err := r.aggs.Run(ctx, false)
-			return aggregateOutcome(res), err
-		}
-	}
-	return func(ctx context.Context) (outcome, error) {
-		res, err := r.stamp.Run(ctx, false)
-		return stampOutcome(res), err
-	}
-}
-
-func aggregateOutcome(res *AggregateResult) outcome {
-	if res == nil {
-		return outcome{}
-	}
-	o := outcome{changes: res.Changes(), drift: res.Plan.Drift(), conflicts: res.Conflicts, giveUps: res.GiveUps}
-	for _, u := range res.Plan.Unmapped {
-		o.unmapped = append(o.unmapped, u.Host)
-	}
-	o.detail = fmt.Sprintf("%d providers in sync, %d written, %d failed (read %s)", res.Plan.InSync, res.Writes(), len(res.Failed()), res.Strategy)
-	return o
-}
-
-func stampOutcome(res *StampResult) outcome {
-	if res == nil {
-		return outcome{}
-	}
-	o := outcome{changes: len(res.Stamped), drift: len(res.Candidates), conflicts: res.Conflicts, giveUps: res.GiveUps}
-	if !res.Gate.Open {
-		o.detail = "gate closed: " + res.Gate.Reason
-	} else {
-		o.detail = fmt.Sprintf("%d providers lacked %s, %d stamped", len(res.Candidates), TraitOwnerNova, len(res.Stamped))
-	}
-	return o
 }
 
 // Run runs each configured job once, then on its schedule, until ctx

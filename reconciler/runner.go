@@ -72,6 +72,8 @@ type job struct {
 	name     string
 	schedule string
 	fn       jobFunc
+	// reportsUnmapped: runs set the hosts_without_provider gauge.
+	reportsUnmapped bool
 	// running is held for the whole of a run: TryLock makes scheduled and
 	// on-demand runs skip rather than overlap (cron's SkipIfStillRunning
 	// cannot see on-demand runs).
@@ -103,11 +105,11 @@ type runner struct {
 	now     func() time.Time
 }
 
-func (r *runner) add(name, schedule string, fn jobFunc) error {
+func (r *runner) add(name, schedule string, fn jobFunc, reportsUnmapped bool) error {
 	if _, err := cronParser.Parse(schedule); err != nil {
 		return fmt.Errorf("job %s: schedule %q: %w", name, schedule, err)
 	}
-	j := &job{name: name, schedule: schedule, fn: fn}
+	j := &job{name: name, schedule: schedule, fn: fn, reportsUnmapped: reportsUnmapped}
 	r.jobs = append(r.jobs, j)
 	r.byName[name] = j
 	return nil
@@ -163,7 +165,7 @@ func (r *runner) record(j *job, rec RunRecord) {
 	if rec.Result == ResultOK {
 		r.m.lastSuccess.WithLabelValues(rec.Job).Set(float64(rec.Start.Add(rec.Duration).UnixNano()) / 1e9)
 	}
-	if rec.Job == JobAggregates && rec.Result != ResultSkipped {
+	if j.reportsUnmapped && rec.Result != ResultSkipped {
 		r.m.unmapped.WithLabelValues(rec.Job).Set(float64(len(rec.HostsWithoutProvider)))
 	}
 	fields := []zap.Field{zap.String("job", rec.Job), zap.String("trigger", rec.Trigger), zap.String("result", rec.Result),

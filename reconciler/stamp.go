@@ -164,7 +164,7 @@ func stampOne(ctx context.Context, pl Placement, provider string, retry Retry) (
 		if attempt >= retry.Attempts {
 			return conflicts, false, fmt.Errorf("provider %s: gave up after %d attempts: %w", provider, attempt, err)
 		}
-		if werr := retry.wait(ctx, attempt); werr != nil {
+		if werr := retry.Wait(ctx, attempt); werr != nil {
 			return conflicts, false, werr
 		}
 	}

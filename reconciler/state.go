@@ -94,7 +94,7 @@ func (f *StateFile) PutService(rec ServiceRecord) error {
 	if i >= 0 {
 		old := next.Services[i]
 		next.Services[i] = rec
-		if old.sameExceptTime(rec) {
+		if sameExceptTime(old, rec) {
 			f.st = next
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -22,17 +23,26 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
-// cmdAgent runs `placement-syncd agent --config FILE [--once]`. With
-// --once it makes one pass and exits 0 only if every driver fully synced.
-func cmdAgent(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("agent", "placement-syncd agent --config FILE [--once]", stderr)
+// agentSynopsis is the agent command's usage line.
+const agentSynopsis = "placement-syncd agent --config FILE [--once [--dry-run]]"
+
+// cmdAgent runs `placement-syncd agent --config FILE [--once [--dry-run]]`.
+// With --once it makes one pass and exits 0 only if every driver fully
+// synced; with --dry-run as well it prints that pass's plan to stdout
+// and writes nothing.
+func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("agent", agentSynopsis, stderr)
 	config := fs.String("config", "", "YAML configuration `file` (its agent section)")
 	once := fs.Bool("once", false, "make one sync pass and exit (0: fully synced)")
+	dryRun := fs.Bool("dry-run", false, "with --once: print the pass's plan, one line per intended write, and write nothing to Placement")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *config == "" {
 		return usageError{fmt.Errorf("agent: --config is required")}
+	}
+	if *dryRun && !*once {
+		return usageError{fmt.Errorf("agent: --dry-run needs --once")}
 	}
 	cfg, err := configure(*config, nil)
 	if err != nil {
@@ -49,12 +59,21 @@ func cmdAgent(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer closeDrivers()
-	if *once {
+	switch {
+	case *dryRun:
+		return printPlans(stdout, a.DryRun(ctx))
+	case *once:
 		if err := a.SyncOnce(ctx); err != nil {
 			return fmt.Errorf("agent: pass failed: %w", err)
 		}
 		return nil
 	}
+	return runAgent(ctx, cfg, a, reg, log)
+}
+
+// runAgent runs the agent, its local endpoint and its /metrics listener
+// until ctx ends.
+func runAgent(ctx context.Context, cfg Config, a *agent.Agent, reg *prometheus.Registry, log *zap.Logger) error {
 	actors := map[string]actor{"agent": agentActor{a}}
 	if cfg.Agent.Local.Listen != "" && cfg.Agent.Local.Token != "" {
 		ln, err := net.Listen("tcp", cfg.Agent.Local.Listen)
@@ -79,6 +98,27 @@ func cmdAgent(ctx context.Context, args []string, stderr io.Writer) error {
 	log.Info("agent started", zap.String("placement", cfg.Agent.Placement.Endpoint), zap.Duration("interval", cfg.Agent.Interval),
 		zap.String("metrics", mx.describe("")))
 	return runActors(ctx, actors)
+}
+
+// printPlans prints each driver's plan, "driver: write" per line, and a
+// summary; a driver that could not be planned fully is an error.
+func printPlans(w io.Writer, plans []agent.Plan) error {
+	writes := 0
+	var errs []error
+	for _, pl := range plans {
+		for _, line := range pl.Writes {
+			fmt.Fprintf(w, "%s: %s\n", pl.Driver, line)
+		}
+		writes += len(pl.Writes)
+		if pl.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", pl.Driver, pl.Err))
+		}
+	}
+	fmt.Fprintf(w, "dry run: %d writes planned, nothing written\n", writes)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("agent: dry run incomplete: %w", err)
+	}
+	return nil
 }
 
 // buildAgent maps the agent section to agent.Options and the drivers.

@@ -77,7 +77,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "serve":
 		return cmdServe(ctx, args[1:], stderr)
 	case "agent":
-		return cmdAgent(ctx, args[1:], stderr)
+		return cmdAgent(ctx, args[1:], stdout, stderr)
 	case "fpga":
 		return cmdFPGA(ctx, args[1:], stdout, stderr)
 	case "demo":

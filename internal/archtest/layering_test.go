@@ -11,6 +11,10 @@ import (
 
 const module = "github.com/placement-syncd/placement-syncd"
 
+// sharedNever is what the plumbing shared by the agent and the reconciler
+// must not depend on.
+var sharedNever = []string{"agent", "reconciler", "drivers", "placementsrv", "placementclient"}
+
 // forbidden maps a package pattern to module packages it must never depend
 // on, directly or not.
 var forbidden = []struct {
@@ -25,6 +29,10 @@ var forbidden = []struct {
 	{"placementsrv/store", []string{"placementsrv/store/sqlite", "database/sql", "net/http"}, "the store contract holds no SQL and no HTTP"},
 	{"placementsrv", []string{"agent", "reconciler", "drivers", "placementclient"}, "the server knows nothing of its clients"},
 	{"metrics", []string{"placementsrv", "agent", "reconciler"}, "metrics is a leaf"},
+	{"internal/backoff", sharedNever, "shared plumbing knows none of its users"},
+	{"internal/localapi", sharedNever, "shared plumbing knows none of its users"},
+	{"internal/heartbeat", sharedNever, "shared plumbing knows none of its users"},
+	{"internal/metricset", sharedNever, "shared plumbing knows none of its users"},
 }
 
 func deps(t *testing.T, pkg string) []string {

@@ -1,0 +1,38 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+)
+
+// aggregatesJob mirrors Nova host aggregates into Placement (AggregateSync).
+func aggregatesJob() jobKind {
+	return jobKind{
+		name: JobAggregates,
+		check: func(o Options) error {
+			if o.Nova == nil {
+				return errNeedsNova
+			}
+			return nil
+		},
+		work: func(r *Reconciler) jobFunc {
+			return func(ctx context.Context) (outcome, error) {
+				res, err := r.aggs.Run(ctx, false)
+				return aggregateOutcome(res), err
+			}
+		},
+		reportsUnmapped: true,
+	}
+}
+
+func aggregateOutcome(res *AggregateResult) outcome {
+	if res == nil {
+		return outcome{}
+	}
+	o := outcome{changes: res.Changes(), drift: res.Plan.Drift(), conflicts: res.Conflicts, giveUps: res.GiveUps}
+	for _, u := range res.Plan.Unmapped {
+		o.unmapped = append(o.unmapped, u.Host)
+	}
+	o.detail = fmt.Sprintf("%d providers in sync, %d written, %d failed (read %s)", res.Plan.InSync, res.Writes(), len(res.Failed()), res.Strategy)
+	return o
+}
