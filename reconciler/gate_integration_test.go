@@ -3,22 +3,16 @@ package reconciler
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"go.uber.org/zap/zaptest"
 
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
-	"github.com/placement-syncd/placement-syncd/placementsrv"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // gateRef lets our server ask a reconciler built after it.
@@ -31,34 +25,9 @@ func (g *gateRef) OwnerNovaGateOpen() bool {
 
 // startOursWithPrefilter starts our server with the pre-filter on auto,
 // following gate, for the scheduler user "nova".
-func startOursWithPrefilter(t *testing.T, gate placementsrv.OwnerNovaGate) *placementtest.Server {
+func startOursWithPrefilter(t *testing.T, gate *gateRef) *placementtest.Server {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	srv, err := placementsrv.New(placementsrv.Options{Store: st, OwnerNovaPrefilter: placementsrv.PrefilterAuto, OwnerNovaGate: gate, SchedulerUsers: []string{"nova"}})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("server: %v", err)
-		}
-		_ = st.Close()
-	})
-	return &placementtest.Server{Kind: placementtest.Ours, URL: "http://" + ln.Addr().String(), Token: "admin"}
+	return placementtest.StartOurs(t, placementtest.Options{OwnerNovaGate: gate, SchedulerUsers: []string{"nova"}})
 }
 
 // TestOwnerGate_NovaDouble: one old compute keeps the gate closed and

@@ -1,73 +1,202 @@
-// Package archtest checks the project's dependency rules: which packages
-// may import which, so that the layering written in the style guide does
-// not erode.
+// Package archtest checks the project's structure: which packages may
+// import which (layering_test.go), and how large a file or a function may
+// grow (shape_test.go), so that the layering in the style guide does not
+// erode.
 package archtest
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/placement-syncd/placement-syncd"
 
-// sharedNever is what the plumbing shared by the agent and the reconciler
-// must not depend on.
-var sharedNever = []string{"agent", "reconciler", "drivers", "placementsrv", "placementclient"}
-
-// forbidden maps a package pattern to module packages it must never depend
-// on, directly or not.
-var forbidden = []struct {
-	pkg   string
-	never []string
-	why   string
-}{
-	{"agent", []string{"placementsrv"}, "the agent talks to any Placement through placementclient only"},
-	{"reconciler", []string{"placementsrv", "agent", "drivers"}, "the reconciler talks to any Placement through placementclient only"},
-	{"drivers", []string{"placementsrv", "placementclient", "agent"}, "drivers return desired trees; the agent writes"},
-	{"placementclient", []string{"placementsrv", "agent", "reconciler", "drivers"}, "the client is a leaf over gophercloud"},
-	{"placementsrv/store", []string{"placementsrv/store/sqlite", "database/sql", "net/http"}, "the store contract holds no SQL and no HTTP"},
-	{"placementsrv", []string{"agent", "reconciler", "drivers", "placementclient"}, "the server knows nothing of its clients"},
-	{"metrics", []string{"placementsrv", "agent", "reconciler"}, "metrics is a leaf"},
-	{"internal/backoff", sharedNever, "shared plumbing knows none of its users"},
-	{"internal/localapi", sharedNever, "shared plumbing knows none of its users"},
-	{"internal/heartbeat", sharedNever, "shared plumbing knows none of its users"},
-	{"internal/metricset", sharedNever, "shared plumbing knows none of its users"},
+// rule bans, for every package matched by pkgs (an import path relative to
+// the module, or such a path followed by "/..." for the whole tree), any
+// dependency matched by never. Dependencies are followed transitively and
+// include what the package's own tests import; a test may reach a real
+// server only through a harness package (see harnesses), unless strict.
+type rule struct {
+	pkgs   []string
+	except []string // packages of pkgs the rule leaves out
+	never  []string // module-relative paths, or full paths when they contain a dot
+	strict bool     // harnesses give no way through
+	notest bool     // the package's tests are not checked (they assemble the whole)
+	direct bool     // only the package's own imports, not theirs
+	why    string
 }
 
-func deps(t *testing.T, pkg string) []string {
+// harnesses start real servers for tests (ours, the reference, an Ironic
+// double). Tests of the agent and reconciler use them to talk to a real
+// Placement over HTTP, which is a dependency of the test process, not of
+// the code under test.
+var harnesses = []string{"internal/placementtest", "internal/ironictest"}
+
+var rules = []rule{
+	{pkgs: []string{"agent/..."}, never: []string{"placementsrv/...", "reconciler/..."},
+		why: "the agent talks to any Placement through placementclient only"},
+	{pkgs: []string{"reconciler/..."}, never: []string{"placementsrv/...", "agent/...", "drivers/..."},
+		why: "the reconciler talks to any Placement through placementclient only"},
+	{pkgs: []string{"drivers/..."}, strict: true,
+		never: []string{"placementsrv/...", "placementclient/...", "agent/...", "reconciler/...",
+			"github.com/gophercloud/gophercloud/v2/openstack/placement/..."},
+		why: "drivers return desired trees; only the agent writes to Placement"},
+	{pkgs: []string{"placementclient/..."}, never: []string{"placementsrv/...", "agent/...", "reconciler/...", "drivers/..."},
+		why: "the client is a leaf over gophercloud"},
+	{pkgs: []string{"placementsrv/..."}, never: []string{"agent/...", "reconciler/...", "drivers/...", "placementclient/..."},
+		why: "the server knows nothing of its clients"},
+	{pkgs: []string{"metrics"}, never: []string{"placementsrv/...", "agent/...", "reconciler/...",
+		"github.com/prometheus/client_golang/prometheus/promhttp", "net/http"},
+		why: "metrics names and registries are a leaf; serving them is metrics/endpoint's job"},
+	{pkgs: []string{"placementsrv/store"}, strict: true,
+		never: []string{"placementsrv/store/sqlite", "placementsrv/ledger/...", "database/sql", "net/http"},
+		why: "the store contract is records and transactions, with no SQL and no HTTP"},
+	{pkgs: []string{"placementsrv/ledger/..."}, strict: true,
+		never: []string{"placementsrv/store/sqlite", "database/sql", "net/http",
+			"github.com/prometheus/client_golang/prometheus/promhttp"},
+		why: "Placement's rules are backend-neutral and know no HTTP"},
+	{pkgs: []string{"placementsrv/..."}, except: []string{"placementsrv/store/sqlite", "placementsrv"}, strict: true,
+		never: []string{"placementsrv/store/sqlite"},
+		why: "handlers, candidates and rules stay off concrete stores; only the process wires one in"},
+	{pkgs: []string{"placementsrv"}, notest: true, never: []string{"placementsrv/store/sqlite"},
+		why: "the server is handed a store; it does not open one"},
+	{pkgs: []string{"placementsrv/apierror", "placementsrv/jsonenc"}, strict: true,
+		never: []string{"...", "net/http"},
+		why: "error answers and JSON encoding are leaves every layer may use"},
+	{pkgs: []string{"placementsrv/query/..."}, strict: true,
+		never: []string{"placementsrv/handlers/...", "placementsrv/middleware/...", "placementsrv/candidates/...",
+			"placementsrv/store/...", "placementsrv/ledger/...", "net/http"},
+		why: "query parsing turns strings into requests and nothing else"},
+	{pkgs: []string{"placementsrv/candidates/..."}, strict: true,
+		never: []string{"placementsrv/store/...", "placementsrv/ledger/...", "placementsrv/handlers/...",
+			"placementsrv/middleware/...", "net/http"},
+		why: "the read model and the engine know nothing of storage or HTTP"},
+	{pkgs: []string{"placementsrv/middleware/..."}, strict: true,
+		never: []string{"placementsrv/handlers/...", "placementsrv/candidates/...", "placementsrv/store/...", "placementsrv/ledger/..."},
+		why: "HTTP plumbing serves every resource and knows none"},
+	{pkgs: []string{"placementsrv/handlers/...", "placementsrv/inventorymetrics/..."}, strict: true,
+		never: []string{"placementsrv/ledger/...", "placementsrv/store/sqlite", "database/sql"},
+		why: "handlers read and write through the store contract, never an implementation of it"},
+	{pkgs: []string{"..."}, except: []string{"placementsrv/store/sqlite"}, direct: true,
+		never: []string{"github.com/mattn/go-sqlite3"},
+		why: "the cgo SQLite driver is confined to store/sqlite"},
+}
+
+// pkgInfo is the part of `go list -json` the rules read.
+type pkgInfo struct {
+	ImportPath   string
+	Standard     bool
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// loadGraph lists every package the module's packages and tests reach.
+func loadGraph(t *testing.T) map[string]*pkgInfo {
 	t.Helper()
-	// The store contract is checked alone; every other rule covers the
-	// package and its sub-packages.
-	pattern := module + "/" + pkg + "/..."
-	if pkg == "placementsrv/store" {
-		pattern = module + "/" + pkg
-	}
-	out, err := exec.Command("go", "list", "-deps", pattern).Output()
+	out, err := exec.Command("go", "list", "-e", "-deps", "-test", "-json", module+"/...").Output()
 	if err != nil {
-		t.Fatalf("go list -deps %s: %v", pkg, err)
+		t.Fatalf("go list: %v", err)
 	}
-	return strings.Fields(string(out))
+	graph := map[string]*pkgInfo{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkgInfo
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		// Test variants ("p [p.test]") and test mains are folded into p.
+		if strings.HasSuffix(p.ImportPath, ".test") || strings.Contains(p.ImportPath, " [") {
+			continue
+		}
+		graph[p.ImportPath] = &p
+	}
+	return graph
+}
+
+// full turns a rule path into an import path prefix test.
+func full(p string) string {
+	if p == "..." {
+		return module + "/..."
+	}
+	if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+		return p
+	}
+	return module + "/" + p
+}
+
+func matches(pattern, path string) bool {
+	pattern = full(pattern)
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == base || strings.HasPrefix(path, base+"/")
+	}
+	return path == pattern
+}
+
+func matchesAny(patterns []string, path string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool { return matches(p, path) })
+}
+
+// reach returns every package p depends on, with the path that leads to
+// each, following its tests' imports too unless r.notest.
+func reach(graph map[string]*pkgInfo, p *pkgInfo, r rule) map[string][]string {
+	start := slices.Clone(p.Imports)
+	if !r.notest {
+		start = append(append(start, p.TestImports...), p.XTestImports...)
+	}
+	seen := map[string][]string{}
+	queue := make([][]string, 0, len(start))
+	for _, s := range start {
+		queue = append(queue, []string{p.ImportPath, s})
+	}
+	for len(queue) > 0 {
+		chain := queue[0]
+		queue = queue[1:]
+		d := chain[len(chain)-1]
+		if _, ok := seen[d]; ok || d == p.ImportPath {
+			continue
+		}
+		seen[d] = chain
+		if r.direct {
+			continue
+		}
+		if !r.strict && matchesAny(harnesses, d) && !slices.Contains(p.Imports, d) {
+			continue // a test's harness: its server is not a dependency of p
+		}
+		if info, ok := graph[d]; ok {
+			for _, next := range info.Imports {
+				queue = append(queue, append(slices.Clone(chain), next))
+			}
+		}
+	}
+	return seen
 }
 
 func TestLayering(t *testing.T) {
-	for _, rule := range forbidden {
-		t.Run(rule.pkg, func(t *testing.T) {
-			for _, d := range deps(t, rule.pkg) {
-				for _, n := range rule.never {
-					target := n
-					if n != "net/http" && n != "database/sql" {
-						target = module + "/" + n
-					}
-					// A package may use its own sub-packages (placementsrv/store/sqlite
-					// under placementsrv is fine); only the named tree is banned.
-					if d == target || strings.HasPrefix(d, target+"/") {
-						if strings.HasPrefix(target, module+"/"+rule.pkg) {
-							continue
-						}
-						t.Errorf("%s depends on %s: %s", rule.pkg, d, rule.why)
+	graph := loadGraph(t)
+	for _, r := range rules {
+		t.Run(strings.Join(r.pkgs, ","), func(t *testing.T) {
+			checked := 0
+			for path, p := range graph {
+				if !matchesAny(r.pkgs, path) || matchesAny(r.except, path) {
+					continue
+				}
+				checked++
+				for d, chain := range reach(graph, p, r) {
+					if matchesAny(r.never, d) {
+						t.Errorf("%s depends on %s (%s): %s", path, d, strings.Join(chain, " -> "), r.why)
 					}
 				}
+			}
+			if checked == 0 {
+				t.Errorf("rule matches no package: %v", r.pkgs)
 			}
 		})
 	}

@@ -43,6 +43,10 @@ type Server struct {
 type Options struct {
 	// MaxMicroversion caps our server's microversions, e.g. "1.25".
 	MaxMicroversion string
+	// OwnerNovaGate, when set, turns the OWNER_NOVA pre-filter on in
+	// auto mode, following the gate, for SchedulerUsers.
+	OwnerNovaGate  placementsrv.OwnerNovaGate
+	SchedulerUsers []string
 }
 
 // StartOurs starts placementsrv on 127.0.0.1:0 over a fresh SQLite file in
@@ -62,7 +66,13 @@ func StartOurs(t testing.TB, opts Options) *Server {
 			t.Fatalf("placementtest: %v", err)
 		}
 	}
-	srv, err := placementsrv.New(placementsrv.Options{Store: st, MaxMicroversion: capv})
+	so := placementsrv.Options{Store: st, MaxMicroversion: capv}
+	if opts.OwnerNovaGate != nil {
+		so.OwnerNovaPrefilter = placementsrv.PrefilterAuto
+		so.OwnerNovaGate = opts.OwnerNovaGate
+		so.SchedulerUsers = opts.SchedulerUsers
+	}
+	srv, err := placementsrv.New(so)
 	if err != nil {
 		cancel()
 		t.Fatalf("placementtest: new server: %v", err)
