@@ -1,0 +1,139 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// ProviderAggregates returns a provider and its aggregate uuids.
+func (l *Ledger) ProviderAggregates(ctx context.Context, uuid string) (store.Provider, []string, error) {
+	var p store.Provider
+	var out []string
+	err := l.read(func(st *state) error {
+		pr, err := st.lookupProvider(uuid)
+		if err != nil {
+			return err
+		}
+		p, out = pr.record(), aggregatesByID(pr.aggregates)
+		return nil
+	})
+	return p, out, err
+}
+
+// aggregatesByID lists aggregate uuids in id order: the order in which
+// they were first seen, and the order Placement's membership index gives.
+func aggregatesByID(set map[*aggregate]struct{}) []string {
+	as := make([]*aggregate, 0, len(set))
+	for a := range set {
+		as = append(as, a)
+	}
+	sort.Slice(as, func(i, j int) bool { return as[i].id < as[j].id })
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.uuid
+	}
+	return out
+}
+
+// SetProviderAggregates replaces a provider's aggregates, creating unknown
+// aggregates on the way; see store.AggregateStore.
+func (l *Ledger) SetProviderAggregates(ctx context.Context, uuid string, generation *int64, uuids []string) (store.Provider, []string, error) {
+	var p store.Provider
+	var out []string
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
+		pr, err := st.lookupProvider(uuid)
+		if err != nil {
+			return nil, err
+		}
+		if generation != nil && *generation != pr.generation {
+			return nil, staleProviderGeneration()
+		}
+		want, created, err := ensureAggregates(ctx, tx, st, uuids)
+		if err != nil {
+			return nil, err
+		}
+		var add, drop []*aggregate
+		for _, a := range want {
+			if _, ok := pr.aggregates[a]; !ok {
+				add = append(add, a)
+			}
+		}
+		keep := make(map[*aggregate]struct{}, len(want))
+		for _, a := range want {
+			keep[a] = struct{}{}
+		}
+		for a := range pr.aggregates {
+			if _, ok := keep[a]; !ok {
+				drop = append(drop, a)
+			}
+		}
+		for _, a := range add {
+			if err := tx.AddProviderAggregate(ctx, pr.id, a.id); err != nil {
+				return nil, fmt.Errorf("add provider %s to aggregate %s: %w", pr.uuid, a.uuid, err)
+			}
+		}
+		for _, a := range drop {
+			if err := tx.RemoveProviderAggregate(ctx, pr.id, a.id); err != nil {
+				return nil, fmt.Errorf("remove provider %s from aggregate %s: %w", pr.uuid, a.uuid, err)
+			}
+		}
+		bump := generation != nil
+		if bump {
+			if err := bumpGeneration(ctx, tx, pr, pr.generation, now); err != nil {
+				return nil, err
+			}
+		}
+		p, out = pr.record(), aggregatesByID(keep)
+		if bump {
+			p.Generation++
+			p.UpdatedAt = now
+		}
+		return func() {
+			for _, a := range created {
+				st.aggregates[a.uuid] = a
+			}
+			for _, a := range drop {
+				delete(pr.aggregates, a)
+				delete(a.members, pr)
+			}
+			for _, a := range add {
+				pr.aggregates[a] = struct{}{}
+				a.members[pr] = struct{}{}
+			}
+			if bump {
+				pr.generation++
+				pr.updatedAt = now
+			}
+		}, nil
+	})
+	return p, out, err
+}
+
+// ensureAggregates resolves uuids (deduplicated, in order) to aggregates,
+// inserting the unknown ones. The new records are returned separately so
+// that apply can publish them after commit.
+func ensureAggregates(ctx context.Context, tx store.Tx, st *state, uuids []string) (all, created []*aggregate, err error) {
+	seen := make(map[string]*aggregate, len(uuids))
+	for _, u := range uuids {
+		if _, dup := seen[u]; dup {
+			continue
+		}
+		a, ok := st.aggregates[u]
+		if !ok {
+			id, err := tx.InsertAggregate(ctx, u)
+			if err != nil {
+				return nil, nil, fmt.Errorf("insert aggregate %s: %w", u, err)
+			}
+			a = &aggregate{id: id, uuid: u, members: map[*provider]struct{}{}}
+			created = append(created, a)
+		}
+		seen[u] = a
+		all = append(all, a)
+	}
+	return all, created, nil
+}
