@@ -30,7 +30,7 @@ const (
 // VCPU.
 type alEnv struct {
 	t   *testing.T
-	st  *sqlite.Store
+	st  store.Store
 	srv *httptest.Server
 }
 
