@@ -231,26 +231,6 @@ func (p *provider) sortedInventories() []store.Inventory {
 	return out
 }
 
-// traitNames returns p's traits sorted.
-func (p *provider) traitNames() []string {
-	out := make([]string, 0, len(p.traits))
-	for t := range p.traits {
-		out = append(out, t.name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// aggregateUUIDs returns p's aggregates sorted.
-func (p *provider) aggregateUUIDs() []string {
-	out := make([]string, 0, len(p.aggregates))
-	for a := range p.aggregates {
-		out = append(out, a.uuid)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // notFoundProvider is the error for an unknown provider uuid.
 func notFoundProvider(uuid string) error {
 	return store.Errorf(store.ErrNotFound, "No resource provider with uuid "+uuid+" found")
