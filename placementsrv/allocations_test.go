@@ -29,7 +29,7 @@ const (
 // VCPU.
 type alEnv struct {
 	t   *testing.T
-	st  *sqlite.Store
+	st  store.Store
 	srv *httptest.Server
 }
 

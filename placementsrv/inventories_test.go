@@ -22,7 +22,7 @@ const invTestRP = "7260669a-e3d4-4867-aaa7-683e2ab6958c"
 type invEnv struct {
 	t     *testing.T
 	path  string
-	store *sqlite.Store
+	store store.Store
 	srv   *httptest.Server
 }
 

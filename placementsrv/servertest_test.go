@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
@@ -21,7 +22,7 @@ import (
 type testServer struct {
 	URL    string // base URL, no trailing slash
 	Client *http.Client
-	Store  *sqlite.Store
+	Store  store.Store
 }
 
 // startTestServer starts a server for the duration of the test.

@@ -19,7 +19,7 @@ import (
 type taEnv struct {
 	t   *testing.T
 	url string
-	st  *sqlite.Store
+	st  store.Store
 	db  string
 }
 

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
@@ -145,7 +146,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 
 // openStore opens the SQLite database, creating its directory if needed.
 // Schema errors keep sqlite's sentinels so that they map to exit code 3.
-func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger, reg prometheus.Registerer) (*sqlite.Store, error) {
+func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	if dir := filepath.Dir(db.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -84,16 +85,16 @@ type AllocationStore interface {
 	// ConsumerAllocations returns the consumer and its allocations, each
 	// with its provider's generation; a consumer without allocations is
 	// ErrNotFound.
-	ConsumerAllocations(ctx Ctx, consumerUUID string) (HeldAllocations, error)
+	ConsumerAllocations(ctx context.Context, consumerUUID string) (HeldAllocations, error)
 	// ProviderAllocations returns the provider and the allocations on it
 	// grouped by consumer, oldest allocation first.
-	ProviderAllocations(ctx Ctx, uuid string) (Provider, []HeldAllocations, error)
+	ProviderAllocations(ctx context.Context, uuid string) (Provider, []HeldAllocations, error)
 	// ReplaceAllocations atomically sets the allocations of one or more
 	// consumers, checking generations and capacity; every provider named
 	// gets its generation incremented, and so does every consumer whose
 	// allocations were written.
-	ReplaceAllocations(ctx Ctx, reqs []ConsumerAllocations) error
+	ReplaceAllocations(ctx context.Context, reqs []ConsumerAllocations) error
 	// DeleteConsumerAllocations removes a consumer's allocations and the
 	// consumer; ErrNotFound when it has none. Generations do not change.
-	DeleteConsumerAllocations(ctx Ctx, consumerUUID string) error
+	DeleteConsumerAllocations(ctx context.Context, consumerUUID string) error
 }

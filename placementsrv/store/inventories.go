@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -44,21 +45,21 @@ var ErrInventoryNotFound = fmt.Errorf("inventory %w", ErrNotFound)
 type InventoryStore interface {
 	// GetInventories returns the provider and its inventories sorted by
 	// resource class name.
-	GetInventories(ctx Ctx, uuid string) (Provider, []Inventory, error)
+	GetInventories(ctx context.Context, uuid string) (Provider, []Inventory, error)
 	// SetInventories replaces all inventories (PUT). Removing a class
 	// that has allocations is ErrInventoryInUse.
-	SetInventories(ctx Ctx, uuid string, generation int64, invs []Inventory) (Provider, []Inventory, error)
+	SetInventories(ctx context.Context, uuid string, generation int64, invs []Inventory) (Provider, []Inventory, error)
 	// AddInventory adds one inventory without a generation check (POST);
 	// an existing inventory of the class is ErrDuplicate.
-	AddInventory(ctx Ctx, uuid string, inv Inventory) (Provider, Inventory, error)
+	AddInventory(ctx context.Context, uuid string, inv Inventory) (Provider, Inventory, error)
 	// UpdateInventory replaces one existing inventory (PUT one); a class
 	// the provider has no inventory of is ErrInventoryNotFound.
-	UpdateInventory(ctx Ctx, uuid string, generation int64, inv Inventory) (Provider, Inventory, error)
+	UpdateInventory(ctx context.Context, uuid string, generation int64, inv Inventory) (Provider, Inventory, error)
 	// DeleteInventory removes one inventory without a generation check;
 	// ErrInventoryInUse when allocated, ErrInventoryNotFound when absent.
-	DeleteInventory(ctx Ctx, uuid, resourceClass string) error
+	DeleteInventory(ctx context.Context, uuid, resourceClass string) error
 	// DeleteAllInventories removes every inventory without a generation
 	// check (microversion 1.5); it increments the generation even when
 	// there was nothing to remove.
-	DeleteAllInventories(ctx Ctx, uuid string) error
+	DeleteAllInventories(ctx context.Context, uuid string) error
 }

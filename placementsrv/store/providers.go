@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"time"
 )
@@ -76,16 +77,16 @@ type ProviderStore interface {
 	// CreateProvider creates a provider at generation 0. Errors:
 	// ErrDuplicate (uuid checked before name), ErrInvalid with upstream's
 	// "Object action create failed because: ..." detail.
-	CreateProvider(ctx Ctx, p NewProvider) (Provider, error)
-	GetProvider(ctx Ctx, uuid string) (Provider, error)
+	CreateProvider(ctx context.Context, p NewProvider) (Provider, error)
+	GetProvider(ctx context.Context, uuid string) (Provider, error)
 	// ListProviders returns the matching providers ordered by creation.
-	ListProviders(ctx Ctx, f ProviderFilter) ([]Provider, error)
+	ListProviders(ctx context.Context, f ProviderFilter) ([]Provider, error)
 	// UpdateProvider renames and re-parents; it does not change the
 	// generation. Errors: ErrNotFound, ErrInvalid ("Object action ...
 	// failed because: ..."), ErrDuplicate for a name in use.
-	UpdateProvider(ctx Ctx, uuid string, u ProviderUpdate) (Provider, error)
+	UpdateProvider(ctx context.Context, uuid string, u ProviderUpdate) (Provider, error)
 	// DeleteProvider removes a provider with its inventories, traits and
 	// aggregate memberships. Errors: ErrNotFound, ErrCannotDeleteParent,
 	// ErrProviderInUse (it has allocations).
-	DeleteProvider(ctx Ctx, uuid string) error
+	DeleteProvider(ctx context.Context, uuid string) error
 }

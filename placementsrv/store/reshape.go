@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -33,5 +34,5 @@ type ReshapeStore interface {
 	// interim inventory), then inventories are set to the requested
 	// state. Each of the three steps increments the generation of the
 	// providers it touches.
-	Reshape(ctx Ctx, inventories []ProviderInventories, allocations []ConsumerAllocations) error
+	Reshape(ctx context.Context, inventories []ProviderInventories, allocations []ConsumerAllocations) error
 }

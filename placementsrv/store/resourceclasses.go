@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -27,17 +28,17 @@ type ResourceClass struct {
 type ResourceClassStore interface {
 	// ListResourceClasses returns every class, standard ones first in
 	// their standard order, then custom ones by creation.
-	ListResourceClasses(ctx Ctx) ([]ResourceClass, error)
-	GetResourceClass(ctx Ctx, name string) (ResourceClass, error)
+	ListResourceClasses(ctx context.Context) ([]ResourceClass, error)
+	GetResourceClass(ctx context.Context, name string) (ResourceClass, error)
 	// CreateResourceClass fails with ErrDuplicate when it exists.
-	CreateResourceClass(ctx Ctx, name string) (ResourceClass, error)
+	CreateResourceClass(ctx context.Context, name string) (ResourceClass, error)
 	// EnsureResourceClass creates the class when missing and reports
 	// whether it did.
-	EnsureResourceClass(ctx Ctx, name string) (ResourceClass, bool, error)
+	EnsureResourceClass(ctx context.Context, name string) (ResourceClass, bool, error)
 	// RenameResourceClass changes a custom class's name; ErrStandard for
 	// a standard class, ErrDuplicate when newName is taken.
-	RenameResourceClass(ctx Ctx, name, newName string) (ResourceClass, error)
+	RenameResourceClass(ctx context.Context, name, newName string) (ResourceClass, error)
 	// DeleteResourceClass fails with ErrResourceClassInUse when any
 	// inventory uses it and ErrStandard for a standard class.
-	DeleteResourceClass(ctx Ctx, name string) error
+	DeleteResourceClass(ctx context.Context, name string) error
 }

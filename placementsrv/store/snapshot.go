@@ -1,11 +1,15 @@
 package store
 
-import "github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+import (
+	"context"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+)
 
 // SnapshotStore gives the read model allocation candidates are computed
 // from.
 type SnapshotStore interface {
 	// Snapshot returns a snapshot that reflects at least every write
 	// committed before the call started.
-	Snapshot(ctx Ctx) (*candidates.Snapshot, error)
+	Snapshot(ctx context.Context) (*candidates.Snapshot, error)
 }

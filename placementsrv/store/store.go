@@ -1,6 +1,9 @@
 // Package store declares what the Placement API needs from persistent
-// state: record types, sentinel errors and the Store contract. It holds no
-// SQL and no HTTP; implementations live in sub-packages (sqlite today).
+// state: record types, sentinel errors and the Store contract that
+// handlers use; and, below it, the Backend contract (backend.go) of plain
+// rows and transactions that storage implements. It holds no SQL and no
+// HTTP. Package ledger implements Store over any Backend; backends live in
+// sub-packages (sqlite today).
 //
 // Every write is atomic: it either applies completely or leaves the store
 // as it was. Writes that Placement guards with a generation compare it
@@ -9,7 +12,6 @@
 package store
 
 import (
-	"context"
 	"errors"
 )
 
@@ -69,6 +71,3 @@ type Store interface {
 	// Close releases the store.
 	Close() error
 }
-
-// Ctx is the context type every method takes first.
-type Ctx = context.Context

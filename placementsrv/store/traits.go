@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Trait is a standard or custom (CUSTOM_*) trait.
 type Trait struct {
@@ -27,28 +30,28 @@ type TraitFilter struct {
 type TraitStore interface {
 	// ListTraits returns the matching traits in Placement's order:
 	// creation (id) order, or name order when NameIn is set.
-	ListTraits(ctx Ctx, f TraitFilter) ([]Trait, error)
+	ListTraits(ctx context.Context, f TraitFilter) ([]Trait, error)
 	// GetTrait fails with ErrNotFound ("No such trait(s): NAME.").
-	GetTrait(ctx Ctx, name string) (Trait, error)
+	GetTrait(ctx context.Context, name string) (Trait, error)
 	// EnsureTrait creates a trait when missing, reporting whether it did.
 	// Callers validate the name (custom traits only).
-	EnsureTrait(ctx Ctx, name string) (Trait, bool, error)
+	EnsureTrait(ctx context.Context, name string) (Trait, bool, error)
 	// DeleteTrait fails with ErrNotFound, ErrStandard (a name without the
 	// CUSTOM_ prefix) or ErrTraitInUse, checked in that order.
-	DeleteTrait(ctx Ctx, name string) error
+	DeleteTrait(ctx context.Context, name string) error
 	// MissingTraits returns the names that are not known traits, sorted
 	// and without duplicates.
-	MissingTraits(ctx Ctx, names []string) ([]string, error)
+	MissingTraits(ctx context.Context, names []string) ([]string, error)
 	// ProviderTraits returns the provider and its traits in trait id order.
-	ProviderTraits(ctx Ctx, uuid string) (Provider, []Trait, error)
+	ProviderTraits(ctx context.Context, uuid string) (Provider, []Trait, error)
 	// SetProviderTraits replaces the provider's traits. It fails with
 	// ErrNotFound for an unknown provider, ErrConcurrentUpdate when
 	// generation is not the provider's, and ErrInvalid ("No such trait
 	// ...") for unknown traits, checked in that order. The generation is
 	// incremented only when the set changes. The traits returned are the
 	// requested ones, deduplicated and sorted by name.
-	SetProviderTraits(ctx Ctx, uuid string, generation int64, traits []string) (Provider, []Trait, error)
+	SetProviderTraits(ctx context.Context, uuid string, generation int64, traits []string) (Provider, []Trait, error)
 	// DeleteProviderTraits removes all the provider's traits without a
 	// generation check; the generation is incremented when there were any.
-	DeleteProviderTraits(ctx Ctx, uuid string) error
+	DeleteProviderTraits(ctx context.Context, uuid string) error
 }

@@ -1,5 +1,7 @@
 package store
 
+import "context"
+
 // UsageFilter selects consumers for total usages.
 type UsageFilter struct {
 	ProjectID string
@@ -21,9 +23,9 @@ type TypeUsage struct {
 type UsageStore interface {
 	// ProviderUsages returns used amounts per resource class for every
 	// class the provider has inventory of (zero when unused).
-	ProviderUsages(ctx Ctx, uuid string) (Provider, map[string]int64, error)
+	ProviderUsages(ctx context.Context, uuid string) (Provider, map[string]int64, error)
 	// TotalUsages sums usage per consumer type group ("unknown" for
 	// consumers without a type, "all" when the filter asks for it).
 	// Groups without allocations are absent.
-	TotalUsages(ctx Ctx, f UsageFilter) (map[string]TypeUsage, error)
+	TotalUsages(ctx context.Context, f UsageFilter) (map[string]TypeUsage, error)
 }

@@ -1,10 +1,11 @@
-// Package sqlite implements store.Store on an SQLite file.
+// Package sqlite stores Placement's records in an SQLite file: it
+// implements store.Backend (schema, migrations, connection settings and
+// the SQL for each record operation) and holds no Placement rule; package
+// ledger applies those on top (Open wires the two).
 //
-// See DESIGN.md for the reasoning. In short: one writer connection in WAL
-// mode with synchronous=FULL (a committed write survives kill -9); every
-// write is one IMMEDIATE transaction; the whole state is also held in memory
-// (state.go), loaded at open and changed only after a commit, so reads never
-// touch SQL and never see uncommitted data.
+// See DESIGN.md for the reasoning. In short: one connection in WAL mode
+// with synchronous=FULL (a committed write survives kill -9), and every
+// write transaction is IMMEDIATE.
 package sqlite
 
 import (
@@ -13,19 +14,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sync"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-
-	"github.com/placement-syncd/placement-syncd/metrics"
 )
 
-// Options configures Open.
+// Options configures Open and OpenBackend.
 type Options struct {
 	// Migrate applies pending schema migrations; without it a database
 	// behind the binary's schema is refused.
@@ -35,28 +33,38 @@ type Options struct {
 	Logger      *zap.Logger
 	// Now is the clock for created_at/updated_at; nil means time.Now.
 	Now func() time.Time
-	// Registerer receives the store's metrics (metrics.go); nil means a
-	// private registry.
+	// Registerer receives the store's metrics (see package ledger); nil
+	// means a private registry. OpenBackend ignores it.
 	Registerer prometheus.Registerer
 }
 
-// Store is the SQLite store. It is safe for concurrent use.
-type Store struct {
-	db      *sql.DB
-	log     *zap.Logger
-	now     func() time.Time
-	metrics *storeMetrics
+// Backend is the SQLite store.Backend. It is safe for concurrent use;
+// transactions are serialized by the single connection.
+type Backend struct {
+	db  *sql.DB
+	log *zap.Logger
+}
 
-	// wmu serializes writers end to end (validate, SQL, commit, apply),
-	// so a writer may read st without mu: nobody else changes it.
-	wmu sync.Mutex
-	// mu guards st against readers while a committed write is applied.
-	mu sync.RWMutex
-	st *state
-	// version counts committed writes (guarded by mu); snap caches the
-	// read model built at some version (snapshot.go).
-	version uint64
-	snap    snapshotCache
+// ErrSchemaTooNew and ErrSchemaTooOld report a schema the binary cannot use.
+var (
+	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
+	ErrSchemaTooOld = errors.New("database schema is older than this binary")
+)
+
+// Open opens the database at path as OpenBackend does and returns the
+// Placement store over it: a ledger that loaded every record (after
+// inserting missing standard traits and resource classes).
+func Open(ctx context.Context, path string, opts Options) (*ledger.Ledger, error) {
+	be, err := OpenBackend(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ledger.New(ctx, be, ledger.Options{Now: opts.Now, Registerer: opts.Registerer})
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return l, nil
 }
 
 // dsn builds the connection string. PRAGMAs are per connection, so they go
@@ -71,10 +79,9 @@ func dsn(path string, busy time.Duration) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Open opens (creating if needed) the database at path, checks or applies
-// the schema, inserts missing standard traits and resource classes, and
-// loads the state into memory.
-func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+// OpenBackend opens (creating if needed) the database at path and checks
+// or applies the schema.
+func OpenBackend(ctx context.Context, path string, opts Options) (*Backend, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
 	}
@@ -88,28 +95,22 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	// One connection: SQLite has one writer anyway, and reads are served
-	// from memory.
+	// One connection: SQLite has one writer anyway, and the ledger serves
+	// reads from memory.
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
-	s := &Store{db: db, log: opts.Logger, now: opts.Now, metrics: newStoreMetrics()}
-	if err := s.init(ctx, path, opts.Migrate); err != nil {
+	if err := initSchema(ctx, db, path, opts.Migrate, opts.Now()); err != nil {
 		db.Close()
 		return nil, err
 	}
-	// Registered last, so that a failed Open leaves the registry as it was.
-	if err := s.metrics.register(metrics.Private(opts.Registerer)); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return &Backend{db: db, log: opts.Logger}, nil
 }
 
-func (s *Store) init(ctx context.Context, path string, migrate bool) error {
-	if err := s.db.PingContext(ctx); err != nil {
+func initSchema(ctx context.Context, db *sql.DB, path string, migrate bool, now time.Time) error {
+	if err := db.PingContext(ctx); err != nil {
 		return fmt.Errorf("open database %s: %w", path, err)
 	}
-	cur, err := schemaVersion(ctx, s.db)
+	cur, err := schemaVersion(ctx, db)
 	if err != nil {
 		return fmt.Errorf("read schema version of %s: %w", path, err)
 	}
@@ -120,84 +121,36 @@ func (s *Store) init(ctx context.Context, path string, migrate bool) error {
 	case cur < latest && !migrate:
 		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run 'placement-syncd db migrate': %w", path, cur, latest, ErrSchemaTooOld)
 	case cur < latest:
-		if err := applyMigrations(ctx, s.db, cur, s.now()); err != nil {
+		if err := applyMigrations(ctx, db, cur, now); err != nil {
 			return fmt.Errorf("migrate %s: %w", path, err)
 		}
 	}
-	if err := s.seedStandard(ctx); err != nil {
-		return fmt.Errorf("insert standard names into %s: %w", path, err)
-	}
-	st, err := load(ctx, s.db)
-	if err != nil {
-		return fmt.Errorf("load %s: %w", path, err)
-	}
-	s.st = st
 	return nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (b *Backend) Close() error { return b.db.Close() }
 
-// ErrSchemaTooNew and ErrSchemaTooOld report a schema the binary cannot use.
-var (
-	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
-	ErrSchemaTooOld = errors.New("database schema is older than this binary")
-)
-
-// write runs fn in one transaction under the writer lock. fn validates
-// against s.st (read-only: no other writer runs) and issues SQL; it returns
-// apply, which mutates s.st to match and runs only after a successful
-// commit, with readers excluded. An error from fn rolls everything back.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) error {
-	return s.writeKind(ctx, false, fn)
-}
-
-// writeUsage is write for changes to allocations only: its apply may
-// change provider usage (through attachAllocation / detachAllocations,
-// which log the providers) and provider generations (generations.apply),
-// nothing else the read model holds, so the next snapshot patches those
-// providers instead of being rebuilt.
-func (s *Store) writeUsage(ctx context.Context, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) error {
-	return s.writeKind(ctx, true, fn)
-}
-
-func (s *Store) writeKind(ctx context.Context, usageOnly bool, fn func(tx *sql.Tx, now time.Time) (apply func(), err error)) (err error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	start := time.Now()
-	defer func() { s.metrics.observeWrite(time.Since(start), err) }()
-	tx, err := s.db.BeginTx(ctx, nil)
+// Begin starts an IMMEDIATE transaction (the DSN's _txlock): it takes the
+// write lock at once, so it never fails half-way on a lock upgrade.
+func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
+	t, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return nil, err
 	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	apply, err := fn(tx, s.now().UTC())
-	if err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	if apply != nil {
-		s.mu.Lock()
-		s.st.usageLog = s.st.usageLog[:0]
-		apply()
-		s.version++
-		s.snap.noteWrite(usageOnly, s.st.usageLog)
-		s.mu.Unlock()
-	}
-	return nil
+	return (*tx)(t), nil
 }
 
-// read runs fn with readers' access to the state.
-func (s *Store) read(fn func(st *state) error) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return fn(s.st)
-}
-
-// nanos and fromNanos convert times for storage.
+// nanos and fromNanos convert times for storage: Unix nanoseconds, NULL
+// for the zero time.
 func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func nullNanos(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
 
 func fromNanos(n sql.NullInt64) time.Time {
 	if !n.Valid {
@@ -206,5 +159,13 @@ func fromNanos(n sql.NullInt64) time.Time {
 	return time.Unix(0, n.Int64).UTC()
 }
 
-// Store implements the whole contract.
-var _ store.Store = (*Store)(nil)
+// nullID stores a reference id, NULL for 0 (none).
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// Backend implements the persistence contract.
+var _ store.Backend = (*Backend)(nil)

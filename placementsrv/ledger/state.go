@@ -1,4 +1,4 @@
-package sqlite
+package ledger
 
 import (
 	"sort"
@@ -7,9 +7,9 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
-// state is the in-memory copy of the whole database. Readers hold
-// Store.mu for reading; only apply closures (see Store.write) change it,
-// under Store.mu held for writing. Records link by pointer, so renaming a
+// state is the in-memory copy of every record. Readers hold
+// Ledger.mu for reading; only apply closures (see Ledger.write) change it,
+// under Ledger.mu held for writing. Records link by pointer, so renaming a
 // resource class or trait touches one record.
 type state struct {
 	providers       map[string]*provider // by uuid
@@ -26,7 +26,7 @@ type state struct {
 	// nextCustomClassID is the id the next custom resource class gets.
 	nextCustomClassID int64
 	// usageLog lists the providers whose usage or generation the apply
-	// being run changed (repeats allowed); see Store.writeUsage.
+	// being run changed (repeats allowed); see Ledger.writeUsage.
 	usageLog []*provider
 }
 
@@ -154,9 +154,35 @@ func (p *provider) record() store.Provider {
 	return r
 }
 
+// row is p as the backend stores it.
+func (p *provider) row() store.ProviderRow {
+	r := store.ProviderRow{ID: p.id, UUID: p.uuid, Name: p.name, Generation: p.generation,
+		RootID: p.root.id, CreatedAt: p.createdAt, UpdatedAt: p.updatedAt}
+	if p.parent != nil {
+		r.ParentID = p.parent.id
+	}
+	return r
+}
+
 func (i *inventory) record() store.Inventory {
 	return store.Inventory{
 		ResourceClass:   i.class.name,
+		Total:           i.total,
+		Reserved:        i.reserved,
+		MinUnit:         i.minUnit,
+		MaxUnit:         i.maxUnit,
+		StepSize:        i.stepSize,
+		AllocationRatio: i.allocationRatio,
+		CreatedAt:       i.createdAt,
+		UpdatedAt:       i.updatedAt,
+	}
+}
+
+// row is i, an inventory of provider providerID, as the backend stores it.
+func (i *inventory) row(providerID int64) store.InventoryRow {
+	return store.InventoryRow{
+		ProviderID:      providerID,
+		ClassID:         i.class.id,
 		Total:           i.total,
 		Reserved:        i.reserved,
 		MinUnit:         i.minUnit,
@@ -202,26 +228,6 @@ func (p *provider) sortedInventories() []store.Inventory {
 		out = append(out, inv.record())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ResourceClass < out[j].ResourceClass })
-	return out
-}
-
-// traitNames returns p's traits sorted.
-func (p *provider) traitNames() []string {
-	out := make([]string, 0, len(p.traits))
-	for t := range p.traits {
-		out = append(out, t.name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// aggregateUUIDs returns p's aggregates sorted.
-func (p *provider) aggregateUUIDs() []string {
-	out := make([]string, 0, len(p.aggregates))
-	for a := range p.aggregates {
-		out = append(out, a.uuid)
-	}
-	sort.Strings(out)
 	return out
 }
 

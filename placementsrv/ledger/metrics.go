@@ -1,4 +1,4 @@
-package sqlite
+package ledger
 
 import (
 	"errors"
@@ -16,20 +16,21 @@ const (
 	resultCommitted = "committed" // committed and applied
 	resultConflict  = "conflict"  // a generation moved: ErrConcurrentUpdate
 	resultRejected  = "rejected"  // refused by validation (any other *store.Error)
-	resultError     = "error"     // SQL, commit or context failure
+	resultError     = "error"     // backend, commit or context failure
 )
 
-// storeMetrics instruments writes and read-model builds. Every series is
+// ledgerMetrics instruments writes and read-model builds, under the
+// "store" subsystem (the store as handlers see it). Every series is
 // created up front, so a scrape shows zeros rather than nothing before the
 // first write.
-type storeMetrics struct {
+type ledgerMetrics struct {
 	txVec         *prometheus.HistogramVec
 	txDuration    map[string]prometheus.Observer // txVec's children by result
 	conflicts     prometheus.Counter
 	snapshotBuild prometheus.Histogram
 }
 
-func newStoreMetrics() *storeMetrics {
+func newLedgerMetrics() *ledgerMetrics {
 	txVec := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: metrics.Namespace,
 		Subsystem: "store",
@@ -37,7 +38,7 @@ func newStoreMetrics() *storeMetrics {
 		Help:      "Time write transactions held the writer lock, from BEGIN to the in-memory apply after COMMIT, by result (committed, conflict, rejected, error).",
 		Buckets:   metrics.LatencyBuckets(),
 	}, []string{"result"})
-	m := &storeMetrics{
+	m := &ledgerMetrics{
 		txVec:      txVec,
 		txDuration: map[string]prometheus.Observer{},
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
@@ -60,8 +61,10 @@ func newStoreMetrics() *storeMetrics {
 	return m
 }
 
-// register adds the metrics to reg.
-func (m *storeMetrics) register(reg prometheus.Registerer) error {
+// register adds the metrics to reg, or to a private registry when reg is
+// nil.
+func (m *ledgerMetrics) register(reg prometheus.Registerer) error {
+	reg = metrics.Private(reg)
 	for _, c := range []prometheus.Collector{m.txVec, m.conflicts, m.snapshotBuild} {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("register store metrics: %w", err)
@@ -71,7 +74,7 @@ func (m *storeMetrics) register(reg prometheus.Registerer) error {
 }
 
 // observeWrite records one write transaction that took d and ended in err.
-func (m *storeMetrics) observeWrite(d time.Duration, err error) {
+func (m *ledgerMetrics) observeWrite(d time.Duration, err error) {
 	r := writeResult(err)
 	m.txDuration[r].Observe(d.Seconds())
 	if r == resultConflict {

@@ -1,15 +1,15 @@
-package sqlite
+package ledger
 
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest/memory"
 )
 
 const (
@@ -20,27 +20,18 @@ const (
 	aggZ = "aaaaaaaa-0000-0000-0000-000000000003"
 )
 
-func openTA(t *testing.T, path string) *Store {
+// newTAStore opens a ledger over fresh storage with providers A and B.
+func newTAStore(t *testing.T) (*Ledger, *memory.DB) {
 	t.Helper()
-	s, err := Open(context.Background(), path, Options{Migrate: true})
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	return s
-}
-
-// newTAStore opens a store on a fresh file with providers A and B.
-func newTAStore(t *testing.T) (*Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "placement.db")
-	s := openTA(t, path)
+	db := memory.New()
+	s := openAt(t, db)
 	t.Cleanup(func() { s.Close() })
 	for _, p := range []store.NewProvider{{UUID: rpA, Name: "a"}, {UUID: rpB, Name: "b"}} {
 		if _, err := s.CreateProvider(context.Background(), p); err != nil {
 			t.Fatalf("create provider: %v", err)
 		}
 	}
-	return s, path
+	return s, db
 }
 
 func mustKind(t *testing.T, err, kind error, detail string) {
@@ -64,7 +55,7 @@ func traitNamesOf(ts []store.Trait) string {
 // checkLinks verifies that the in-memory cross references agree: every
 // provider trait or aggregate is known and links back, and nothing links
 // to a provider that is not in the state.
-func checkLinks(t *testing.T, s *Store) {
+func checkLinks(t *testing.T, s *Ledger) {
 	t.Helper()
 	err := s.read(func(st *state) error {
 		for _, p := range st.providers {
@@ -132,7 +123,7 @@ func TestLikeMatch(t *testing.T) {
 
 func TestTraitsStore(t *testing.T) {
 	ctx := context.Background()
-	s, path := newTAStore(t)
+	s, db := newTAStore(t)
 	for _, n := range []string{"CUSTOM_B", "CUSTOM_A", "CUSTOM_AB"} {
 		tr, created, err := s.EnsureTrait(ctx, n)
 		if err != nil || !created || tr.Name != n || tr.CreatedAt.IsZero() {
@@ -224,7 +215,7 @@ func TestTraitsStore(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2 := openTA(t, path)
+	s2 := openAt(t, db)
 	defer s2.Close()
 	pa2, ta2, err := s2.ProviderTraits(ctx, rpA)
 	if err != nil || !reflect.DeepEqual(pa, pa2) || !reflect.DeepEqual(ta, ta2) {
@@ -243,7 +234,7 @@ func TestTraitsStore(t *testing.T) {
 
 func TestAggregatesStore(t *testing.T) {
 	ctx := context.Background()
-	s, path := newTAStore(t)
+	s, db := newTAStore(t)
 	gen := func(g int64) *int64 { return &g }
 
 	// Without a generation: no check, no increment.
@@ -266,7 +257,7 @@ func TestAggregatesStore(t *testing.T) {
 		t.Fatalf("shrink A: %+v %v %v", p, aggs, err)
 	}
 	checkLinks(t, s)
-	members := func(st *Store, a string) []string {
+	members := func(st *Ledger, a string) []string {
 		var out []string
 		_ = st.read(func(s *state) error {
 			for p := range s.aggregates[a].members {
@@ -286,7 +277,7 @@ func TestAggregatesStore(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2 := openTA(t, path)
+	s2 := openAt(t, db)
 	defer s2.Close()
 	pa2, aa2, err := s2.ProviderAggregates(ctx, rpA)
 	pb2, ab2, err2 := s2.ProviderAggregates(ctx, rpB)
@@ -301,8 +292,8 @@ func TestAggregatesStore(t *testing.T) {
 	if _, aggs, err := s2.SetProviderAggregates(ctx, rpA, nil, []string{aggZ, aggY}); err != nil || strings.Join(aggs, ",") != aggY+","+aggZ {
 		t.Fatalf("reuse after reopen: %v %v", aggs, err)
 	}
-	var n int
-	if err := s2.db.QueryRowContext(ctx, `SELECT count(*) FROM placement_aggregates`).Scan(&n); err != nil || n != 3 {
+	recs, err := s2.be.Load(ctx)
+	if n := len(recs.Aggregates); err != nil || n != 3 {
 		t.Errorf("aggregate rows: %d %v", n, err)
 	}
 }

@@ -1,4 +1,4 @@
-package sqlite
+package ledger
 
 import (
 	"cmp"
@@ -14,7 +14,7 @@ import (
 // snapshotCache holds the last read model built and serializes builders.
 //
 // The read model is versioned rather than updated in place: every
-// committed write bumps Store.version (in Store.write, after apply, under
+// committed write bumps Ledger.version (in Ledger.write, after apply, under
 // the state write lock), and Snapshot builds a new immutable model the
 // first time it is asked for at a new version, then hands the same value
 // to every reader until the next write. Nothing in the per-family apply
@@ -24,7 +24,7 @@ import (
 // Building from scratch costs about 1 ms at 1k providers, 10 ms at 10k
 // and 150 ms at 100k, too much to pay after every claim when claims and
 // candidate requests interleave. So writes that change allocations only
-// (Store.writeUsage) log the providers whose usage or generation they
+// (Ledger.writeUsage) log the providers whose usage or generation they
 // changed, and the next snapshot is the previous one with those
 // providers patched (candidates.Snapshot.Patched): a copy of the provider
 // table and the patched providers' inventories, everything else shared.
@@ -35,9 +35,9 @@ import (
 type snapshotCache struct {
 	build sync.Mutex // one builder at a time; latecomers reuse its result
 	cur   atomic.Pointer[candidates.Snapshot]
-	// Changes since cur was built: written by noteWrite under Store.mu's
+	// Changes since cur was built: written by noteWrite under Ledger.mu's
 	// write lock, read and reset by the builder, which holds build and
-	// Store.mu's read lock (so neither writers nor other builders run).
+	// Ledger.mu's read lock (so neither writers nor other builders run).
 	rebuild bool
 	dirty   map[*provider]struct{}
 }
@@ -58,38 +58,38 @@ func (c *snapshotCache) noteWrite(usageOnly bool, touched []*provider) {
 
 // Snapshot returns the read model at the current write version, building
 // it when the cached one is older.
-func (s *Store) Snapshot(ctx context.Context) (*candidates.Snapshot, error) {
-	s.mu.RLock()
-	v := s.version
-	c := s.snap.cur.Load()
-	s.mu.RUnlock()
+func (l *Ledger) Snapshot(ctx context.Context) (*candidates.Snapshot, error) {
+	l.mu.RLock()
+	v := l.version
+	c := l.snap.cur.Load()
+	l.mu.RUnlock()
 	if c != nil && c.Version == v {
 		return c, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s.snap.build.Lock()
-	defer s.snap.build.Unlock()
+	l.snap.build.Lock()
+	defer l.snap.build.Unlock()
 	var out *candidates.Snapshot
-	_ = s.read(func(st *state) error {
+	_ = l.read(func(st *state) error {
 		start := time.Now()
-		c := s.snap.cur.Load()
+		c := l.snap.cur.Load()
 		switch {
-		case c != nil && c.Version == s.version:
+		case c != nil && c.Version == l.version:
 			out = c
 			return nil
-		case c != nil && !s.snap.rebuild && len(s.snap.dirty) <= len(c.Providers)/4:
-			out = patchSnapshot(c, s.snap.dirty, s.version)
+		case c != nil && !l.snap.rebuild && len(l.snap.dirty) <= len(c.Providers)/4:
+			out = patchSnapshot(c, l.snap.dirty, l.version)
 		}
 		if out == nil {
-			out = buildSnapshot(st, s.version)
+			out = buildSnapshot(st, l.version)
 		}
-		s.snap.rebuild, s.snap.dirty = false, nil
-		s.metrics.snapshotBuild.Observe(time.Since(start).Seconds())
+		l.snap.rebuild, l.snap.dirty = false, nil
+		l.metrics.snapshotBuild.Observe(time.Since(start).Seconds())
 		return nil
 	})
-	s.snap.cur.Store(out)
+	l.snap.cur.Store(out)
 	return out, nil
 }
 

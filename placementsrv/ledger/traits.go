@@ -1,8 +1,7 @@
-package sqlite
+package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,9 +22,9 @@ func traitNotFound(names string) error {
 // ListTraits returns the traits matching f. Placement answers an IN query
 // from the name index (name order) and everything else from a table scan
 // (id order); the same orders are kept here.
-func (s *Store) ListTraits(ctx context.Context, f store.TraitFilter) ([]store.Trait, error) {
+func (l *Ledger) ListTraits(ctx context.Context, f store.TraitFilter) ([]store.Trait, error) {
 	var out []*trait
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		if f.NameIn != nil {
 			seen := make(map[string]bool, len(f.NameIn))
 			for _, n := range f.NameIn {
@@ -114,9 +113,9 @@ func asciiFold(r rune) rune {
 }
 
 // GetTrait returns one trait.
-func (s *Store) GetTrait(ctx context.Context, name string) (store.Trait, error) {
+func (l *Ledger) GetTrait(ctx context.Context, name string) (store.Trait, error) {
 	var out store.Trait
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		t, ok := st.traits[name]
 		if !ok {
 			return traitNotFound(name)
@@ -128,20 +127,16 @@ func (s *Store) GetTrait(ctx context.Context, name string) (store.Trait, error) 
 }
 
 // EnsureTrait creates the trait when it does not exist yet.
-func (s *Store) EnsureTrait(ctx context.Context, name string) (store.Trait, bool, error) {
+func (l *Ledger) EnsureTrait(ctx context.Context, name string) (store.Trait, bool, error) {
 	var out store.Trait
 	created := false
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		if t, ok := st.traits[name]; ok {
 			out = t.record()
 			return nil, nil
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO traits (name, created_at) VALUES (?, ?)`, name, nanos(now))
-		if err != nil {
-			return nil, fmt.Errorf("insert trait %s: %w", name, err)
-		}
-		id, err := res.LastInsertId()
+		id, err := tx.InsertTrait(ctx, store.TraitRow{Name: name, CreatedAt: now})
 		if err != nil {
 			return nil, fmt.Errorf("insert trait %s: %w", name, err)
 		}
@@ -153,9 +148,9 @@ func (s *Store) EnsureTrait(ctx context.Context, name string) (store.Trait, bool
 }
 
 // DeleteTrait removes a custom trait that no provider has.
-func (s *Store) DeleteTrait(ctx context.Context, name string) error {
-	return s.write(ctx, func(tx *sql.Tx, _ time.Time) (func(), error) {
-		st := s.st
+func (l *Ledger) DeleteTrait(ctx context.Context, name string) error {
+	return l.write(ctx, func(tx store.Tx, _ time.Time) (func(), error) {
+		st := l.st
 		t, ok := st.traits[name]
 		if !ok {
 			return nil, traitNotFound(name)
@@ -166,7 +161,7 @@ func (s *Store) DeleteTrait(ctx context.Context, name string) error {
 		if len(t.providers) > 0 {
 			return nil, store.Errorf(store.ErrTraitInUse, "The trait "+name+" is in use by a resource provider.")
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM traits WHERE id = ?`, t.id); err != nil {
+		if err := tx.DeleteTrait(ctx, t.id); err != nil {
 			return nil, fmt.Errorf("delete trait %s: %w", name, err)
 		}
 		return func() { delete(st.traits, name) }, nil
@@ -174,9 +169,9 @@ func (s *Store) DeleteTrait(ctx context.Context, name string) error {
 }
 
 // MissingTraits returns the names that are not traits.
-func (s *Store) MissingTraits(ctx context.Context, names []string) ([]string, error) {
+func (l *Ledger) MissingTraits(ctx context.Context, names []string) ([]string, error) {
 	var out []string
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		out = missingTraits(st, names)
 		return nil
 	})
@@ -197,10 +192,10 @@ func missingTraits(st *state, names []string) []string {
 }
 
 // ProviderTraits returns a provider and its traits.
-func (s *Store) ProviderTraits(ctx context.Context, uuid string) (store.Provider, []store.Trait, error) {
+func (l *Ledger) ProviderTraits(ctx context.Context, uuid string) (store.Provider, []store.Trait, error) {
 	var p store.Provider
 	var out []store.Trait
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		pr, err := st.lookupProvider(uuid)
 		if err != nil {
 			return err
@@ -227,11 +222,11 @@ func providerTraitRecords(p *provider) []store.Trait {
 }
 
 // SetProviderTraits replaces a provider's traits, guarded by generation.
-func (s *Store) SetProviderTraits(ctx context.Context, uuid string, generation int64, names []string) (store.Provider, []store.Trait, error) {
+func (l *Ledger) SetProviderTraits(ctx context.Context, uuid string, generation int64, names []string) (store.Provider, []store.Trait, error) {
 	var p store.Provider
 	var out []store.Trait
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		pr, err := st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
@@ -247,7 +242,7 @@ func (s *Store) SetProviderTraits(ctx context.Context, uuid string, generation i
 			want[st.traits[n]] = struct{}{}
 		}
 		out = sortedTraitRecords(want)
-		apply, err := s.replaceProviderTraits(ctx, tx, now, pr, want)
+		apply, err := l.replaceProviderTraits(ctx, tx, now, pr, want)
 		if err != nil {
 			return nil, err
 		}
@@ -262,20 +257,20 @@ func (s *Store) SetProviderTraits(ctx context.Context, uuid string, generation i
 }
 
 // DeleteProviderTraits removes all of a provider's traits.
-func (s *Store) DeleteProviderTraits(ctx context.Context, uuid string) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		pr, err := s.st.lookupProvider(uuid)
+func (l *Ledger) DeleteProviderTraits(ctx context.Context, uuid string) error {
+	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		pr, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
 		}
-		return s.replaceProviderTraits(ctx, tx, now, pr, nil)
+		return l.replaceProviderTraits(ctx, tx, now, pr, nil)
 	})
 }
 
-// replaceProviderTraits issues the SQL that makes want p's trait set and
+// replaceProviderTraits issues the writes that make want p's trait set and
 // increments p's generation, compare-and-swap, when the set changes. It
 // returns nil apply when nothing changes.
-func (s *Store) replaceProviderTraits(ctx context.Context, tx *sql.Tx, now time.Time, p *provider, want map[*trait]struct{}) (func(), error) {
+func (l *Ledger) replaceProviderTraits(ctx context.Context, tx store.Tx, now time.Time, p *provider, want map[*trait]struct{}) (func(), error) {
 	var add, drop []*trait
 	for t := range want {
 		if _, ok := p.traits[t]; !ok {
@@ -291,12 +286,12 @@ func (s *Store) replaceProviderTraits(ctx context.Context, tx *sql.Tx, now time.
 		return nil, nil
 	}
 	for _, t := range drop {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM resource_provider_traits WHERE resource_provider_id = ? AND trait_id = ?`, p.id, t.id); err != nil {
+		if err := tx.RemoveProviderTrait(ctx, p.id, t.id); err != nil {
 			return nil, fmt.Errorf("remove trait %s from provider %s: %w", t.name, p.uuid, err)
 		}
 	}
 	for _, t := range add {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO resource_provider_traits (resource_provider_id, trait_id) VALUES (?, ?)`, p.id, t.id); err != nil {
+		if err := tx.AddProviderTrait(ctx, p.id, t.id); err != nil {
 			return nil, fmt.Errorf("add trait %s to provider %s: %w", t.name, p.uuid, err)
 		}
 	}

@@ -1,8 +1,7 @@
-package sqlite
+package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -26,73 +25,89 @@ type reshapeTarget struct {
 // inventory entry, consumer generations, allocation providers, interim
 // inventory classes, allocation classes and capacity, then inventory
 // still in use.
-func (s *Store) Reshape(ctx context.Context, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
-		targets, err := reshapeTargets(st, inventories)
+func (l *Ledger) Reshape(ctx context.Context, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations) error {
+	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		targets, plan, err := checkReshape(l.st, inventories, allocations)
 		if err != nil {
 			return nil, err
 		}
-		plan, err := newAllocPlan(st, allocations)
-		if err != nil {
-			return nil, err
+		return writeReshape(ctx, tx, now, targets, plan)
+	})
+}
+
+// checkReshape validates a reshape against st and returns the providers'
+// targets and the checked allocation plan.
+func checkReshape(st *state, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations) ([]*reshapeTarget, *allocPlan, error) {
+	targets, err := reshapeTargets(st, inventories)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := newAllocPlan(st, allocations)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range targets {
+		if err := t.resolve(st); err != nil {
+			return nil, nil, err
 		}
-		for _, t := range targets {
-			if err := t.resolve(st); err != nil {
-				return nil, err
-			}
+	}
+	interim := map[*provider]map[*resourceClass]*inventory{}
+	for _, t := range targets {
+		if t.interim != nil {
+			interim[t.p] = t.interim
 		}
-		interim := map[*provider]map[*resourceClass]*inventory{}
-		for _, t := range targets {
-			if t.interim != nil {
-				interim[t.p] = t.interim
-			}
+	}
+	invOf := func(p *provider) map[*resourceClass]*inventory {
+		if m, ok := interim[p]; ok {
+			return m
 		}
-		invOf := func(p *provider) map[*resourceClass]*inventory {
-			if m, ok := interim[p]; ok {
-				return m
-			}
-			return p.inventories
+		return p.inventories
+	}
+	if err := plan.check(invOf); err != nil {
+		return nil, nil, err
+	}
+	for _, t := range targets {
+		if err := t.checkInUse(plan, invOf(t.p)); err != nil {
+			return nil, nil, err
 		}
-		if err := plan.check(invOf); err != nil {
-			return nil, err
-		}
-		for _, t := range targets {
-			if err := t.checkInUse(plan, invOf(t.p)); err != nil {
-				return nil, err
-			}
-		}
-		gens := newGenerations()
-		for _, t := range targets {
-			if t.interim != nil {
-				if err := gens.bump(ctx, tx, t.p, now); err != nil {
-					return nil, err
-				}
-			}
-		}
-		applyAllocs, err := plan.exec(ctx, tx, now, gens)
-		if err != nil {
-			return nil, err
-		}
-		applies := make([]func(), 0, len(targets))
-		for _, t := range targets {
-			apply, err := t.write(ctx, tx, now)
-			if err != nil {
-				return nil, err
-			}
-			applies = append(applies, apply)
+	}
+	return targets, plan, nil
+}
+
+// writeReshape writes a checked reshape in upstream's three steps, each
+// incrementing the generations of the providers it touches: the interim
+// inventories, the allocations, the final inventories.
+func writeReshape(ctx context.Context, tx store.Tx, now time.Time, targets []*reshapeTarget, plan *allocPlan) (func(), error) {
+	gens := newGenerations()
+	for _, t := range targets {
+		if t.interim != nil {
 			if err := gens.bump(ctx, tx, t.p, now); err != nil {
 				return nil, err
 			}
 		}
-		return func() {
-			applyAllocs()
-			for _, apply := range applies {
-				apply()
-			}
-			gens.apply(now)
-		}, nil
-	})
+	}
+	applyAllocs, err := plan.exec(ctx, tx, now, gens)
+	if err != nil {
+		return nil, err
+	}
+	applies := make([]func(), 0, len(targets))
+	for _, t := range targets {
+		apply, err := t.write(ctx, tx, now)
+		if err != nil {
+			return nil, err
+		}
+		applies = append(applies, apply)
+		if err := gens.bump(ctx, tx, t.p, now); err != nil {
+			return nil, err
+		}
+	}
+	return func() {
+		applyAllocs()
+		for _, apply := range applies {
+			apply()
+		}
+		gens.apply(now)
+	}, nil
 }
 
 // reshapeTargets looks up each provider and compares its generation, in
@@ -170,7 +185,7 @@ func (t *reshapeTarget) checkInUse(plan *allocPlan, before map[*resourceClass]*i
 
 // write sets the provider's inventory rows to the requested state and
 // returns the matching state change.
-func (t *reshapeTarget) write(ctx context.Context, tx *sql.Tx, now time.Time) (func(), error) {
+func (t *reshapeTarget) write(ctx context.Context, tx store.Tx, now time.Time) (func(), error) {
 	p := t.p
 	final := make(map[*resourceClass]*inventory, len(t.want))
 	for i, w := range t.want {
@@ -181,12 +196,10 @@ func (t *reshapeTarget) write(ctx context.Context, tx *sql.Tx, now time.Time) (f
 		}
 		if old, ok := p.inventories[c]; ok {
 			inv.createdAt = old.createdAt
-			if _, err := tx.ExecContext(ctx, `UPDATE inventories SET total = ?, reserved = ?, min_unit = ?, max_unit = ?, step_size = ?, allocation_ratio = ?, updated_at = ? WHERE resource_provider_id = ? AND resource_class_id = ?`,
-				inv.total, inv.reserved, inv.minUnit, inv.maxUnit, inv.stepSize, inv.allocationRatio, nanos(now), p.id, c.id); err != nil {
+			if err := tx.UpdateInventory(ctx, inv.row(p.id)); err != nil {
 				return nil, fmt.Errorf("update inventory %s of provider %s: %w", c.name, p.uuid, err)
 			}
-		} else if _, err := tx.ExecContext(ctx, `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.id, c.id, inv.total, inv.reserved, inv.minUnit, inv.maxUnit, inv.stepSize, inv.allocationRatio, nanos(now), nanos(now)); err != nil {
+		} else if err := tx.InsertInventory(ctx, inv.row(p.id)); err != nil {
 			return nil, fmt.Errorf("insert inventory %s of provider %s: %w", c.name, p.uuid, err)
 		}
 		final[c] = inv
@@ -196,7 +209,7 @@ func (t *reshapeTarget) write(ctx context.Context, tx *sql.Tx, now time.Time) (f
 		if _, ok := final[c]; ok {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?`, p.id, c.id); err != nil {
+		if err := tx.DeleteInventory(ctx, p.id, c.id); err != nil {
 			return nil, fmt.Errorf("delete inventory %s of provider %s: %w", c.name, p.uuid, err)
 		}
 		dropped = append(dropped, c)

@@ -1,8 +1,7 @@
-package sqlite
+package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"time"
@@ -12,9 +11,9 @@ import (
 
 // ConsumerAllocations returns the consumer and its allocations in the
 // order they were written.
-func (s *Store) ConsumerAllocations(ctx context.Context, consumerUUID string) (store.HeldAllocations, error) {
+func (l *Ledger) ConsumerAllocations(ctx context.Context, consumerUUID string) (store.HeldAllocations, error) {
 	var out store.HeldAllocations
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		c, ok := st.consumers[consumerUUID]
 		if !ok || len(c.allocs) == 0 {
 			return store.Errorf(store.ErrNotFound, "No allocations for consumer '"+consumerUUID+"'")
@@ -33,10 +32,10 @@ func (s *Store) ConsumerAllocations(ctx context.Context, consumerUUID string) (s
 
 // ProviderAllocations returns the provider and its allocations grouped by
 // consumer, consumers ordered by their oldest allocation on it.
-func (s *Store) ProviderAllocations(ctx context.Context, uuid string) (store.Provider, []store.HeldAllocations, error) {
+func (l *Ledger) ProviderAllocations(ctx context.Context, uuid string) (store.Provider, []store.HeldAllocations, error) {
 	var prov store.Provider
 	var out []store.HeldAllocations
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		p, err := st.lookupProvider(uuid)
 		if err != nil {
 			return err
@@ -64,9 +63,9 @@ func (s *Store) ProviderAllocations(ctx context.Context, uuid string) (store.Pro
 
 // ReplaceAllocations writes the allocations of several consumers in one
 // transaction (PUT and POST /allocations).
-func (s *Store) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAllocations) error {
-	return s.writeUsage(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+func (l *Ledger) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAllocations) error {
+	return l.writeUsage(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		plan, err := newAllocPlan(st, reqs)
 		if err != nil {
 			return nil, err
@@ -92,19 +91,19 @@ func (s *Store) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAll
 // DeleteConsumerAllocations removes all of a consumer's allocations and
 // the consumer itself. Provider and consumer generations are untouched, as
 // upstream.
-func (s *Store) DeleteConsumerAllocations(ctx context.Context, consumerUUID string) error {
-	return s.writeUsage(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		c, ok := s.st.consumers[consumerUUID]
+func (l *Ledger) DeleteConsumerAllocations(ctx context.Context, consumerUUID string) error {
+	return l.writeUsage(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		c, ok := l.st.consumers[consumerUUID]
 		if !ok || len(c.allocs) == 0 {
 			return nil, store.Errorf(store.ErrNotFound, "No allocations for consumer '"+consumerUUID+"'")
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM allocations WHERE consumer_id = ?`, c.id); err != nil {
+		if err := tx.DeleteConsumerAllocations(ctx, c.id); err != nil {
 			return nil, fmt.Errorf("delete allocations of consumer %s: %w", c.uuid, err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM consumers WHERE id = ?`, c.id); err != nil {
+		if err := tx.DeleteConsumer(ctx, c.id); err != nil {
 			return nil, fmt.Errorf("delete consumer %s: %w", c.uuid, err)
 		}
-		st := s.st
+		st := l.st
 		return func() {
 			detachAllocations(st, c)
 			delete(st.consumers, c.uuid)
@@ -135,7 +134,7 @@ func attachAllocation(st *state, a *allocation) {
 }
 
 // generations tracks provider generations within one write transaction;
-// every increment is a compare-and-swap in SQL, so the statement would
+// every increment is a compare-and-swap in the backend, so the write would
 // fail rather than lose an update under concurrent writers.
 type generations struct {
 	cur map[*provider]int64
@@ -151,8 +150,8 @@ func (g *generations) get(p *provider) int64 {
 	return p.generation
 }
 
-// bump increments p's generation in SQL, checking the old value.
-func (g *generations) bump(ctx context.Context, tx *sql.Tx, p *provider, now time.Time) error {
+// bump increments p's generation in the backend, checking the old value.
+func (g *generations) bump(ctx context.Context, tx store.Tx, p *provider, now time.Time) error {
 	old := g.get(p)
 	if err := bumpGeneration(ctx, tx, p, old, now); err != nil {
 		return err

@@ -1,8 +1,8 @@
-package sqlite
+package ledger
 
 import (
 	"context"
-	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,10 +11,10 @@ import (
 )
 
 // GetInventories returns the provider and its inventories by class name.
-func (s *Store) GetInventories(ctx context.Context, uuid string) (store.Provider, []store.Inventory, error) {
+func (l *Ledger) GetInventories(ctx context.Context, uuid string) (store.Provider, []store.Inventory, error) {
 	var p store.Provider
 	var invs []store.Inventory
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		rp, err := st.lookupProvider(uuid)
 		if err != nil {
 			return err
@@ -26,15 +26,15 @@ func (s *Store) GetInventories(ctx context.Context, uuid string) (store.Provider
 }
 
 // SetInventories replaces the provider's whole inventory.
-func (s *Store) SetInventories(ctx context.Context, uuid string, generation int64, invs []store.Inventory) (store.Provider, []store.Inventory, error) {
+func (l *Ledger) SetInventories(ctx context.Context, uuid string, generation int64, invs []store.Inventory) (store.Provider, []store.Inventory, error) {
 	var p store.Provider
 	var out []store.Inventory
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		rp, err := s.st.lookupProvider(uuid)
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		rp, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
 		}
-		apply, err := s.replaceInventoriesTx(ctx, tx, now, rp, generation, invs)
+		apply, err := l.replaceInventoriesTx(ctx, tx, now, rp, generation, invs)
 		if err != nil {
 			return nil, err
 		}
@@ -50,11 +50,11 @@ func (s *Store) SetInventories(ctx context.Context, uuid string, generation int6
 // rp, guarded by generation, and returns the state change. It is shared
 // with the reshaper, which replaces several providers' inventories in one
 // transaction.
-func (s *Store) replaceInventoriesTx(ctx context.Context, tx *sql.Tx, now time.Time, rp *provider, generation int64, invs []store.Inventory) (func(), error) {
+func (l *Ledger) replaceInventoriesTx(ctx context.Context, tx store.Tx, now time.Time, rp *provider, generation int64, invs []store.Inventory) (func(), error) {
 	if rp.generation != generation {
 		return nil, concurrentProviderUpdate()
 	}
-	st := s.st
+	st := l.st
 	want := make(map[*resourceClass]store.Inventory, len(invs))
 	for _, inv := range invs {
 		rc, err := st.lookupClass(inv.ResourceClass)
@@ -73,7 +73,7 @@ func (s *Store) replaceInventoriesTx(ctx context.Context, tx *sql.Tx, now time.T
 		return nil, err
 	}
 	for _, rc := range removed {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?`, rp.id, rc.id); err != nil {
+		if err := tx.DeleteInventory(ctx, rp.id, rc.id); err != nil {
 			return nil, fmt.Errorf("delete inventory %s: %w", rc.name, err)
 		}
 	}
@@ -111,15 +111,15 @@ func (s *Store) replaceInventoriesTx(ctx context.Context, tx *sql.Tx, now time.T
 }
 
 // AddInventory adds one inventory of a class the provider lacks.
-func (s *Store) AddInventory(ctx context.Context, uuid string, inv store.Inventory) (store.Provider, store.Inventory, error) {
+func (l *Ledger) AddInventory(ctx context.Context, uuid string, inv store.Inventory) (store.Provider, store.Inventory, error) {
 	var p store.Provider
 	var out store.Inventory
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		rp, err := s.st.lookupProvider(uuid)
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		rp, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
 		}
-		rc, err := s.st.lookupClass(inv.ResourceClass)
+		rc, err := l.st.lookupClass(inv.ResourceClass)
 		if err != nil {
 			return nil, err
 		}
@@ -146,18 +146,18 @@ func (s *Store) AddInventory(ctx context.Context, uuid string, inv store.Invento
 }
 
 // UpdateInventory replaces one existing inventory.
-func (s *Store) UpdateInventory(ctx context.Context, uuid string, generation int64, inv store.Inventory) (store.Provider, store.Inventory, error) {
+func (l *Ledger) UpdateInventory(ctx context.Context, uuid string, generation int64, inv store.Inventory) (store.Provider, store.Inventory, error) {
 	var p store.Provider
 	var out store.Inventory
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		rp, err := s.st.lookupProvider(uuid)
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		rp, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
 		}
 		if rp.generation != generation {
 			return nil, concurrentProviderUpdate()
 		}
-		rc, err := s.st.lookupClass(inv.ResourceClass)
+		rc, err := l.st.lookupClass(inv.ResourceClass)
 		if err != nil {
 			return nil, err
 		}
@@ -184,13 +184,13 @@ func (s *Store) UpdateInventory(ctx context.Context, uuid string, generation int
 }
 
 // DeleteInventory removes one inventory that has no allocations.
-func (s *Store) DeleteInventory(ctx context.Context, uuid, className string) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		rp, err := s.st.lookupProvider(uuid)
+func (l *Ledger) DeleteInventory(ctx context.Context, uuid, className string) error {
+	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		rp, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
 		}
-		rc, err := s.st.lookupClass(className)
+		rc, err := l.st.lookupClass(className)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +200,7 @@ func (s *Store) DeleteInventory(ctx context.Context, uuid, className string) err
 		if _, ok := rp.inventories[rc]; !ok {
 			return nil, store.Errorf(store.ErrInventoryNotFound, "No inventory of class "+rc.name+" found for delete")
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?`, rp.id, rc.id); err != nil {
+		if err := tx.DeleteInventory(ctx, rp.id, rc.id); err != nil {
 			return nil, fmt.Errorf("delete inventory %s: %w", rc.name, err)
 		}
 		if err := bumpGeneration(ctx, tx, rp, rp.generation, now); err != nil {
@@ -216,13 +216,13 @@ func (s *Store) DeleteInventory(ctx context.Context, uuid, className string) err
 }
 
 // DeleteAllInventories removes every inventory of the provider.
-func (s *Store) DeleteAllInventories(ctx context.Context, uuid string) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		rp, err := s.st.lookupProvider(uuid)
+func (l *Ledger) DeleteAllInventories(ctx context.Context, uuid string) error {
+	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		rp, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
 		}
-		return s.replaceInventoriesTx(ctx, tx, now, rp, rp.generation, nil)
+		return l.replaceInventoriesTx(ctx, tx, now, rp, rp.generation, nil)
 	})
 }
 
@@ -239,23 +239,20 @@ func newInventory(rc *resourceClass, inv store.Inventory) *inventory {
 	}
 }
 
-func insertInventory(ctx context.Context, tx *sql.Tx, rp *provider, i *inventory) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		rp.id, i.class.id, i.total, i.reserved, i.minUnit, i.maxUnit, i.stepSize, i.allocationRatio, nanos(i.createdAt))
-	if err != nil {
+func insertInventory(ctx context.Context, tx store.Tx, rp *provider, i *inventory) error {
+	if err := tx.InsertInventory(ctx, i.row(rp.id)); err != nil {
 		return fmt.Errorf("insert inventory %s: %w", i.class.name, err)
 	}
 	return nil
 }
 
-func updateInventory(ctx context.Context, tx *sql.Tx, rp *provider, i *inventory) error {
-	res, err := tx.ExecContext(ctx, `UPDATE inventories SET total = ?, reserved = ?, min_unit = ?, max_unit = ?, step_size = ?, allocation_ratio = ?, updated_at = ? WHERE resource_provider_id = ? AND resource_class_id = ?`,
-		i.total, i.reserved, i.minUnit, i.maxUnit, i.stepSize, i.allocationRatio, nanos(i.updatedAt), rp.id, i.class.id)
-	if err != nil {
-		return fmt.Errorf("update inventory %s: %w", i.class.name, err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
+func updateInventory(ctx context.Context, tx store.Tx, rp *provider, i *inventory) error {
+	err := tx.UpdateInventory(ctx, i.row(rp.id))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return inventoryNotFound(i.class.name)
+	case err != nil:
+		return fmt.Errorf("update inventory %s: %w", i.class.name, err)
 	}
 	return nil
 }
@@ -281,10 +278,6 @@ func checkNotInUse(rp *provider, classes []*resourceClass) error {
 	}
 	names := classNamesByID(used)
 	return store.Errorf(store.ErrInventoryInUse, fmt.Sprintf("Inventory for '%s' on resource provider '%s' in use.", strings.Join(names, ", "), rp.uuid))
-}
-
-func concurrentProviderUpdate() error {
-	return store.Errorf(store.ErrConcurrentUpdate, "Another thread concurrently updated the resource provider data. Please retry your update")
 }
 
 func inventoryNotFound(class string) error {

@@ -1,4 +1,4 @@
-package sqlite
+package ledger
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // with structural writes.
 func TestSnapshotPatchedMatchesRebuild(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newTestStore(t)
+	s, _ := newTestLedger(t)
 	if _, _, err := s.SetInventories(ctx, rpUUID, 0, []store.Inventory{inv("VCPU", 16), inv("MEMORY_MB", 4096)}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sqlite
+package ledger
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 // ProviderUsages reports usage for every class the provider has inventory
 // of; allocations of other classes do not show, as upstream's inventory
 // join.
-func (s *Store) ProviderUsages(ctx context.Context, uuid string) (store.Provider, map[string]int64, error) {
+func (l *Ledger) ProviderUsages(ctx context.Context, uuid string) (store.Provider, map[string]int64, error) {
 	var p store.Provider
 	var out map[string]int64
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		rp, err := st.lookupProvider(uuid)
 		if err != nil {
 			return err
@@ -29,9 +29,9 @@ func (s *Store) ProviderUsages(ctx context.Context, uuid string) (store.Provider
 
 // TotalUsages sums the allocations of a project's (and optionally a
 // user's) consumers, grouped as the filter asks.
-func (s *Store) TotalUsages(ctx context.Context, f store.UsageFilter) (map[string]store.TypeUsage, error) {
+func (l *Ledger) TotalUsages(ctx context.Context, f store.UsageFilter) (map[string]store.TypeUsage, error) {
 	out := map[string]store.TypeUsage{}
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		for _, c := range st.consumers {
 			if c.projectID != f.ProjectID || (f.UserID != "" && c.userID != f.UserID) || len(c.allocs) == 0 {
 				continue

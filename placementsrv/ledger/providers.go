@@ -1,8 +1,7 @@
-package sqlite
+package ledger
 
 import (
 	"context"
-	"database/sql"
 	"sort"
 	"time"
 
@@ -18,10 +17,10 @@ func objectActionError(action, reason string) error {
 // CreateProvider inserts a provider at generation 0. Checks run in
 // upstream's order: name, self-parenting, parent existence, then the
 // unique uuid and name.
-func (s *Store) CreateProvider(ctx context.Context, np store.NewProvider) (store.Provider, error) {
+func (l *Ledger) CreateProvider(ctx context.Context, np store.NewProvider) (store.Provider, error) {
 	var out store.Provider
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		if np.Name == "" {
 			return nil, objectActionError("create", "name is required")
 		}
@@ -43,25 +42,14 @@ func (s *Store) CreateProvider(ctx context.Context, np store.NewProvider) (store
 		}
 		// A root gets its root id in a second statement, which upstream
 		// counts as an update; a child is never "updated" at creation.
-		var updated any
+		row := store.ProviderRow{UUID: np.UUID, Name: np.Name, CreatedAt: now}
 		if parent == nil {
-			updated = nanos(now)
+			row.UpdatedAt = now
+		} else {
+			row.ParentID, row.RootID = parent.id, parent.root.id
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO resource_providers (uuid, name, generation, created_at, updated_at) VALUES (?, ?, 0, ?, ?)`,
-			np.UUID, np.Name, nanos(now), updated)
+		id, err := tx.InsertProvider(ctx, row)
 		if err != nil {
-			return nil, err
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return nil, err
-		}
-		rootID := id
-		var parentID any
-		if parent != nil {
-			rootID, parentID = parent.root.id, parent.id
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE resource_providers SET root_provider_id = ?, parent_provider_id = ? WHERE id = ?`, rootID, parentID, id); err != nil {
 			return nil, err
 		}
 		p := newProvider(id, np.UUID, np.Name)
@@ -86,9 +74,9 @@ func (s *Store) CreateProvider(ctx context.Context, np store.NewProvider) (store
 }
 
 // GetProvider returns one provider.
-func (s *Store) GetProvider(ctx context.Context, uuid string) (store.Provider, error) {
+func (l *Ledger) GetProvider(ctx context.Context, uuid string) (store.Provider, error) {
 	var out store.Provider
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		p, err := st.lookupProvider(uuid)
 		if err != nil {
 			return err
@@ -102,10 +90,10 @@ func (s *Store) GetProvider(ctx context.Context, uuid string) (store.Provider, e
 // UpdateProvider renames p and changes its parent as upstream's
 // ResourceProvider.save does. Nothing is written when nothing changes, so
 // updated_at moves only on a real change.
-func (s *Store) UpdateProvider(ctx context.Context, uuid string, u store.ProviderUpdate) (store.Provider, error) {
+func (l *Ledger) UpdateProvider(ctx context.Context, uuid string, u store.ProviderUpdate) (store.Provider, error) {
 	var out store.Provider
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		p, err := st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
@@ -126,19 +114,21 @@ func (s *Store) UpdateProvider(ctx context.Context, uuid string, u store.Provide
 			out = p.record()
 			return nil, nil
 		}
-		var parentID any
+		row := p.row()
+		row.Name, row.ParentID, row.RootID, row.UpdatedAt = u.Name, 0, newRoot.id, now
 		if newParent != nil {
-			parentID = newParent.id
+			row.ParentID = newParent.id
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE resource_providers SET name = ?, parent_provider_id = ?, root_provider_id = ?, updated_at = ? WHERE id = ?`,
-			u.Name, parentID, newRoot.id, nanos(now), p.id); err != nil {
+		if err := tx.UpdateProvider(ctx, row); err != nil {
 			return nil, err
 		}
 		var moved []*provider
 		if rootChanged {
 			moved = p.descendants(nil)
 			for _, d := range moved {
-				if _, err := tx.ExecContext(ctx, `UPDATE resource_providers SET root_provider_id = ?, updated_at = ? WHERE id = ?`, newRoot.id, nanos(now), d.id); err != nil {
+				row := d.row()
+				row.RootID, row.UpdatedAt = newRoot.id, now
+				if err := tx.UpdateProvider(ctx, row); err != nil {
 					return nil, err
 				}
 			}
@@ -215,9 +205,9 @@ func (p *provider) descendants(dst []*provider) []*provider {
 
 // DeleteProvider removes a provider that has no children and no
 // allocations, with its inventories, traits and aggregate memberships.
-func (s *Store) DeleteProvider(ctx context.Context, uuid string) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+func (l *Ledger) DeleteProvider(ctx context.Context, uuid string) error {
+	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		p, err := st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
@@ -228,16 +218,8 @@ func (s *Store) DeleteProvider(ctx context.Context, uuid string) error {
 		if len(p.allocs) > 0 {
 			return nil, store.Errorf(store.ErrProviderInUse, "Resource provider has allocations.")
 		}
-		for _, q := range []string{
-			`DELETE FROM inventories WHERE resource_provider_id = ?`,
-			`DELETE FROM resource_provider_aggregates WHERE resource_provider_id = ?`,
-			`DELETE FROM resource_provider_traits WHERE resource_provider_id = ?`,
-			`UPDATE resource_providers SET root_provider_id = NULL WHERE id = ?`,
-			`DELETE FROM resource_providers WHERE id = ?`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, p.id); err != nil {
-				return nil, err
-			}
+		if err := tx.DeleteProvider(ctx, p.id); err != nil {
+			return nil, err
 		}
 		return func() { st.removeProvider(p) }, nil
 	})

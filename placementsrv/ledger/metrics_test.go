@@ -1,10 +1,9 @@
-package sqlite
+package ledger
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest/memory"
 )
 
 func TestWriteResult(t *testing.T) {
@@ -40,7 +40,7 @@ func TestWriteResult(t *testing.T) {
 func TestStoreMetrics(t *testing.T) {
 	ctx := context.Background()
 	reg := prometheus.NewRegistry()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "p.db"), Options{Migrate: true, Registerer: reg})
+	s, err := New(ctx, memory.New().Open(), Options{Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,9 +75,9 @@ func TestStoreMetrics(t *testing.T) {
 	}
 
 	// A second store on the same registry is refused, not silently merged.
-	_, err = Open(ctx, filepath.Join(t.TempDir(), "q.db"), Options{Migrate: true, Registerer: reg})
+	_, err = New(ctx, memory.New().Open(), Options{Registerer: reg})
 	if err == nil || !strings.Contains(err.Error(), "register store metrics") {
-		t.Errorf("second Open on one registry: %v", err)
+		t.Errorf("second New on one registry: %v", err)
 	}
 }
 

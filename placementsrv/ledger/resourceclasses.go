@@ -1,8 +1,7 @@
-package sqlite
+package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"time"
@@ -25,9 +24,9 @@ func (st *state) lookupClass(name string) (*resourceClass, error) {
 }
 
 // ListResourceClasses returns every class in id order.
-func (s *Store) ListResourceClasses(ctx context.Context) ([]store.ResourceClass, error) {
+func (l *Ledger) ListResourceClasses(ctx context.Context) ([]store.ResourceClass, error) {
 	var out []store.ResourceClass
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		all := make([]*resourceClass, 0, len(st.classes))
 		for _, rc := range st.classes {
 			all = append(all, rc)
@@ -43,9 +42,9 @@ func (s *Store) ListResourceClasses(ctx context.Context) ([]store.ResourceClass,
 }
 
 // GetResourceClass returns one class.
-func (s *Store) GetResourceClass(ctx context.Context, name string) (store.ResourceClass, error) {
+func (l *Ledger) GetResourceClass(ctx context.Context, name string) (store.ResourceClass, error) {
 	var out store.ResourceClass
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		rc, err := st.lookupClass(name)
 		if err != nil {
 			return err
@@ -57,23 +56,23 @@ func (s *Store) GetResourceClass(ctx context.Context, name string) (store.Resour
 }
 
 // CreateResourceClass adds a custom class.
-func (s *Store) CreateResourceClass(ctx context.Context, name string) (store.ResourceClass, error) {
-	rc, _, err := s.createClass(ctx, name, false)
+func (l *Ledger) CreateResourceClass(ctx context.Context, name string) (store.ResourceClass, error) {
+	rc, _, err := l.createClass(ctx, name, false)
 	return rc, err
 }
 
 // EnsureResourceClass adds a custom class unless it exists.
-func (s *Store) EnsureResourceClass(ctx context.Context, name string) (store.ResourceClass, bool, error) {
-	return s.createClass(ctx, name, true)
+func (l *Ledger) EnsureResourceClass(ctx context.Context, name string) (store.ResourceClass, bool, error) {
+	return l.createClass(ctx, name, true)
 }
 
 // createClass inserts name with the next custom id; an existing class is
 // ErrDuplicate, or returned as is when existingOK.
-func (s *Store) createClass(ctx context.Context, name string, existingOK bool) (store.ResourceClass, bool, error) {
+func (l *Ledger) createClass(ctx context.Context, name string, existingOK bool) (store.ResourceClass, bool, error) {
 	var out store.ResourceClass
 	created := false
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		if rc, ok := st.classes[name]; ok {
 			if existingOK {
 				out = rc.record()
@@ -82,7 +81,7 @@ func (s *Store) createClass(ctx context.Context, name string, existingOK bool) (
 			return nil, store.Errorf(store.ErrDuplicate, "Resource class "+name+" already exists.")
 		}
 		id := st.nextCustomClassID
-		if _, err := tx.ExecContext(ctx, `INSERT INTO resource_classes (id, name, created_at) VALUES (?, ?, ?)`, id, name, nanos(now)); err != nil {
+		if err := tx.InsertResourceClass(ctx, store.ResourceClassRow{ID: id, Name: name, CreatedAt: now}); err != nil {
 			return nil, fmt.Errorf("insert resource class %s: %w", name, err)
 		}
 		rc := &resourceClass{id: id, name: name, createdAt: now, providers: map[*provider]struct{}{}}
@@ -96,10 +95,10 @@ func (s *Store) createClass(ctx context.Context, name string, existingOK bool) (
 }
 
 // RenameResourceClass renames a custom class.
-func (s *Store) RenameResourceClass(ctx context.Context, name, newName string) (store.ResourceClass, error) {
+func (l *Ledger) RenameResourceClass(ctx context.Context, name, newName string) (store.ResourceClass, error) {
 	var out store.ResourceClass
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		rc, err := st.lookupClass(name)
 		if err != nil {
 			return nil, err
@@ -110,7 +109,7 @@ func (s *Store) RenameResourceClass(ctx context.Context, name, newName string) (
 		if other, ok := st.classes[newName]; ok && other != rc {
 			return nil, store.Errorf(store.ErrDuplicate, "Resource class "+newName+" already exists.")
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE resource_classes SET name = ?, updated_at = ? WHERE id = ?`, newName, nanos(now), rc.id); err != nil {
+		if err := tx.UpdateResourceClass(ctx, store.ResourceClassRow{ID: rc.id, Name: newName, CreatedAt: rc.createdAt, UpdatedAt: now}); err != nil {
 			return nil, fmt.Errorf("rename resource class %s: %w", name, err)
 		}
 		out = rc.record()
@@ -125,9 +124,9 @@ func (s *Store) RenameResourceClass(ctx context.Context, name, newName string) (
 }
 
 // DeleteResourceClass removes a custom class no inventory uses.
-func (s *Store) DeleteResourceClass(ctx context.Context, name string) error {
-	return s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+func (l *Ledger) DeleteResourceClass(ctx context.Context, name string) error {
+	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		rc, err := st.lookupClass(name)
 		if err != nil {
 			return nil, err
@@ -138,7 +137,7 @@ func (s *Store) DeleteResourceClass(ctx context.Context, name string) error {
 		if len(rc.providers) > 0 {
 			return nil, store.Errorf(store.ErrResourceClassInUse, "Cannot delete resource class "+name+". Class is in use in inventory.")
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM resource_classes WHERE id = ?`, rc.id); err != nil {
+		if err := tx.DeleteResourceClass(ctx, rc.id); err != nil {
 			return nil, fmt.Errorf("delete resource class %s: %w", name, err)
 		}
 		return func() { delete(st.classes, name) }, nil

@@ -1,8 +1,7 @@
-package sqlite
+package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"time"
@@ -11,10 +10,10 @@ import (
 )
 
 // ProviderAggregates returns a provider and its aggregate uuids.
-func (s *Store) ProviderAggregates(ctx context.Context, uuid string) (store.Provider, []string, error) {
+func (l *Ledger) ProviderAggregates(ctx context.Context, uuid string) (store.Provider, []string, error) {
 	var p store.Provider
 	var out []string
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		pr, err := st.lookupProvider(uuid)
 		if err != nil {
 			return err
@@ -42,11 +41,11 @@ func aggregatesByID(set map[*aggregate]struct{}) []string {
 
 // SetProviderAggregates replaces a provider's aggregates, creating unknown
 // aggregates on the way; see store.AggregateStore.
-func (s *Store) SetProviderAggregates(ctx context.Context, uuid string, generation *int64, uuids []string) (store.Provider, []string, error) {
+func (l *Ledger) SetProviderAggregates(ctx context.Context, uuid string, generation *int64, uuids []string) (store.Provider, []string, error) {
 	var p store.Provider
 	var out []string
-	err := s.write(ctx, func(tx *sql.Tx, now time.Time) (func(), error) {
-		st := s.st
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		st := l.st
 		pr, err := st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
@@ -74,12 +73,12 @@ func (s *Store) SetProviderAggregates(ctx context.Context, uuid string, generati
 			}
 		}
 		for _, a := range add {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO resource_provider_aggregates (resource_provider_id, aggregate_id) VALUES (?, ?)`, pr.id, a.id); err != nil {
+			if err := tx.AddProviderAggregate(ctx, pr.id, a.id); err != nil {
 				return nil, fmt.Errorf("add provider %s to aggregate %s: %w", pr.uuid, a.uuid, err)
 			}
 		}
 		for _, a := range drop {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM resource_provider_aggregates WHERE resource_provider_id = ? AND aggregate_id = ?`, pr.id, a.id); err != nil {
+			if err := tx.RemoveProviderAggregate(ctx, pr.id, a.id); err != nil {
 				return nil, fmt.Errorf("remove provider %s from aggregate %s: %w", pr.uuid, a.uuid, err)
 			}
 		}
@@ -118,7 +117,7 @@ func (s *Store) SetProviderAggregates(ctx context.Context, uuid string, generati
 // ensureAggregates resolves uuids (deduplicated, in order) to aggregates,
 // inserting the unknown ones. The new records are returned separately so
 // that apply can publish them after commit.
-func ensureAggregates(ctx context.Context, tx *sql.Tx, st *state, uuids []string) (all, created []*aggregate, err error) {
+func ensureAggregates(ctx context.Context, tx store.Tx, st *state, uuids []string) (all, created []*aggregate, err error) {
 	seen := make(map[string]*aggregate, len(uuids))
 	for _, u := range uuids {
 		if _, dup := seen[u]; dup {
@@ -126,11 +125,7 @@ func ensureAggregates(ctx context.Context, tx *sql.Tx, st *state, uuids []string
 		}
 		a, ok := st.aggregates[u]
 		if !ok {
-			res, err := tx.ExecContext(ctx, `INSERT INTO placement_aggregates (uuid) VALUES (?)`, u)
-			if err != nil {
-				return nil, nil, fmt.Errorf("insert aggregate %s: %w", u, err)
-			}
-			id, err := res.LastInsertId()
+			id, err := tx.InsertAggregate(ctx, u)
 			if err != nil {
 				return nil, nil, fmt.Errorf("insert aggregate %s: %w", u, err)
 			}

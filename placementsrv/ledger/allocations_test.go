@@ -1,15 +1,15 @@
-package sqlite
+package ledger
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest/memory"
 )
 
 const (
@@ -19,10 +19,10 @@ const (
 )
 
 // alDump renders the allocation-related state deterministically, so the
-// in-memory state can be compared with what a reopen loads from disk.
-func alDump(s *Store) string {
+// in-memory state can be compared with what a reopen loads from storage.
+func alDump(l *Ledger) string {
 	var lines []string
-	_ = s.read(func(st *state) error {
+	_ = l.read(func(st *state) error {
 		for _, p := range st.providers {
 			var usage []string
 			for c, n := range p.usage {
@@ -68,8 +68,8 @@ func alGen(n int64) *int64 { return &n }
 
 func TestAllocationsMatchDiskAfterEachWrite(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "placement.db")
-	s := openAt(t, path)
+	db := memory.New()
+	s := openAt(t, db)
 	t.Cleanup(func() { s.Close() })
 	for _, rp := range []string{rpUUID, otherRPUUID} {
 		if _, err := s.CreateProvider(ctx, store.NewProvider{UUID: rp, Name: rp}); err != nil {
@@ -81,46 +81,46 @@ func TestAllocationsMatchDiskAfterEachWrite(t *testing.T) {
 	}
 	steps := []struct {
 		name string
-		run  func(s *Store) error
+		run  func(s *Ledger) error
 		want error
 	}{
-		{"two consumers", func(s *Store) error {
+		{"two consumers", func(s *Ledger) error {
 			return s.ReplaceAllocations(ctx, []store.ConsumerAllocations{
 				alReq(alConsumerA, nil, alOn(rpUUID, "VCPU", 2), alOn(otherRPUUID, "DISK_GB", 10)),
 				alReq(alConsumerB, nil, alOn(rpUUID, "VCPU", 6)),
 			})
 		}, nil},
-		{"over capacity", func(s *Store) error {
+		{"over capacity", func(s *Ledger) error {
 			return s.ReplaceAllocations(ctx, []store.ConsumerAllocations{alReq(alConsumerA, alGen(1), alOn(rpUUID, "VCPU", 3))})
 		}, store.ErrCapacityExceeded},
-		{"swap within capacity", func(s *Store) error {
+		{"swap within capacity", func(s *Ledger) error {
 			return s.ReplaceAllocations(ctx, []store.ConsumerAllocations{
 				alReq(alConsumerA, alGen(1), alOn(rpUUID, "VCPU", 6)),
 				alReq(alConsumerB, alGen(1), alOn(rpUUID, "VCPU", 2)),
 			})
 		}, nil},
-		{"empty new consumer is kept at generation 0", func(s *Store) error {
+		{"empty new consumer is kept at generation 0", func(s *Ledger) error {
 			return s.ReplaceAllocations(ctx, []store.ConsumerAllocations{alReq(alChild, nil)})
 		}, nil},
-		{"stale consumer generation", func(s *Store) error {
+		{"stale consumer generation", func(s *Ledger) error {
 			return s.ReplaceAllocations(ctx, []store.ConsumerAllocations{alReq(alConsumerB, alGen(1))})
 		}, store.ErrConsumerGeneration},
-		{"emptied consumer is removed", func(s *Store) error {
+		{"emptied consumer is removed", func(s *Ledger) error {
 			return s.ReplaceAllocations(ctx, []store.ConsumerAllocations{alReq(alConsumerB, alGen(2))})
 		}, nil},
-		{"reshape moves disk", func(s *Store) error {
+		{"reshape moves disk", func(s *Ledger) error {
 			return s.Reshape(ctx, []store.ProviderInventories{
 				{ProviderUUID: otherRPUUID, Generation: 2, Inventories: []store.Inventory{inv("VCPU", 8)}},
 				{ProviderUUID: rpUUID, Generation: 4, Inventories: []store.Inventory{inv("VCPU", 8), inv("DISK_GB", 100)}},
 			}, []store.ConsumerAllocations{alReq(alConsumerA, alGen(2), alOn(rpUUID, "VCPU", 6), alOn(rpUUID, "DISK_GB", 10))})
 		}, nil},
-		{"reshape dropping used inventory", func(s *Store) error {
+		{"reshape dropping used inventory", func(s *Ledger) error {
 			return s.Reshape(ctx, []store.ProviderInventories{
 				{ProviderUUID: rpUUID, Generation: 7, Inventories: []store.Inventory{inv("VCPU", 8)}},
 			}, nil)
 		}, store.ErrInventoryInUse},
-		{"delete", func(s *Store) error { return s.DeleteConsumerAllocations(ctx, alConsumerA) }, nil},
-		{"delete again", func(s *Store) error { return s.DeleteConsumerAllocations(ctx, alConsumerA) }, store.ErrNotFound},
+		{"delete", func(s *Ledger) error { return s.DeleteConsumerAllocations(ctx, alConsumerA) }, nil},
+		{"delete again", func(s *Ledger) error { return s.DeleteConsumerAllocations(ctx, alConsumerA) }, store.ErrNotFound},
 	}
 	for _, step := range steps {
 		before := alDump(s)
@@ -135,9 +135,9 @@ func TestAllocationsMatchDiskAfterEachWrite(t *testing.T) {
 		if strings.Contains(mem, "MISSING-BACKLINK") {
 			t.Fatalf("%s: inconsistent links:\n%s", step.name, mem)
 		}
-		s = reopen(t, s, path)
+		s = reopen(t, s, db)
 		if disk := alDump(s); disk != mem {
-			t.Fatalf("%s: memory and disk differ:\nmemory:\n%s\ndisk:\n%s", step.name, mem, disk)
+			t.Fatalf("%s: memory and storage differ:\nmemory:\n%s\nstorage:\n%s", step.name, mem, disk)
 		}
 	}
 	want := strings.Join([]string{

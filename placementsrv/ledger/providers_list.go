@@ -1,4 +1,4 @@
-package sqlite
+package ledger
 
 import (
 	"context"
@@ -25,9 +25,9 @@ type classAmount struct {
 
 // ListProviders returns the providers matching f, ordered by id as
 // upstream's unordered query returns them.
-func (s *Store) ListProviders(ctx context.Context, f store.ProviderFilter) ([]store.Provider, error) {
+func (l *Ledger) ListProviders(ctx context.Context, f store.ProviderFilter) ([]store.Provider, error) {
 	var out []store.Provider
-	err := s.read(func(st *state) error {
+	err := l.read(func(st *state) error {
 		m, any, err := st.compileFilter(f)
 		if err != nil || !any {
 			return err
@@ -231,8 +231,8 @@ func (m *providerMatcher) match(p *provider) bool {
 }
 
 // canAllocate is upstream's capacity check for one class: the amount fits
-// in the free capacity (computed in floating point, as the SQL does) and
-// respects min_unit, max_unit and step_size.
+// in the free capacity (computed in floating point, as upstream's SQL
+// does) and respects min_unit, max_unit and step_size.
 func canAllocate(p *provider, c *resourceClass, amount int64) bool {
 	inv, ok := p.inventories[c]
 	if !ok {

@@ -1,0 +1,136 @@
+// Package ledger implements store.Store over any store.Backend: it keeps
+// the whole Placement state in memory (providers, inventories, usage,
+// traits, aggregates, consumers and allocations) and owns every Placement
+// rule for changing it, while the backend only persists rows.
+//
+// See DESIGN.md. In short: one writer at a time validates against memory,
+// writes rows in one backend transaction, and changes memory only after
+// the commit, so reads never touch storage and never see uncommitted
+// data.
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// Options configures New.
+type Options struct {
+	// Now is the clock for created_at/updated_at; nil means time.Now.
+	Now func() time.Time
+	// Registerer receives the write metrics (metrics.go); nil means a
+	// private registry.
+	Registerer prometheus.Registerer
+}
+
+// Ledger is the Placement state over a backend. It is safe for concurrent
+// use.
+type Ledger struct {
+	be      store.Backend
+	now     func() time.Time
+	metrics *ledgerMetrics
+
+	// wmu serializes writers end to end (validate, write, commit, apply),
+	// so a writer may read st without mu: nobody else changes it.
+	wmu sync.Mutex
+	// mu guards st against readers while a committed write is applied.
+	mu sync.RWMutex
+	st *state
+	// version counts committed writes (guarded by mu); snap caches the
+	// read model built at some version (snapshot.go).
+	version uint64
+	snap    snapshotCache
+}
+
+// New inserts any missing standard trait and resource class, loads every
+// record of be into memory and returns the ledger, which owns be from then
+// on (Close closes it). On error be is left open for the caller.
+func New(ctx context.Context, be store.Backend, opts Options) (*Ledger, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	l := &Ledger{be: be, now: opts.Now, metrics: newLedgerMetrics()}
+	recs, err := be.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := seedStandard(ctx, be, recs, l.now().UTC()); err != nil {
+		return nil, fmt.Errorf("insert standard names: %w", err)
+	}
+	if l.st, err = buildState(recs); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	// Registered last, so that a failed New leaves the registry as it was.
+	if err := l.metrics.register(opts.Registerer); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Close closes the backend.
+func (l *Ledger) Close() error { return l.be.Close() }
+
+// writeFunc validates a write against l.st (read-only: no other writer
+// runs) and issues it in tx; it returns apply, which mutates l.st to match
+// and runs only after a successful commit, with readers excluded. A nil
+// apply means nothing changed.
+type writeFunc func(tx store.Tx, now time.Time) (apply func(), err error)
+
+// write runs fn in one transaction under the writer lock. An error from fn
+// rolls everything back.
+func (l *Ledger) write(ctx context.Context, fn writeFunc) error {
+	return l.writeKind(ctx, false, fn)
+}
+
+// writeUsage is write for changes to allocations only: its apply may
+// change provider usage (through attachAllocation / detachAllocations,
+// which log the providers) and provider generations (generations.apply),
+// nothing else the read model holds, so the next snapshot patches those
+// providers instead of being rebuilt.
+func (l *Ledger) writeUsage(ctx context.Context, fn writeFunc) error {
+	return l.writeKind(ctx, true, fn)
+}
+
+func (l *Ledger) writeKind(ctx context.Context, usageOnly bool, fn writeFunc) (err error) {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	start := time.Now()
+	defer func() { l.metrics.observeWrite(time.Since(start), err) }()
+	tx, err := l.be.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	apply, err := fn(tx, l.now().UTC())
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if apply != nil {
+		l.mu.Lock()
+		l.st.usageLog = l.st.usageLog[:0]
+		apply()
+		l.version++
+		l.snap.noteWrite(usageOnly, l.st.usageLog)
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// read runs fn with readers' access to the state.
+func (l *Ledger) read(fn func(st *state) error) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return fn(l.st)
+}
+
+// Ledger implements the whole contract.
+var _ store.Store = (*Ledger)(nil)

@@ -1,0 +1,187 @@
+package ledger
+
+import (
+	"fmt"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/standard"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// loader links the rows of a store.Records into a state; the maps resolve
+// the rows' id references.
+type loader struct {
+	st        *state
+	classByID map[int64]*resourceClass
+	traitByID map[int64]*trait
+	provByID  map[int64]*provider
+	aggByID   map[int64]*aggregate
+	consByID  map[int64]*consumer
+	projByID  map[int64]string
+	userByID  map[int64]string
+}
+
+// buildState turns loaded records into the in-memory state.
+func buildState(recs *store.Records) (*state, error) {
+	ld := &loader{
+		st:        newState(),
+		classByID: make(map[int64]*resourceClass, len(recs.ResourceClasses)),
+		traitByID: make(map[int64]*trait, len(recs.Traits)),
+		provByID:  make(map[int64]*provider, len(recs.Providers)),
+		aggByID:   make(map[int64]*aggregate, len(recs.Aggregates)),
+		consByID:  make(map[int64]*consumer, len(recs.Consumers)),
+		projByID:  make(map[int64]string, len(recs.Projects)),
+		userByID:  make(map[int64]string, len(recs.Users)),
+	}
+	ld.names(recs)
+	if err := ld.providers(recs); err != nil {
+		return nil, err
+	}
+	if err := ld.providerLinks(recs); err != nil {
+		return nil, err
+	}
+	ld.consumers(recs)
+	if err := ld.allocations(recs.Allocations); err != nil {
+		return nil, err
+	}
+	ld.st.sortProviderList()
+	return ld.st, nil
+}
+
+// names loads resource classes, traits and aggregates.
+func (ld *loader) names(recs *store.Records) {
+	st := ld.st
+	stdClasses := nameSet(standard.ResourceClasses())
+	for _, r := range recs.ResourceClasses {
+		c := &resourceClass{id: r.ID, name: r.Name, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt,
+			standard: stdClasses[r.Name], providers: map[*provider]struct{}{}}
+		st.classes[c.name] = c
+		ld.classByID[c.id] = c
+		if c.id >= st.nextCustomClassID {
+			st.nextCustomClassID = c.id + 1
+		}
+	}
+	stdTraits := nameSet(standard.Traits())
+	for _, r := range recs.Traits {
+		t := &trait{id: r.ID, name: r.Name, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt,
+			standard: stdTraits[r.Name], providers: map[*provider]struct{}{}}
+		st.traits[t.name] = t
+		ld.traitByID[t.id] = t
+	}
+	for _, r := range recs.Aggregates {
+		a := &aggregate{id: r.ID, uuid: r.UUID, members: map[*provider]struct{}{}}
+		st.aggregates[a.uuid] = a
+		ld.aggByID[a.id] = a
+	}
+}
+
+func nameSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// providers loads the providers, then links parents and roots (a parent
+// may come after its child).
+func (ld *loader) providers(recs *store.Records) error {
+	st := ld.st
+	for _, r := range recs.Providers {
+		p := newProvider(r.ID, r.UUID, r.Name)
+		p.generation = r.Generation
+		p.createdAt, p.updatedAt = r.CreatedAt, r.UpdatedAt
+		st.providers[p.uuid] = p
+		st.providersByName[p.name] = p
+		st.providerList = append(st.providerList, p)
+		ld.provByID[p.id] = p
+	}
+	for _, r := range recs.Providers {
+		p := ld.provByID[r.ID]
+		p.root = p
+		if root := ld.provByID[r.RootID]; r.RootID != 0 && root != nil {
+			p.root = root
+		}
+		if r.ParentID != 0 {
+			pp := ld.provByID[r.ParentID]
+			if pp == nil {
+				return fmt.Errorf("provider %s: parent %d missing", p.uuid, r.ParentID)
+			}
+			p.parent = pp
+			pp.children[p] = struct{}{}
+		}
+	}
+	return nil
+}
+
+// providerLinks loads inventories and trait and aggregate memberships.
+func (ld *loader) providerLinks(recs *store.Records) error {
+	for _, r := range recs.Inventories {
+		p, c := ld.provByID[r.ProviderID], ld.classByID[r.ClassID]
+		if p == nil || c == nil {
+			return fmt.Errorf("inventory (%d, %d): dangling reference", r.ProviderID, r.ClassID)
+		}
+		p.inventories[c] = &inventory{class: c, total: r.Total, reserved: r.Reserved, minUnit: r.MinUnit,
+			maxUnit: r.MaxUnit, stepSize: r.StepSize, allocationRatio: r.AllocationRatio,
+			createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
+		c.providers[p] = struct{}{}
+	}
+	for _, r := range recs.ProviderTraits {
+		p, t := ld.provByID[r.ProviderID], ld.traitByID[r.TraitID]
+		if p == nil || t == nil {
+			return fmt.Errorf("provider trait (%d, %d): dangling reference", r.ProviderID, r.TraitID)
+		}
+		p.traits[t] = struct{}{}
+		t.providers[p] = struct{}{}
+	}
+	for _, r := range recs.ProviderAggregates {
+		p, a := ld.provByID[r.ProviderID], ld.aggByID[r.AggregateID]
+		if p == nil || a == nil {
+			return fmt.Errorf("provider aggregate (%d, %d): dangling reference", r.ProviderID, r.AggregateID)
+		}
+		p.aggregates[a] = struct{}{}
+		a.members[p] = struct{}{}
+	}
+	return nil
+}
+
+// consumers loads projects, users, consumer types and consumers.
+func (ld *loader) consumers(recs *store.Records) {
+	st := ld.st
+	for _, r := range recs.Projects {
+		st.projects[r.ExternalID] = r.ID
+		ld.projByID[r.ID] = r.ExternalID
+	}
+	for _, r := range recs.Users {
+		st.users[r.ExternalID] = r.ID
+		ld.userByID[r.ID] = r.ExternalID
+	}
+	for _, r := range recs.ConsumerTypes {
+		st.consumerTypes[r.Name] = r.ID
+		st.consumerTypeIDs[r.ID] = r.Name
+	}
+	for _, r := range recs.Consumers {
+		c := &consumer{id: r.ID, uuid: r.UUID, projectID: ld.projByID[r.ProjectID], userID: ld.userByID[r.UserID],
+			generation: r.Generation, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
+		if r.ConsumerTypeID != 0 {
+			c.consumerType = st.consumerTypeIDs[r.ConsumerTypeID]
+		}
+		st.consumers[c.uuid] = c
+		ld.consByID[c.id] = c
+	}
+}
+
+// allocations links allocations, in id order, to their consumers and
+// providers and sums provider usage.
+func (ld *loader) allocations(rows []store.AllocationRow) error {
+	for _, r := range rows {
+		a := &allocation{id: r.ID, provider: ld.provByID[r.ProviderID], consumer: ld.consByID[r.ConsumerID],
+			class: ld.classByID[r.ClassID], used: r.Used, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
+		if a.provider == nil || a.consumer == nil || a.class == nil {
+			return fmt.Errorf("allocation %d: dangling reference", a.id)
+		}
+		a.consumer.allocs = append(a.consumer.allocs, a)
+		a.provider.allocs[a] = struct{}{}
+		a.provider.usage[a.class] += a.used
+	}
+	return nil
+}
