@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -185,12 +184,4 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
-}
-
-func hostsOf(us []UnmappedHost) string {
-	var hs []string
-	for _, u := range us {
-		hs = append(hs, u.Host)
-	}
-	return strings.Join(hs, ",")
 }
