@@ -3,11 +3,9 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // BenchmarkClaim is the hot write path end to end, over SQLite: one
@@ -18,15 +16,7 @@ func BenchmarkClaim(b *testing.B) {
 	for _, snapshot := range []bool{false, true} {
 		b.Run(fmt.Sprint("snapshot=", snapshot), func(b *testing.B) {
 			ctx := context.Background()
-			be, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "b.db"), sqlite.Options{Migrate: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			st, err := New(ctx, be, Options{})
-			if err != nil {
-				be.Close()
-				b.Fatal(err)
-			}
+			st := openAt(b, newDB(b))
 			defer st.Close()
 			const n = 1000
 			for i := range n {
