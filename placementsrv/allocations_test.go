@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -36,7 +38,7 @@ type alEnv struct {
 func newAlEnv(t *testing.T) *alEnv {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true}, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -39,7 +41,7 @@ func newInvEnv(t *testing.T) *invEnv {
 
 func (e *invEnv) start() {
 	e.t.Helper()
-	st, err := sqlite.Open(context.Background(), e.path, sqlite.Options{Migrate: true})
+	st, err := sqlitestore.Open(context.Background(), e.path, sqlite.Options{Migrate: true}, ledger.Options{})
 	if err != nil {
 		e.t.Fatal(err)
 	}

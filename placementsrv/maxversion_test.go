@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 func TestMaxMicroversionCap(t *testing.T) {
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true})
+	st, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true}, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

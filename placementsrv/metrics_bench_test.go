@@ -11,6 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
@@ -52,7 +54,7 @@ func BenchmarkHotHandler(b *testing.B) {
 // instrumented or not.
 func benchServer(b *testing.B, instrumented bool) http.Handler {
 	b.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "p.db"), sqlite.Options{Migrate: true})
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "p.db"), sqlite.Options{Migrate: true}, ledger.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/metricstest"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/metrics/endpoint"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -27,7 +27,7 @@ func startMetricsServer(t testing.TB) *testServer {
 	t.Helper()
 	reg := metrics.NewRegistry(metrics.BuildInfo{Version: "test", Commit: "abc", GoVersion: "go"})
 	return startServerOpts(t,
-		func(o *sqlite.Options) { o.Registerer = reg },
+		func(o *ledger.Options) { o.Registerer = reg },
 		func(o *Options) {
 			o.Registerer = reg
 			o.MetricsHandler = endpoint.Handler(reg, nil)

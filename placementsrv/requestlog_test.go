@@ -13,6 +13,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
@@ -21,7 +23,7 @@ import (
 // request id the client got in x-openstack-request-id.
 func TestRequestLog(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true})
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true}, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -33,14 +35,14 @@ func startTestServer(t testing.TB) *testServer {
 
 // startServerOpts is startTestServer with the store's and the server's
 // options edited first (either edit may be nil).
-func startServerOpts(t testing.TB, storeEdit func(*sqlite.Options), edit func(*Options)) *testServer {
+func startServerOpts(t testing.TB, storeEdit func(*ledger.Options), edit func(*Options)) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	sopts := sqlite.Options{Migrate: true}
+	var lopts ledger.Options
 	if storeEdit != nil {
-		storeEdit(&sopts)
+		storeEdit(&lopts)
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sopts)
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true}, lopts)
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -26,7 +28,7 @@ type taEnv struct {
 func newTAEnv(t *testing.T) *taEnv {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "placement.db")
-	st, err := sqlite.Open(context.Background(), db, sqlite.Options{Migrate: true})
+	st, err := sqlitestore.Open(context.Background(), db, sqlite.Options{Migrate: true}, ledger.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
@@ -152,12 +153,11 @@ func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Lo
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	st, err := sqlite.Open(ctx, db.Path, sqlite.Options{
+	st, err := sqlitestore.Open(ctx, db.Path, sqlite.Options{
 		Migrate:     migrate,
 		BusyTimeout: db.BusyTimeout,
 		Logger:      log.Named("store"),
-		Registerer:  reg,
-	})
+	}, ledger.Options{Registerer: reg})
 	if errors.Is(err, sqlite.ErrSchemaTooNew) || errors.Is(err, sqlite.ErrSchemaTooOld) {
 		if cur, latest, verr := sqlite.SchemaVersion(ctx, db.Path); verr == nil {
 			return nil, schemaMismatch(db.Path, cur, latest, "database.auto_migrate is false")

@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
@@ -54,7 +56,7 @@ type Options struct {
 func StartOurs(t testing.TB, opts Options) *Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true})
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true}, ledger.Options{})
 	if err != nil {
 		cancel()
 		t.Fatalf("placementtest: open store: %v", err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest/memory"
 )
 
 const (
@@ -68,7 +67,7 @@ func alGen(n int64) *int64 { return &n }
 
 func TestAllocationsMatchDiskAfterEachWrite(t *testing.T) {
 	ctx := context.Background()
-	db := memory.New()
+	db := newDB(t)
 	s := openAt(t, db)
 	t.Cleanup(func() { s.Close() })
 	for _, rp := range []string{rpUUID, otherRPUUID} {

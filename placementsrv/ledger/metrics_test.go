@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest/memory"
 )
 
 func TestWriteResult(t *testing.T) {
@@ -40,7 +39,7 @@ func TestWriteResult(t *testing.T) {
 func TestStoreMetrics(t *testing.T) {
 	ctx := context.Background()
 	reg := prometheus.NewRegistry()
-	s, err := New(ctx, memory.New().Open(), Options{Registerer: reg})
+	s, err := New(ctx, openBackend(t, newDB(t)), Options{Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,9 @@ func TestStoreMetrics(t *testing.T) {
 	}
 
 	// A second store on the same registry is refused, not silently merged.
-	_, err = New(ctx, memory.New().Open(), Options{Registerer: reg})
+	be := openBackend(t, newDB(t))
+	defer be.Close() // a failed New leaves it to the caller
+	_, err = New(ctx, be, Options{Registerer: reg})
 	if err == nil || !strings.Contains(err.Error(), "register store metrics") {
 		t.Errorf("second New on one registry: %v", err)
 	}

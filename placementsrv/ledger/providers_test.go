@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest/memory"
 )
 
 // BenchmarkListProviders lists 2000 providers with and without filters.
 func BenchmarkListProviders(b *testing.B) {
 	ctx := context.Background()
-	s := openAt(b, memory.New())
+	s := openAt(b, newDB(b))
 	defer s.Close()
 	for i := 0; i < 2000; i++ {
 		u := "00000000-0000-4000-8000-" + strings.Repeat("0", 8) + string(rune('a'+i/676%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + "0"

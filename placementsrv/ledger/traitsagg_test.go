@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest/memory"
 )
 
 const (
@@ -21,9 +20,9 @@ const (
 )
 
 // newTAStore opens a ledger over fresh storage with providers A and B.
-func newTAStore(t *testing.T) (*Ledger, *memory.DB) {
+func newTAStore(t *testing.T) (*Ledger, string) {
 	t.Helper()
-	db := memory.New()
+	db := newDB(t)
 	s := openAt(t, db)
 	t.Cleanup(func() { s.Close() })
 	for _, p := range []store.NewProvider{{UUID: rpA, Name: "a"}, {UUID: rpB, Name: "b"}} {

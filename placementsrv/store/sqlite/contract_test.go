@@ -17,7 +17,7 @@ func TestContract(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "placement.db")
 		return func(t *testing.T) store.Backend {
 			t.Helper()
-			be, err := sqlite.OpenBackend(context.Background(), path, sqlite.Options{Migrate: true})
+			be, err := sqlite.Open(context.Background(), path, sqlite.Options{Migrate: true})
 			if err != nil {
 				t.Fatalf("open %s: %v", path, err)
 			}

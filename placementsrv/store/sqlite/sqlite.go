@@ -1,7 +1,8 @@
 // Package sqlite stores Placement's records in an SQLite file: it
 // implements store.Backend (schema, migrations, connection settings and
-// the SQL for each record operation) and holds no Placement rule; package
-// ledger applies those on top (Open wires the two).
+// the SQL for each record operation) and holds no Placement rule. Package
+// ledger applies those on top; package sqlitestore composes the two for a
+// process.
 //
 // See DESIGN.md for the reasoning. In short: one connection in WAL mode
 // with synchronous=FULL (a committed write survives kill -9), and every
@@ -16,14 +17,12 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
-// Options configures Open and OpenBackend.
+// Options configures Open.
 type Options struct {
 	// Migrate applies pending schema migrations; without it a database
 	// behind the binary's schema is refused.
@@ -31,11 +30,9 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process's lock.
 	BusyTimeout time.Duration
 	Logger      *zap.Logger
-	// Now is the clock for created_at/updated_at; nil means time.Now.
+	// Now is the clock for applied_at in schema_migrations; nil means
+	// time.Now. (Row timestamps come from the ledger.)
 	Now func() time.Time
-	// Registerer receives the store's metrics (see package ledger); nil
-	// means a private registry. OpenBackend ignores it.
-	Registerer prometheus.Registerer
 }
 
 // Backend is the SQLite store.Backend. It is safe for concurrent use;
@@ -51,22 +48,6 @@ var (
 	ErrSchemaTooOld = errors.New("database schema is older than this binary")
 )
 
-// Open opens the database at path as OpenBackend does and returns the
-// Placement store over it: a ledger that loaded every record (after
-// inserting missing standard traits and resource classes).
-func Open(ctx context.Context, path string, opts Options) (*ledger.Ledger, error) {
-	be, err := OpenBackend(ctx, path, opts)
-	if err != nil {
-		return nil, err
-	}
-	l, err := ledger.New(ctx, be, ledger.Options{Now: opts.Now, Registerer: opts.Registerer})
-	if err != nil {
-		be.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
-	return l, nil
-}
-
 // dsn builds the connection string. PRAGMAs are per connection, so they go
 // in the DSN rather than through Exec on a pooled connection.
 func dsn(path string, busy time.Duration) string {
@@ -79,9 +60,10 @@ func dsn(path string, busy time.Duration) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// OpenBackend opens (creating if needed) the database at path and checks
-// or applies the schema.
-func OpenBackend(ctx context.Context, path string, opts Options) (*Backend, error) {
+// Open opens (creating if needed) the database at path and checks or
+// applies the schema. The caller closes the Backend, or hands it to a
+// ledger, which closes it with itself.
+func Open(ctx context.Context, path string, opts Options) (*Backend, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
 	}

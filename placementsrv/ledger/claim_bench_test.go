@@ -1,27 +1,22 @@
-package sqlite_test
+package ledger
 
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
-// BenchmarkClaim is the hot write path end to end: one consumer's
-// allocations on one of 1,000 providers written (validate, SQL, COMMIT,
-// apply), then, with snapshot, the read model the next candidates request
-// needs (patched after an allocation-only write).
+// BenchmarkClaim is the hot write path end to end, over SQLite: one
+// consumer's allocations on one of 1,000 providers written (validate, SQL,
+// COMMIT, apply), then, with snapshot, the read model the next candidates
+// request needs (patched after an allocation-only write).
 func BenchmarkClaim(b *testing.B) {
 	for _, snapshot := range []bool{false, true} {
 		b.Run(fmt.Sprint("snapshot=", snapshot), func(b *testing.B) {
 			ctx := context.Background()
-			st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "b.db"), sqlite.Options{Migrate: true})
-			if err != nil {
-				b.Fatal(err)
-			}
+			st := openAt(b, newDB(b))
 			defer st.Close()
 			const n = 1000
 			for i := range n {
