@@ -7,7 +7,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/storetest"
+	"github.com/placement-syncd/placement-syncd/placementsrv/storetest"
 )
 
 // TestContract runs the backend contract, and the ledger over it, on a
