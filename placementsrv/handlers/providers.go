@@ -97,35 +97,11 @@ func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []b
 	return append(b, '}')
 }
 
-// providerNotFound maps a store miss to upstream's 404.
-func providerNotFound(err error, uuid string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return apierror.NotFound("No resource provider with uuid %s found", uuid)
-	}
-	return err
-}
-
-// providerNotFoundTwice is the 404 of the GET handlers, which repeat the
-// store's message after their own.
-func providerNotFoundTwice(err error, uuid, sep string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return apierror.NotFound("No resource provider with uuid %s found%s %s", uuid, sep, store.Detail(err))
-	}
-	return err
-}
-
 // GetResourceProvider is GET /resource_providers/{uuid}.
 func (a *API) GetResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPShow); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, err := a.store.GetProvider(r.Context(), uuid)
+	p, err := a.guardedProvider(r, reads(policy.RPShow))
 	if err != nil {
-		return nil, providerNotFound(err, uuid)
+		return nil, err
 	}
 	return middleware.OK(serializeProvider(r, p)).WithLastModified(lastModified(p.CreatedAt, p.UpdatedAt)), nil
 }
@@ -133,10 +109,7 @@ func (a *API) GetResourceProvider(r *middleware.Request) (*middleware.Response, 
 // CreateResourceProvider is POST /resource_providers: 201 with a Location
 // and no body before 1.20, 200 with the provider from 1.20.
 func (a *API) CreateResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPCreate); err != nil {
+	if err := writes(policy.RPCreate).check(r); err != nil {
 		return nil, err
 	}
 	doc, err := r.DecodeJSON(a.schemas.ProviderCreate(r.Minor()))
@@ -176,17 +149,11 @@ func (a *API) CreateResourceProvider(r *middleware.Request) (*middleware.Respons
 // UpdateResourceProvider is PUT /resource_providers/{uuid}: rename, set a
 // parent (1.14) and re-parent or un-parent (1.37).
 func (a *API) UpdateResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPUpdate); err != nil {
+	before, err := a.guardedProvider(r, writes(policy.RPUpdate))
+	if err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")
-	before, err := a.store.GetProvider(r.Context(), uuid)
-	if err != nil {
-		return nil, providerNotFound(err, uuid)
-	}
 	doc, err := r.DecodeJSON(a.schemas.ProviderUpdate(r.Minor()))
 	if err != nil {
 		return nil, err
@@ -221,7 +188,7 @@ func (a *API) UpdateResourceProvider(r *middleware.Request) (*middleware.Respons
 
 // DeleteResourceProvider is DELETE /resource_providers/{uuid}.
 func (a *API) DeleteResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if err := r.Authorize(policy.RPDelete); err != nil {
+	if err := policyOnly(policy.RPDelete).check(r); err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")
@@ -241,10 +208,7 @@ func (a *API) DeleteResourceProvider(r *middleware.Request) (*middleware.Respons
 
 // ListResourceProviders is GET /resource_providers with its filters.
 func (a *API) ListResourceProviders(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPList); err != nil {
+	if err := reads(policy.RPList).check(r); err != nil {
 		return nil, err
 	}
 	q := query.Values(r.URL.RawQuery)
