@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/url"
@@ -15,19 +13,10 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/query"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/uuid4"
 )
 
 func providerURL(uuid string) string { return "/resource_providers/" + uuid }
-
-// newUUID returns a random (version 4) uuid in canonical form.
-func newUUID() string {
-	var u [16]byte
-	_, _ = rand.Read(u[:])
-	u[6] = (u[6] & 0x0f) | 0x40
-	u[8] = (u[8] & 0x3f) | 0x80
-	h := hex.EncodeToString(u[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
 
 // providerRels are the sub-resource links of a provider after "self", each
 // with the microversion that added it.
@@ -124,7 +113,7 @@ func (a *API) CreateResourceProvider(r *middleware.Request) (*middleware.Respons
 	if np.UUID != "" {
 		np.UUID, _ = query.NormalizeUUID(np.UUID) // the schema checked the format
 	} else {
-		np.UUID = newUUID()
+		np.UUID = uuid4.New()
 	}
 	p, err := a.store.CreateProvider(r.Context(), np)
 	switch {
