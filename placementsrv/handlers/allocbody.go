@@ -3,11 +3,11 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -35,25 +35,18 @@ func decodeObject(raw json.RawMessage) (jsonObject, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return obj, fmt.Errorf("expected an object, got %s", raw)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return obj, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return obj, errors.New("expected an object key")
-		}
+	err = jsonenc.EachMember(dec, func(key string) error {
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			return obj, err
+			return err
 		}
 		if _, dup := obj.vals[key]; !dup {
 			obj.keys = append(obj.keys, key)
 		}
 		obj.vals[key] = val
-	}
-	return obj, nil
+		return nil
+	})
+	return obj, err
 }
 
 // members decodes every member of o with decode, in request order.

@@ -1,7 +1,8 @@
 // Package jsonenc writes JSON as Python's json module does (no HTML
 // escaping), for answers the server builds by hand: hot list endpoints and
 // allocation candidates append their bodies piece by piece rather than
-// marshalling maps.
+// marshalling maps. It also walks request objects in document order, as
+// Python's dicts keep them.
 package jsonenc
 
 import (
