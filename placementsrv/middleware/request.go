@@ -40,4 +40,4 @@ func (r *Request) Minor() int { return r.Version.Minor }
 // At reports whether the negotiated microversion is at least v.
 func (r *Request) At(v microversion.Version) bool { return r.Version.AtLeast(v) }
 
-func newRequestID() string { return "req-" + uuid4.New() }
+func newRequestID() string { return uuid4.NewWithPrefix("req-") }
