@@ -44,7 +44,7 @@ func reads(rule string) guard { return guard{since: microversion.Min, media: ans
 func writes(rule string) guard { return guard{since: microversion.Min, media: bodyJSON, rule: rule} }
 
 // policyOnly guards a handler that checks no media type up front.
-func policyOnly(rule string) guard { return guard{since: microversion.Min, rule: rule} }
+func policyOnly(rule string) guard { return guard{since: microversion.Min, media: anyMedia, rule: rule} }
 
 // from gates the route on the microversion v that added it.
 func (g guard) from(v microversion.Version) guard {
