@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/internal/localapi"
 )
 
@@ -101,18 +102,7 @@ func (a *Agent) serveStatus(w http.ResponseWriter, r *http.Request) {
 // ServeLocal serves LocalHandler on ln until ctx ends.
 func (a *Agent) ServeLocal(ctx context.Context, ln net.Listener, token string) error {
 	srv := &http.Server{Handler: a.LocalHandler(token), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(sctx)
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	// A shutdown cut short by the grace period is not an error here.
+	served, _ := httpserve.Run(ctx, srv, ln, 5*time.Second)
+	return served
 }

@@ -14,16 +14,9 @@ type Aggregates struct {
 	Aggregates []string
 }
 
-// GetAggregates reads a provider's aggregates.
-func (c *Client) GetAggregates(ctx context.Context, uuid string) (Aggregates, error) {
-	sc, _, err := c.at(ctx, ErrorCodes)
-	if err != nil {
-		return Aggregates{}, err
-	}
-	r, err := resourceproviders.GetAggregates(ctx, sc, uuid).Extract()
-	if err != nil {
-		return Aggregates{}, wrapErr("get aggregates of "+uuid, err)
-	}
+// aggregatesFromGC converts gophercloud's answer: sorted, never nil,
+// generation -1 before 1.19.
+func aggregatesFromGC(r *resourceproviders.ResourceProviderAggregates) Aggregates {
 	out := Aggregates{Generation: -1, Aggregates: slices.Clone(r.Aggregates)}
 	if out.Aggregates == nil {
 		out.Aggregates = []string{}
@@ -32,7 +25,12 @@ func (c *Client) GetAggregates(ctx context.Context, uuid string) (Aggregates, er
 	if r.ResourceProviderGeneration != nil {
 		out.Generation = *r.ResourceProviderGeneration
 	}
-	return out, nil
+	return out
+}
+
+// GetAggregates reads a provider's aggregates.
+func (c *Client) GetAggregates(ctx context.Context, uuid string) (Aggregates, error) {
+	return get(ctx, c, "get aggregates of "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.GetAggregates, aggregatesFromGC)
 }
 
 // PutAggregates replaces a provider's aggregates. From 1.19 the body is

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 )
 
@@ -84,21 +85,18 @@ type Inventories struct {
 	Inventories map[string]Inventory
 }
 
-// GetInventories reads a provider's inventories.
-func (c *Client) GetInventories(ctx context.Context, uuid string) (Inventories, error) {
-	sc, _, err := c.at(ctx, ReservedEqualsTotal)
-	if err != nil {
-		return Inventories{}, err
-	}
-	r, err := resourceproviders.GetInventories(ctx, sc, uuid).Extract()
-	if err != nil {
-		return Inventories{}, wrapErr("get inventories of "+uuid, err)
-	}
+// inventoriesFromGC converts gophercloud's answer.
+func inventoriesFromGC(r *resourceproviders.ResourceProviderInventories) Inventories {
 	out := Inventories{Generation: r.ResourceProviderGeneration, Inventories: make(map[string]Inventory, len(r.Inventories))}
 	for rc, i := range r.Inventories {
 		out.Inventories[rc] = fromGCInv(i)
 	}
-	return out, nil
+	return out
+}
+
+// GetInventories reads a provider's inventories.
+func (c *Client) GetInventories(ctx context.Context, uuid string) (Inventories, error) {
+	return get(ctx, c, "get inventories of "+uuid, anyVersion, ReservedEqualsTotal, uuid, resourceproviders.GetInventories, inventoriesFromGC)
 }
 
 // PutInventories replaces a provider's whole inventory, checked against
@@ -131,19 +129,13 @@ func (c *Client) PutInventories(ctx context.Context, uuid string, generation int
 // for tools that need it. In use, Placement answers 409
 // placement.concurrent_update (sic) for this call.
 func (c *Client) DeleteInventory(ctx context.Context, uuid, class string) error {
-	sc, _, err := c.at(ctx, ErrorCodes)
-	if err != nil {
-		return err
-	}
-	return wrapErr("delete "+class+" inventory of "+uuid, resourceproviders.DeleteInventory(ctx, sc, uuid, class).ExtractErr())
+	return send(ctx, c, "delete "+class+" inventory of "+uuid, anyVersion, ErrorCodes, uuid,
+		func(ctx context.Context, sc *gophercloud.ServiceClient, uuid string) resourceproviders.DeleteResult {
+			return resourceproviders.DeleteInventory(ctx, sc, uuid, class)
+		})
 }
 
 // DeleteInventories deletes all of a provider's inventory (1.5).
 func (c *Client) DeleteInventories(ctx context.Context, uuid string) error {
-	op := "delete inventories of " + uuid
-	sc, _, err := c.atLeast(ctx, op, V1_5, ErrorCodes)
-	if err != nil {
-		return err
-	}
-	return wrapErr(op, resourceproviders.DeleteInventories(ctx, sc, uuid).ExtractErr())
+	return send(ctx, c, "delete inventories of "+uuid, V1_5, ErrorCodes, uuid, resourceproviders.DeleteInventories)
 }

@@ -77,16 +77,8 @@ func (c *Client) ListProviders(ctx context.Context, f ListFilter) ([]Provider, e
 
 // GetProvider returns one provider; ErrNotFound if there is none.
 func (c *Client) GetProvider(ctx context.Context, uuid string) (Provider, error) {
-	const op = "get resource provider"
-	sc, _, err := c.at(ctx, ErrorCodes)
-	if err != nil {
-		return Provider{}, err
-	}
-	p, err := resourceproviders.Get(ctx, sc, uuid).Extract()
-	if err != nil {
-		return Provider{}, wrapErr(op+" "+uuid, err)
-	}
-	return fromGC(*p), nil
+	return get(ctx, c, "get resource provider "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.Get,
+		func(p *resourceproviders.ResourceProvider) Provider { return fromGC(*p) })
 }
 
 // NewProvider describes a provider to create.
@@ -140,11 +132,7 @@ func (c *Client) CreateProvider(ctx context.Context, np NewProvider) (Provider, 
 
 // DeleteProvider deletes a provider.
 func (c *Client) DeleteProvider(ctx context.Context, uuid string) error {
-	sc, _, err := c.at(ctx, ErrorCodes)
-	if err != nil {
-		return err
-	}
-	return wrapErr("delete resource provider "+uuid, resourceproviders.Delete(ctx, sc, uuid).ExtractErr())
+	return send(ctx, c, "delete resource provider "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.Delete)
 }
 
 // IsNotFound reports whether err is a 404.

@@ -18,20 +18,16 @@ type Traits struct {
 	Traits     []string
 }
 
-// GetTraits reads a provider's traits.
-func (c *Client) GetTraits(ctx context.Context, uuid string) (Traits, error) {
-	op := "get traits of " + uuid
-	sc, _, err := c.atLeast(ctx, op, V1_6, ErrorCodes)
-	if err != nil {
-		return Traits{}, err
-	}
-	r, err := resourceproviders.GetTraits(ctx, sc, uuid).Extract()
-	if err != nil {
-		return Traits{}, wrapErr(op, err)
-	}
+// traitsFromGC converts gophercloud's answer, sorted.
+func traitsFromGC(r *resourceproviders.ResourceProviderTraits) Traits {
 	t := slices.Clone(r.Traits)
 	slices.Sort(t)
-	return Traits{Generation: r.ResourceProviderGeneration, Traits: t}, nil
+	return Traits{Generation: r.ResourceProviderGeneration, Traits: t}
+}
+
+// GetTraits reads a provider's traits.
+func (c *Client) GetTraits(ctx context.Context, uuid string) (Traits, error) {
+	return get(ctx, c, "get traits of "+uuid, V1_6, ErrorCodes, uuid, resourceproviders.GetTraits, traitsFromGC)
 }
 
 // PutTraits replaces a provider's traits, checked against generation, and
@@ -54,21 +50,11 @@ func (c *Client) PutTraits(ctx context.Context, uuid string, generation int, nam
 
 // EnsureTrait creates a custom trait if it does not exist (idempotent).
 func (c *Client) EnsureTrait(ctx context.Context, name string) error {
-	op := "ensure trait " + name
-	sc, _, err := c.atLeast(ctx, op, V1_6, ErrorCodes)
-	if err != nil {
-		return err
-	}
-	return wrapErr(op, traits.Create(ctx, sc, name).ExtractErr())
+	return send(ctx, c, "ensure trait "+name, V1_6, ErrorCodes, name, traits.Create)
 }
 
 // EnsureResourceClass creates a custom resource class if it does not exist
 // (idempotent PUT, 1.7).
 func (c *Client) EnsureResourceClass(ctx context.Context, name string) error {
-	op := "ensure resource class " + name
-	sc, _, err := c.atLeast(ctx, op, V1_7, ErrorCodes)
-	if err != nil {
-		return err
-	}
-	return wrapErr(op, resourceclasses.Update(ctx, sc, name).ExtractErr())
+	return send(ctx, c, "ensure resource class "+name, V1_7, ErrorCodes, name, resourceclasses.Update)
 }

@@ -13,20 +13,17 @@ type Usages struct {
 	Usages     map[string]int
 }
 
-// GetUsages reads a provider's usages.
-func (c *Client) GetUsages(ctx context.Context, uuid string) (Usages, error) {
-	sc, _, err := c.at(ctx, ErrorCodes)
-	if err != nil {
-		return Usages{}, err
-	}
-	r, err := resourceproviders.GetUsages(ctx, sc, uuid).Extract()
-	if err != nil {
-		return Usages{}, wrapErr("get usages of "+uuid, err)
-	}
+// usagesFromGC converts gophercloud's answer; no usages is an empty map.
+func usagesFromGC(r *resourceproviders.ResourceProviderUsage) Usages {
 	if r.Usages == nil {
 		r.Usages = map[string]int{}
 	}
-	return Usages{Generation: r.ResourceProviderGeneration, Usages: r.Usages}, nil
+	return Usages{Generation: r.ResourceProviderGeneration, Usages: r.Usages}
+}
+
+// GetUsages reads a provider's usages.
+func (c *Client) GetUsages(ctx context.Context, uuid string) (Usages, error) {
+	return get(ctx, c, "get usages of "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.GetUsages, usagesFromGC)
 }
 
 // Allocations is the allocations against a provider by consumer.
@@ -35,19 +32,16 @@ type Allocations struct {
 	Allocations map[string]map[string]int // consumer -> class -> amount
 }
 
-// GetProviderAllocations reads the allocations against a provider.
-func (c *Client) GetProviderAllocations(ctx context.Context, uuid string) (Allocations, error) {
-	sc, _, err := c.at(ctx, ErrorCodes)
-	if err != nil {
-		return Allocations{}, err
-	}
-	r, err := resourceproviders.GetAllocations(ctx, sc, uuid).Extract()
-	if err != nil {
-		return Allocations{}, wrapErr("get allocations of "+uuid, err)
-	}
+// allocationsFromGC converts gophercloud's answer.
+func allocationsFromGC(r *resourceproviders.ResourceProviderAllocations) Allocations {
 	out := Allocations{Generation: r.ResourceProviderGeneration, Allocations: make(map[string]map[string]int, len(r.Allocations))}
 	for consumer, a := range r.Allocations {
 		out.Allocations[consumer] = a.Resources
 	}
-	return out, nil
+	return out
+}
+
+// GetProviderAllocations reads the allocations against a provider.
+func (c *Client) GetProviderAllocations(ctx context.Context, uuid string) (Allocations, error) {
+	return get(ctx, c, "get allocations of "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.GetAllocations, allocationsFromGC)
 }

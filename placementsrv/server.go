@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/handlers"
@@ -195,20 +196,12 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, grace time.Duration) 
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(middleware.NewLengthCheckListener(ln)) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve placement API: %w", err)
-	case <-ctx.Done():
+	served, shutdown := httpserve.Run(ctx, srv, middleware.NewLengthCheckListener(ln), grace)
+	if shutdown != nil {
+		return fmt.Errorf("shut down placement API: %w", shutdown)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shut down placement API: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve placement API: %w", err)
+	if served != nil {
+		return fmt.Errorf("serve placement API: %w", served)
 	}
 	return nil
 }

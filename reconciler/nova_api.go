@@ -35,27 +35,11 @@ func NewNovaAPI(client *gophercloud.ServiceClient) *NovaAPI {
 // NovaState implements NovaSource: all aggregates, then every page of
 // hypervisors.
 func (n *NovaAPI) NovaState(ctx context.Context) (NovaState, error) {
-	var aggs []novaAggregateJSON
-	err := aggregates.List(n.client).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
-		var page []novaAggregateJSON
-		if err := p.(aggregates.AggregatesPage).ExtractIntoSlicePtr(&page, "aggregates"); err != nil {
-			return false, err
-		}
-		aggs = append(aggs, page...)
-		return true, nil
-	})
+	aggs, err := allPages[novaAggregateJSON](ctx, aggregates.List(n.client), "aggregates")
 	if err != nil {
 		return NovaState{}, fmt.Errorf("%w: list aggregates: %w", ErrNovaUnavailable, err)
 	}
-	var hvs []novaHypervisorJSON
-	err = hypervisors.List(n.client, hypervisors.ListOpts{}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
-		var page []novaHypervisorJSON
-		if err := p.(hypervisors.HypervisorPage).ExtractIntoSlicePtr(&page, "hypervisors"); err != nil {
-			return false, err
-		}
-		hvs = append(hvs, page...)
-		return true, nil
-	})
+	hvs, err := allPages[novaHypervisorJSON](ctx, hypervisors.List(n.client, hypervisors.ListOpts{}), "hypervisors")
 	if err != nil {
 		return NovaState{}, fmt.Errorf("%w: list hypervisors: %w", ErrNovaUnavailable, err)
 	}
@@ -64,4 +48,21 @@ func (n *NovaAPI) NovaState(ctx context.Context) (NovaState, error) {
 		return NovaState{}, fmt.Errorf("%w: %w", ErrNovaUnavailable, err)
 	}
 	return st, nil
+}
+
+// allPages reads every page of a Nova list, decoding the items under key
+// as T, in order.
+func allPages[T any](ctx context.Context, pager pagination.Pager, key string) ([]T, error) {
+	var all []T
+	err := pager.EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+		var page []T
+		if err := p.(interface {
+			ExtractIntoSlicePtr(to any, label string) error
+		}).ExtractIntoSlicePtr(&page, key); err != nil {
+			return false, err
+		}
+		all = append(all, page...)
+		return true, nil
+	})
+	return all, err
 }

@@ -44,13 +44,9 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *dryRun && !*once {
 		return usageError{fmt.Errorf("agent: --dry-run needs --once")}
 	}
-	cfg, err := configure(*config, nil)
+	cfg, log, err := configureLogged(*config, nil, stderr)
 	if err != nil {
 		return err
-	}
-	log, err := newLogger(cfg.Log, stderr)
-	if err != nil {
-		return usageError{err}
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
 	reg := newRegistry()
@@ -139,47 +135,9 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 	if err != nil {
 		return nil, nil, err
 	}
-	var ds []drivers.Driver
-	closeAll := func() {
-		for _, d := range ds {
-			_ = d.Close()
-		}
-	}
-	// The static driver goes first: its providers may be the parents of
-	// the others' (an FPGA's compute node).
-	if c.Static.Enabled {
-		d, err := static.New(static.Options{File: c.Static.File})
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		ds = append(ds, d)
-	}
-	if c.Ironic.Enabled {
-		d, err := ironic.New(ctx, ironic.Options{
-			Endpoint: c.Ironic.Endpoint, Token: c.Ironic.Token, Cloud: c.Ironic.Cloud, CloudsFile: c.Ironic.CloudsFile,
-			File: c.Ironic.File, Microversion: c.Ironic.Microversion, ConductorGroup: c.Ironic.ConductorGroup,
-			SkipReserveInUse: c.Ironic.SkipReserveInUse, Logger: log.Named("ironic"),
-		})
-		if err != nil {
-			closeAll()
-			return nil, nil, usageError{err}
-		}
-		ds = append(ds, d)
-	}
-	if c.FPGA.Enabled {
-		d, err := fpga.New(fpga.Options{
-			Host: host, ComputeNodeUUID: c.FPGA.ComputeNodeUUID, ComputeNodeName: c.FPGA.ComputeNodeName,
-			File: c.FPGA.File, SysfsRoot: c.FPGA.SysfsRoot, ProgramCommand: c.FPGA.ProgramCommand,
-			ProgramTimeout: c.FPGA.ProgramTimeout, Logger: log.Named("fpga"),
-		})
-		if err != nil {
-			closeAll()
-			return nil, nil, usageError{err}
-		}
-		ds = append(ds, d)
-	}
-	if len(ds) == 0 {
-		return nil, nil, usageError{fmt.Errorf("agent: no driver enabled (agent.ironic, agent.fpga or agent.static)")}
+	ds, closeAll, err := openDrivers(ctx, c, host, log)
+	if err != nil {
+		return nil, nil, err
 	}
 	a, err := agent.New(agent.Options{
 		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
@@ -192,6 +150,54 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 		return nil, nil, err
 	}
 	return a, closeAll, nil
+}
+
+// openDrivers opens the enabled drivers; the returned func closes them.
+// A driver that cannot be opened is a configuration error.
+func openDrivers(ctx context.Context, c AgentConfig, host string, log *zap.Logger) ([]drivers.Driver, func(), error) {
+	// The static driver goes first: its providers may be the parents of
+	// the others' (an FPGA's compute node).
+	enabled := []struct {
+		on   bool
+		open func() (drivers.Driver, error)
+	}{
+		{c.Static.Enabled, func() (drivers.Driver, error) { return static.New(static.Options{File: c.Static.File}) }},
+		{c.Ironic.Enabled, func() (drivers.Driver, error) {
+			return ironic.New(ctx, ironic.Options{
+				Endpoint: c.Ironic.Endpoint, Token: c.Ironic.Token, Cloud: c.Ironic.Cloud, CloudsFile: c.Ironic.CloudsFile,
+				File: c.Ironic.File, Microversion: c.Ironic.Microversion, ConductorGroup: c.Ironic.ConductorGroup,
+				SkipReserveInUse: c.Ironic.SkipReserveInUse, Logger: log.Named("ironic"),
+			})
+		}},
+		{c.FPGA.Enabled, func() (drivers.Driver, error) {
+			return fpga.New(fpga.Options{
+				Host: host, ComputeNodeUUID: c.FPGA.ComputeNodeUUID, ComputeNodeName: c.FPGA.ComputeNodeName,
+				File: c.FPGA.File, SysfsRoot: c.FPGA.SysfsRoot, ProgramCommand: c.FPGA.ProgramCommand,
+				ProgramTimeout: c.FPGA.ProgramTimeout, Logger: log.Named("fpga"),
+			})
+		}},
+	}
+	var ds []drivers.Driver
+	closeAll := func() {
+		for _, d := range ds {
+			_ = d.Close()
+		}
+	}
+	for _, e := range enabled {
+		if !e.on {
+			continue
+		}
+		d, err := e.open()
+		if err != nil {
+			closeAll()
+			return nil, nil, usageError{err}
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return nil, nil, usageError{fmt.Errorf("agent: no driver enabled (agent.ironic, agent.fpga or agent.static)")}
+	}
+	return ds, closeAll, nil
 }
 
 // cmdFPGA runs `placement-syncd fpga program --device D --image I

@@ -34,15 +34,10 @@ func (e exitError) Unwrap() error { return e.err }
 
 // cmdSyncAggregates is the one-shot aggregate mirroring.
 func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--verbose] [--config FILE]", stderr)
-	var common commonFlags
-	common.register(fs)
+	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--verbose] [--config FILE]", stderr)
 	dryRun := fs.Bool("dry-run", false, "print the plan and write nothing")
 	verbose := fs.Bool("verbose", false, "also print what was read and providers already in sync")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, err := configure(common.config, common.overrides(fs))
+	cfg, err := common.load(fs, args)
 	if err != nil {
 		return err
 	}
@@ -103,14 +98,9 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 // cmdGate prints the version gate from the running reconciler, or,
 // when it is not reachable, from the state file and the config.
 func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gate", "placement-syncd gate [--config FILE] [--json]", stderr)
-	var common commonFlags
-	common.register(fs)
+	fs, common := newConfigFlagSet("gate", "placement-syncd gate [--config FILE] [--json]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, err := configure(common.config, common.overrides(fs))
+	cfg, err := common.load(fs, args)
 	if err != nil {
 		return err
 	}
@@ -152,9 +142,7 @@ func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // cmdJobs lists the reconciler's jobs or runs one now.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr)
-	var common commonFlags
-	common.register(fs)
+	fs, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, errHelp) {
 			return errHelp

@@ -85,17 +85,11 @@ type ServiceConfig struct {
 	ForcedDown bool   `yaml:"forced_down"`
 }
 
-const (
-	defaultReconcilerListen = "127.0.0.1:8779"
-	defaultStateFile        = "reconciler-state.json"
-	defaultRunTimeout       = 5 * time.Minute
-)
-
 func defaultReconcilerConfig() ReconcilerConfig {
 	return ReconcilerConfig{
-		Listen:             defaultReconcilerListen,
-		StateFile:          defaultStateFile,
-		RunTimeout:         defaultRunTimeout,
+		Listen:             "127.0.0.1:8779",
+		StateFile:          "reconciler-state.json",
+		RunTimeout:         5 * time.Minute,
 		Concurrency:        8,
 		RetryAttempts:      reconciler.DefaultRetry.Attempts,
 		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},

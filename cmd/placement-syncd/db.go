@@ -14,13 +14,8 @@ import (
 )
 
 func dbFlags(name string, stderr io.Writer, args []string) (Config, error) {
-	f := newFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH]", stderr)
-	var common commonFlags
-	common.register(f)
-	if err := parseFlags(f, args); err != nil {
-		return Config{}, err
-	}
-	return configure(common.config, common.overrides(f))
+	f, common := newConfigFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH]", stderr)
+	return common.load(f, args)
 }
 
 // cmdDBMigrate brings the database to the binary's schema version,

@@ -316,7 +316,7 @@ func (c *demoCycler) call(ctx context.Context, method, url, token string, body [
 }
 
 // cmdDemo runs `placement-syncd demo init|cycle`.
-func cmdDemo(ctx context.Context, args []string, stderr io.Writer) error {
+func cmdDemo(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "init" && args[0] != "cycle") {
 		return usageError{errors.New("demo: expected subcommand init or cycle")}
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"go.uber.org/zap"
 )
 
 // Exit codes, documented in README.md ("Exit codes").
@@ -73,44 +74,58 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, usage)
 		return usageError{errReported}
 	}
-	switch args[0] {
-	case "serve":
-		return cmdServe(ctx, args[1:], stderr)
-	case "agent":
-		return cmdAgent(ctx, args[1:], stdout, stderr)
-	case "fpga":
-		return cmdFPGA(ctx, args[1:], stdout, stderr)
-	case "demo":
-		return cmdDemo(ctx, args[1:], stderr)
-	case "sync-aggregates":
-		return cmdSyncAggregates(ctx, args[1:], stdout, stderr)
-	case "gate":
-		return cmdGate(ctx, args[1:], stdout, stderr)
-	case "jobs":
-		return cmdJobs(ctx, args[1:], stdout, stderr)
-	case "db":
-		if len(args) < 2 {
-			return usageError{errors.New("db: missing subcommand (migrate or version)")}
-		}
-		switch args[1] {
-		case "migrate":
-			return cmdDBMigrate(ctx, args[2:], stdout, stderr)
-		case "version":
-			return cmdDBVersion(ctx, args[2:], stdout, stderr)
-		}
-		return usageError{fmt.Errorf("db: unknown subcommand %q (migrate or version)", args[1])}
-	case "policy":
-		if len(args) < 2 || args[1] != "list" {
-			return usageError{errors.New("policy: expected subcommand list")}
-		}
-		return cmdPolicyList(args[2:], stdout, stderr)
-	case "version", "--version":
-		return cmdVersion(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	if cmd, ok := commands()[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout, stderr)
 	}
 	return usageError{fmt.Errorf("unknown command %q; run 'placement-syncd help'", args[0])}
+}
+
+// command runs one command with the arguments after its name.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// commands are the commands by name, as usage lists them.
+func commands() map[string]command {
+	return map[string]command{
+		"serve":           cmdServe,
+		"agent":           cmdAgent,
+		"fpga":            cmdFPGA,
+		"demo":            cmdDemo,
+		"sync-aggregates": cmdSyncAggregates,
+		"gate":            cmdGate,
+		"jobs":            cmdJobs,
+		"db":              cmdDB,
+		"policy":          cmdPolicy,
+		"version":         cmdVersion, "--version": cmdVersion,
+		"help": cmdHelp, "-h": cmdHelp, "-help": cmdHelp, "--help": cmdHelp,
+	}
+}
+
+// cmdHelp prints the usage.
+func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprint(stdout, usage)
+	return nil
+}
+
+// cmdDB runs `placement-syncd db migrate|version`.
+func cmdDB(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) < 1 {
+		return usageError{errors.New("db: missing subcommand (migrate or version)")}
+	}
+	switch args[0] {
+	case "migrate":
+		return cmdDBMigrate(ctx, args[1:], stdout, stderr)
+	case "version":
+		return cmdDBVersion(ctx, args[1:], stdout, stderr)
+	}
+	return usageError{fmt.Errorf("db: unknown subcommand %q (migrate or version)", args[0])}
+}
+
+// cmdPolicy runs `placement-syncd policy list`.
+func cmdPolicy(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) < 1 || args[0] != "list" {
+		return usageError{errors.New("policy: expected subcommand list")}
+	}
+	return cmdPolicyList(args[1:], stdout, stderr)
 }
 
 var (
@@ -175,6 +190,22 @@ type commonFlags struct {
 	db     string
 }
 
+// newConfigFlagSet is newFlagSet with the common flags registered.
+func newConfigFlagSet(name, synopsis string, stderr io.Writer) (*flag.FlagSet, *commonFlags) {
+	fs := newFlagSet(name, synopsis, stderr)
+	c := &commonFlags{}
+	c.register(fs)
+	return fs, c
+}
+
+// load parses args and loads the configuration the common flags name.
+func (c *commonFlags) load(fs *flag.FlagSet, args []string) (Config, error) {
+	if err := parseFlags(fs, args); err != nil {
+		return Config{}, err
+	}
+	return configure(c.config, c.overrides(fs))
+}
+
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "YAML configuration `file` (default: built-in defaults)")
 	fs.StringVar(&c.db, "db", "", "SQLite database `path`, overriding database.path (default \""+defaultDBPath+"\")")
@@ -200,4 +231,19 @@ func configure(path string, overrides []override) (Config, error) {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
+}
+
+// configureLogged is configure, then the logger the configuration
+// describes (a bad log section is a configuration error too). The caller
+// syncs the logger when done.
+func configureLogged(path string, overrides []override, stderr io.Writer) (Config, *zap.Logger, error) {
+	cfg, err := configure(path, overrides)
+	if err != nil {
+		return cfg, nil, err
+	}
+	log, err := newLogger(cfg.Log, stderr)
+	if err != nil {
+		return cfg, nil, usageError{err}
+	}
+	return cfg, log, nil
 }

@@ -36,10 +36,8 @@ type apiServer struct {
 
 func (a apiServer) Run(ctx context.Context) error { return a.srv.Run(ctx, a.ln, a.grace) }
 
-func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("serve", "placement-syncd serve [--config FILE] [--listen ADDR] [--db PATH] [--log-level LEVEL]", stderr)
-	var common commonFlags
-	common.register(fs)
+func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
+	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--listen ADDR] [--db PATH] [--log-level LEVEL]", stderr)
 	listen := fs.String("listen", "", "`address` to listen on, overriding api.listen (default \""+defaultListen+"\")")
 	logLevel := fs.String("log-level", "", "log `level` (debug, info, warn, error), overriding log.level (default \""+defaultLogLevel+"\")")
 	if err := parseFlags(fs, args); err != nil {
@@ -56,13 +54,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 			overrides = append(overrides, override{Key: "log.level", Flag: "--log-level", Set: func(c *Config) { c.Log.Level = v }})
 		}
 	})
-	cfg, err := configure(common.config, overrides)
+	cfg, log, err := configureLogged(common.config, overrides, stderr)
 	if err != nil {
 		return err
-	}
-	log, err := newLogger(cfg.Log, stderr)
-	if err != nil {
-		return usageError{err}
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
 	return serve(ctx, cfg, log)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -51,18 +51,9 @@ type httpActor struct {
 }
 
 func (h httpActor) Run(ctx context.Context) error {
-	errc := make(chan error, 1)
-	go func() { errc <- h.srv.Serve(h.ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	served, shutdown := httpserve.Run(ctx, h.srv, h.ln, h.grace)
+	if shutdown != nil {
+		return shutdown
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.grace)
-	defer cancel()
-	err := h.srv.Shutdown(sctx)
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	return served
 }

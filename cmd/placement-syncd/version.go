@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -68,7 +69,7 @@ func readBuildInfo() buildInfo {
 	return bi
 }
 
-func cmdVersion(args []string, stdout, stderr io.Writer) error {
+func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("version", "placement-syncd version", stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err

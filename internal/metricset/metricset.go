@@ -16,7 +16,7 @@ type Set struct {
 	all       []prometheus.Collector
 }
 
-// New starts a set for subsystem ("agent", "reconciler").
+// New starts a set for subsystem ("agent", "reconciler", "http").
 func New(subsystem string) *Set { return &Set{subsystem: subsystem} }
 
 func add[C prometheus.Collector](s *Set, c C) C {

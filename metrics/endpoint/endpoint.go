@@ -5,12 +5,12 @@ package endpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -60,20 +60,12 @@ func (s Server) Run(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve metrics: %w", err)
-	case <-ctx.Done():
+	served, shutdown := httpserve.Run(ctx, srv, ln, s.Grace)
+	if shutdown != nil {
+		return fmt.Errorf("shut down metrics listener: %w", shutdown)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), s.Grace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shut down metrics listener: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve metrics: %w", err)
+	if served != nil {
+		return fmt.Errorf("serve metrics: %w", served)
 	}
 	return nil
 }

@@ -86,15 +86,7 @@ func (e *engine) emitTo() bool {
 // seen reports whether an identical candidate (allocations and mappings)
 // was already recorded, recording it otherwise.
 func (e *engine) seen(allocs []Alloc) bool {
-	k := e.keyBuf[:0]
-	for _, a := range allocs {
-		k = strconv.AppendInt(k, int64(a.Provider), 36)
-		k = append(k, ':')
-		k = strconv.AppendInt(k, int64(a.Class), 36)
-		k = append(k, ':')
-		k = strconv.AppendInt(k, a.Amount, 36)
-		k = append(k, ',')
-	}
+	k := appendAllocsKey(e.keyBuf[:0], allocs)
 	for d := range e.groups {
 		k = append(k, '|')
 		o := &e.opts[d][e.chosen[d]]
@@ -112,6 +104,19 @@ func (e *engine) seen(allocs []Alloc) bool {
 	}
 	e.dedup[string(k)] = struct{}{}
 	return false
+}
+
+// appendAllocsKey appends to k a key that identifies allocs, in order.
+func appendAllocsKey(k []byte, allocs []Alloc) []byte {
+	for _, a := range allocs {
+		k = strconv.AppendInt(k, int64(a.Provider), 36)
+		k = append(k, ':')
+		k = strconv.AppendInt(k, int64(a.Class), 36)
+		k = append(k, ':')
+		k = strconv.AppendInt(k, a.Amount, 36)
+		k = append(k, ',')
+	}
+	return k
 }
 
 func bitSet(b []uint64, i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }

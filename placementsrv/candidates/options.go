@@ -2,7 +2,6 @@ package candidates
 
 import (
 	"slices"
-	"strconv"
 )
 
 // options lists g's options at anchor r into out.
@@ -193,14 +192,6 @@ func (e *engine) claimShared(o *option) {
 
 // optionKey identifies an option by its allocations.
 func (e *engine) optionKey(o *option) string {
-	b := make([]byte, 0, 24*int(o.a1-o.a0))
-	for _, a := range e.allocBuf[o.a0:o.a1] {
-		b = strconv.AppendInt(b, int64(a.Provider), 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(a.Class), 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, a.Amount, 10)
-		b = append(b, ';')
-	}
-	return string(b)
+	allocs := e.allocBuf[o.a0:o.a1]
+	return string(appendAllocsKey(make([]byte, 0, 24*len(allocs)), allocs))
 }

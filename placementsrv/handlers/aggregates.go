@@ -33,19 +33,10 @@ func (a *API) aggregatesResponse(r *middleware.Request, p store.Provider, uuids 
 
 // GetAggregates is GET /resource_providers/{uuid}/aggregates (1.1).
 func (a *API) GetAggregates(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if !r.At(microversion.Aggregates) {
-		return nil, apierror.NotFound("")
-	}
-	if err := r.Authorize(policy.AggregateList); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, aggs, err := a.store.ProviderAggregates(r.Context(), uuid)
+	g := reads(policy.AggregateList).from(microversion.Aggregates).mediaBeforeVersion()
+	p, aggs, err := providerPart(r, g, a.store.ProviderAggregates, providerNotFound)
 	if err != nil {
-		return nil, providerNotFound(err, uuid)
+		return nil, err
 	}
 	return a.aggregatesResponse(r, p, aggs), nil
 }
@@ -83,20 +74,12 @@ func (a *API) decodeAggregates(r *middleware.Request) (aggregatesRequest, error)
 
 // SetAggregates is PUT /resource_providers/{uuid}/aggregates (1.1).
 func (a *API) SetAggregates(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if !r.At(microversion.Aggregates) {
-		return nil, apierror.NotFound("")
-	}
-	if err := r.Authorize(policy.AggregateUpdate); err != nil {
+	// Upstream looks the provider up before reading the body.
+	g := writes(policy.AggregateUpdate).from(microversion.Aggregates).mediaBeforeVersion()
+	if _, err := a.guardedProvider(r, g); err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")
-	// Upstream looks the provider up before reading the body.
-	if _, err := a.store.GetProvider(r.Context(), uuid); err != nil {
-		return nil, providerNotFound(err, uuid)
-	}
 	req, err := a.decodeAggregates(r)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -45,10 +46,7 @@ func consumerTypeName(t string) string {
 // GetConsumerAllocations is GET /allocations/{consumer_uuid}. An unknown
 // consumer has no allocations rather than a 404, as upstream.
 func (a *API) GetConsumerAllocations(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.AllocList); err != nil {
+	if err := reads(policy.AllocList).check(r); err != nil {
 		return nil, err
 	}
 	held, err := a.store.ConsumerAllocations(r.Context(), r.Param("consumer_uuid"))
@@ -88,17 +86,7 @@ func (a *API) GetConsumerAllocations(r *middleware.Request) (*middleware.Respons
 
 // ListProviderAllocations is GET /resource_providers/{uuid}/allocations.
 func (a *API) ListProviderAllocations(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPAllocationList); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, held, err := a.store.ProviderAllocations(r.Context(), uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierror.NotFound("Resource provider '%s' not found: %s", uuid, store.Detail(err))
-	}
+	p, held, err := providerPart(r, reads(policy.RPAllocationList), a.store.ProviderAllocations, allocationsProviderNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -119,10 +107,7 @@ func (a *API) ListProviderAllocations(r *middleware.Request) (*middleware.Respon
 // PutConsumerAllocations is PUT /allocations/{consumer_uuid} in all its
 // microversion forms.
 func (a *API) PutConsumerAllocations(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.AllocUpdate); err != nil {
+	if err := writes(policy.AllocUpdate).check(r); err != nil {
 		return nil, err
 	}
 	raw := r.Param("consumer_uuid")
@@ -146,32 +131,19 @@ func (a *API) PutConsumerAllocations(r *middleware.Request) (*middleware.Respons
 
 // PostAllocations is POST /allocations (1.13): several consumers at once.
 func (a *API) PostAllocations(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.AllocationsPost) {
-		return nil, apierror.NotFound("")
-	}
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.AllocManage); err != nil {
-		return nil, err
-	}
-	body, err := r.ReadValidated(a.schemas.AllocationsPost(r.Version.Minor))
-	if err != nil {
-		return nil, err
-	}
-	reqs, err := decodeConsumersDict(body, r.Version)
-	if err != nil {
-		return nil, apierror.BadRequest("Malformed JSON: %s", err)
-	}
-	if err := a.store.ReplaceAllocations(r.Context(), reqs); err != nil {
-		return nil, allocationWriteError(err, "Unable to allocate inventory ")
-	}
-	return middleware.NoContent(), nil
+	g := writes(policy.AllocManage).from(microversion.AllocationsPost)
+	return bulkWrite(r, g, a.schemas.AllocationsPost, decodeConsumersDict,
+		func(ctx context.Context, reqs []store.ConsumerAllocations) error {
+			return allocationWriteError(a.store.ReplaceAllocations(ctx, reqs), "Unable to allocate inventory ")
+		})
 }
 
 // allocationWriteError maps store errors of an allocation write to
 // upstream's answers; notFoundPrefix differs between PUT and POST.
 func allocationWriteError(err error, notFoundPrefix string) error {
+	if err == nil {
+		return nil
+	}
 	detail := store.Detail(err)
 	switch {
 	case errors.Is(err, store.ErrConsumerGeneration):
@@ -190,7 +162,7 @@ func allocationWriteError(err error, notFoundPrefix string) error {
 
 // DeleteConsumerAllocations is DELETE /allocations/{consumer_uuid}.
 func (a *API) DeleteConsumerAllocations(r *middleware.Request) (*middleware.Response, error) {
-	if err := r.Authorize(policy.AllocDelete); err != nil {
+	if err := policyOnly(policy.AllocDelete).check(r); err != nil {
 		return nil, err
 	}
 	consumerUUID := r.Param("consumer_uuid")

@@ -3,10 +3,11 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -34,25 +35,50 @@ func decodeObject(raw json.RawMessage) (jsonObject, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return obj, fmt.Errorf("expected an object, got %s", raw)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return obj, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return obj, errors.New("expected an object key")
-		}
+	err = jsonenc.EachMember(dec, func(key string) error {
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			return obj, err
+			return err
 		}
 		if _, dup := obj.vals[key]; !dup {
 			obj.keys = append(obj.keys, key)
 		}
 		obj.vals[key] = val
+		return nil
+	})
+	return obj, err
+}
+
+// members decodes every member of o with decode, in request order.
+func members[T any](o jsonObject, decode func(key string, raw json.RawMessage) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(o.keys))
+	for _, k := range o.keys {
+		v, err := decode(k, o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 	}
-	return obj, nil
+	return out, nil
+}
+
+// membersOf decodes each member of the object member key of o (absent is
+// empty).
+func membersOf[T any](o jsonObject, key string, decode func(key string, raw json.RawMessage) (T, error)) ([]T, error) {
+	inner, err := o.object(key)
+	if err != nil {
+		return nil, err
+	}
+	return members(inner, decode)
+}
+
+// decodeMembers decodes the object raw and then each of its members.
+func decodeMembers[T any](raw json.RawMessage, decode func(key string, raw json.RawMessage) (T, error)) ([]T, error) {
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	return members(obj, decode)
 }
 
 // has reports whether key is present (even with a null value).
@@ -118,40 +144,28 @@ func (o jsonObject) floatOr(key string, def float64) (float64, error) {
 
 // decodeResources reads a {"CLASS": amount} object in request order.
 func decodeResources(rpUUID string, raw json.RawMessage) ([]store.Allocation, error) {
-	obj, err := decodeObject(raw)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]store.Allocation, 0, len(obj.keys))
-	for _, rc := range obj.keys {
-		n, err := allocJSONInt(obj.vals[rc])
+	return decodeMembers(raw, func(rc string, amount json.RawMessage) (store.Allocation, error) {
+		n, err := allocJSONInt(amount)
 		if err != nil {
-			return nil, fmt.Errorf("resources %s: %w", rc, err)
+			return store.Allocation{}, fmt.Errorf("resources %s: %w", rc, err)
 		}
-		out = append(out, store.Allocation{ProviderUUID: rpUUID, ResourceClass: rc, Used: n})
-	}
-	return out, nil
+		return store.Allocation{ProviderUUID: rpUUID, ResourceClass: rc, Used: n}, nil
+	})
 }
 
 // decodeAllocationsDict reads the 1.12+ form {"RP": {"resources": {...}}}.
 func decodeAllocationsDict(raw json.RawMessage) ([]store.Allocation, error) {
-	obj, err := decodeObject(raw)
+	byProvider, err := decodeMembers(raw, func(rp string, entry json.RawMessage) ([]store.Allocation, error) {
+		obj, err := decodeObject(entry)
+		if err != nil {
+			return nil, err
+		}
+		return decodeResources(rp, obj.vals["resources"])
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []store.Allocation
-	for _, rp := range obj.keys {
-		entry, err := decodeObject(obj.vals[rp])
-		if err != nil {
-			return nil, err
-		}
-		res, err := decodeResources(rp, entry.vals["resources"])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, res...)
-	}
-	return out, nil
+	return slices.Concat(byProvider...), nil
 }
 
 // decodeAllocationsList reads the pre-1.12 list form. Upstream turns it
@@ -235,17 +249,7 @@ func decodeConsumerAllocations(consumerUUID string, raw json.RawMessage, mv micr
 
 // decodeConsumersDict reads the POST /allocations form {"CONSUMER": {...}}.
 func decodeConsumersDict(raw json.RawMessage, mv microversion.Version) ([]store.ConsumerAllocations, error) {
-	obj, err := decodeObject(raw)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]store.ConsumerAllocations, 0, len(obj.keys))
-	for _, c := range obj.keys {
-		ca, err := decodeConsumerAllocations(c, obj.vals[c], mv)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ca)
-	}
-	return out, nil
+	return decodeMembers(raw, func(c string, doc json.RawMessage) (store.ConsumerAllocations, error) {
+		return decodeConsumerAllocations(c, doc, mv)
+	})
 }

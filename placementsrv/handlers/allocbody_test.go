@@ -48,7 +48,7 @@ func FuzzDecodeAllocations(f *testing.F) {
 				return
 			}
 			if b, err := middleware.ValidateBody([]byte(body), schemas.ReshaperPost(int(minor))); err == nil {
-				if _, _, err := decodeReshape(b, mv); err != nil {
+				if _, err := decodeReshape(b, mv); err != nil {
 					t.Fatalf("valid reshaper body does not decode: %v: %s", err, body)
 				}
 			}

@@ -22,13 +22,7 @@ type candidateSettings struct {
 
 // ListAllocationCandidates is GET /allocation_candidates.
 func (a *API) ListAllocationCandidates(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.AllocationCandidates) {
-		return nil, apierror.NotFound("")
-	}
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.CandidatesList); err != nil {
+	if err := reads(policy.CandidatesList).from(microversion.AllocationCandidates).check(r); err != nil {
 		return nil, err
 	}
 	q := query.Values(r.URL.RawQuery)

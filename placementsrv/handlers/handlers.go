@@ -9,6 +9,7 @@
 package handlers
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
@@ -65,6 +66,16 @@ func absoluteURL(r *middleware.Request, path string) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host + path
+}
+
+// createdOrKept answers a PUT that creates what is missing: 201 when it
+// created, 204 when it was there already; Location either way.
+func createdOrKept(r *middleware.Request, created bool, path string) *middleware.Response {
+	resp := middleware.NoContent()
+	if created {
+		resp.Status = http.StatusCreated
+	}
+	return resp.SetHeader("Location", absoluteURL(r, path))
 }
 
 // lastModified is upstream's pick_last_modified for one record: its update

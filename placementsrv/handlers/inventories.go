@@ -84,28 +84,11 @@ func checkCapacity(r *middleware.Request, uuid string, invs ...store.Inventory) 
 	return nil
 }
 
-// lookupProviderForWrite loads the provider as upstream's write handlers
-// do first: a missing one is a plain 404.
-func (a *API) lookupProviderForWrite(r *middleware.Request, uuid string) (store.Provider, error) {
-	p, err := a.store.GetProvider(r.Context(), uuid)
-	if err != nil {
-		return p, providerNotFound(err, uuid)
-	}
-	return p, nil
-}
-
 // GetInventories is GET /resource_providers/{uuid}/inventories.
 func (a *API) GetInventories(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.InventoryList); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, invs, err := a.store.GetInventories(r.Context(), uuid)
+	p, invs, err := providerPart(r, reads(policy.InventoryList), a.store.GetInventories, providerNotFoundTwice(" :"))
 	if err != nil {
-		return nil, providerNotFoundTwice(err, uuid, " :")
+		return nil, err
 	}
 	return inventoriesResponse(r, p, invs), nil
 }
@@ -113,17 +96,11 @@ func (a *API) GetInventories(r *middleware.Request) (*middleware.Response, error
 // GetInventory is GET
 // /resource_providers/{uuid}/inventories/{resource_class}.
 func (a *API) GetInventory(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.InventoryShow); err != nil {
+	p, invs, err := providerPart(r, reads(policy.InventoryShow), a.store.GetInventories, providerNotFoundTwice(" :"))
+	if err != nil {
 		return nil, err
 	}
 	uuid, class := r.Param("uuid"), r.Param("resource_class")
-	p, invs, err := a.store.GetInventories(r.Context(), uuid)
-	if err != nil {
-		return nil, providerNotFoundTwice(err, uuid, " :")
-	}
 	for _, inv := range invs {
 		if inv.ResourceClass == class {
 			return inventoryResponse(p, inv, http.StatusOK), nil
@@ -134,16 +111,10 @@ func (a *API) GetInventory(r *middleware.Request) (*middleware.Response, error) 
 
 // CreateInventory is POST /resource_providers/{uuid}/inventories.
 func (a *API) CreateInventory(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.InventoryCreate); err != nil {
+	if _, err := a.guardedProvider(r, writes(policy.InventoryCreate)); err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")
-	if _, err := a.lookupProviderForWrite(r, uuid); err != nil {
-		return nil, err
-	}
 	doc, err := r.DecodeJSON(a.schemas.InventoryCreate())
 	if err != nil {
 		return nil, err
@@ -174,17 +145,11 @@ func (a *API) CreateInventory(r *middleware.Request) (*middleware.Response, erro
 // SetInventories is PUT /resource_providers/{uuid}/inventories: all of a
 // provider's inventories at once.
 func (a *API) SetInventories(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.InventoryUpdate); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, err := a.lookupProviderForWrite(r, uuid)
+	p, err := a.guardedProvider(r, writes(policy.InventoryUpdate))
 	if err != nil {
 		return nil, err
 	}
+	uuid := r.Param("uuid")
 	body, err := r.ReadRawBody()
 	if err != nil {
 		return nil, err
@@ -218,17 +183,11 @@ func (a *API) SetInventories(r *middleware.Request) (*middleware.Response, error
 // UpdateInventory is PUT
 // /resource_providers/{uuid}/inventories/{resource_class}.
 func (a *API) UpdateInventory(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.InventoryUpdate); err != nil {
-		return nil, err
-	}
-	uuid, class := r.Param("uuid"), r.Param("resource_class")
-	p, err := a.lookupProviderForWrite(r, uuid)
+	p, err := a.guardedProvider(r, writes(policy.InventoryUpdate))
 	if err != nil {
 		return nil, err
 	}
+	uuid, class := r.Param("uuid"), r.Param("resource_class")
 	doc, err := r.DecodeJSON(a.schemas.InventoryUpdate())
 	if err != nil {
 		return nil, err
@@ -266,13 +225,10 @@ func (a *API) UpdateInventory(r *middleware.Request) (*middleware.Response, erro
 // DeleteInventory is DELETE
 // /resource_providers/{uuid}/inventories/{resource_class}.
 func (a *API) DeleteInventory(r *middleware.Request) (*middleware.Response, error) {
-	if err := r.Authorize(policy.InventoryDelete); err != nil {
+	if _, err := a.guardedProvider(r, policyOnly(policy.InventoryDelete)); err != nil {
 		return nil, err
 	}
 	uuid, class := r.Param("uuid"), r.Param("resource_class")
-	if _, err := a.lookupProviderForWrite(r, uuid); err != nil {
-		return nil, err
-	}
 	err := a.store.DeleteInventory(r.Context(), uuid, class)
 	switch {
 	case errors.Is(err, store.ErrConcurrentUpdate), errors.Is(err, store.ErrInventoryInUse):
@@ -292,13 +248,10 @@ func (a *API) DeleteInventories(r *middleware.Request) (*middleware.Response, er
 	if !r.At(microversion.DeleteAllInventories) {
 		return nil, methodNotAllowedByVersion(r)
 	}
-	if err := r.Authorize(policy.InventoryDelete); err != nil {
+	if _, err := a.guardedProvider(r, policyOnly(policy.InventoryDelete)); err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")
-	if _, err := a.lookupProviderForWrite(r, uuid); err != nil {
-		return nil, err
-	}
 	err := a.store.DeleteAllInventories(r.Context(), uuid)
 	switch {
 	case errors.Is(err, store.ErrConcurrentUpdate):

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -65,25 +66,24 @@ func inventoryKeyOrder(body []byte) ([]string, error) {
 		return nil, errors.New("expected an object")
 	}
 	var order []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
+	err := jsonenc.EachMember(dec, func(key string) error {
 		if key != "inventories" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-			continue
+			return skipValue(dec)
 		}
+		var err error
 		order, err = objectKeys(dec)
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return order, nil
+}
+
+// skipValue consumes one value from dec.
+func skipValue(dec *json.Decoder) error {
+	var skip json.RawMessage
+	return dec.Decode(&skip)
 }
 
 // objectKeys reads one object from dec and returns its distinct keys in
@@ -98,20 +98,15 @@ func objectKeys(dec *json.Decoder) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
+	err = jsonenc.EachMember(dec, func(key string) error {
 		if !seen[key] {
 			seen[key] = true
 			keys = append(keys, key)
 		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
+		return skipValue(dec)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err

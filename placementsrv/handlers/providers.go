@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/url"
@@ -15,19 +13,10 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/query"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/uuid4"
 )
 
 func providerURL(uuid string) string { return "/resource_providers/" + uuid }
-
-// newUUID returns a random (version 4) uuid in canonical form.
-func newUUID() string {
-	var u [16]byte
-	_, _ = rand.Read(u[:])
-	u[6] = (u[6] & 0x0f) | 0x40
-	u[8] = (u[8] & 0x3f) | 0x80
-	h := hex.EncodeToString(u[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
 
 // providerRels are the sub-resource links of a provider after "self", each
 // with the microversion that added it.
@@ -97,35 +86,11 @@ func appendProviderJSON(b []byte, p store.Provider, mv microversion.Version) []b
 	return append(b, '}')
 }
 
-// providerNotFound maps a store miss to upstream's 404.
-func providerNotFound(err error, uuid string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return apierror.NotFound("No resource provider with uuid %s found", uuid)
-	}
-	return err
-}
-
-// providerNotFoundTwice is the 404 of the GET handlers, which repeat the
-// store's message after their own.
-func providerNotFoundTwice(err error, uuid, sep string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return apierror.NotFound("No resource provider with uuid %s found%s %s", uuid, sep, store.Detail(err))
-	}
-	return err
-}
-
 // GetResourceProvider is GET /resource_providers/{uuid}.
 func (a *API) GetResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPShow); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, err := a.store.GetProvider(r.Context(), uuid)
+	p, err := a.guardedProvider(r, reads(policy.RPShow))
 	if err != nil {
-		return nil, providerNotFound(err, uuid)
+		return nil, err
 	}
 	return middleware.OK(serializeProvider(r, p)).WithLastModified(lastModified(p.CreatedAt, p.UpdatedAt)), nil
 }
@@ -133,10 +98,7 @@ func (a *API) GetResourceProvider(r *middleware.Request) (*middleware.Response, 
 // CreateResourceProvider is POST /resource_providers: 201 with a Location
 // and no body before 1.20, 200 with the provider from 1.20.
 func (a *API) CreateResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPCreate); err != nil {
+	if err := writes(policy.RPCreate).check(r); err != nil {
 		return nil, err
 	}
 	doc, err := r.DecodeJSON(a.schemas.ProviderCreate(r.Minor()))
@@ -151,7 +113,7 @@ func (a *API) CreateResourceProvider(r *middleware.Request) (*middleware.Respons
 	if np.UUID != "" {
 		np.UUID, _ = query.NormalizeUUID(np.UUID) // the schema checked the format
 	} else {
-		np.UUID = newUUID()
+		np.UUID = uuid4.New()
 	}
 	p, err := a.store.CreateProvider(r.Context(), np)
 	switch {
@@ -176,17 +138,11 @@ func (a *API) CreateResourceProvider(r *middleware.Request) (*middleware.Respons
 // UpdateResourceProvider is PUT /resource_providers/{uuid}: rename, set a
 // parent (1.14) and re-parent or un-parent (1.37).
 func (a *API) UpdateResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPUpdate); err != nil {
+	before, err := a.guardedProvider(r, writes(policy.RPUpdate))
+	if err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")
-	before, err := a.store.GetProvider(r.Context(), uuid)
-	if err != nil {
-		return nil, providerNotFound(err, uuid)
-	}
 	doc, err := r.DecodeJSON(a.schemas.ProviderUpdate(r.Minor()))
 	if err != nil {
 		return nil, err
@@ -221,7 +177,7 @@ func (a *API) UpdateResourceProvider(r *middleware.Request) (*middleware.Respons
 
 // DeleteResourceProvider is DELETE /resource_providers/{uuid}.
 func (a *API) DeleteResourceProvider(r *middleware.Request) (*middleware.Response, error) {
-	if err := r.Authorize(policy.RPDelete); err != nil {
+	if err := policyOnly(policy.RPDelete).check(r); err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")
@@ -241,10 +197,7 @@ func (a *API) DeleteResourceProvider(r *middleware.Request) (*middleware.Respons
 
 // ListResourceProviders is GET /resource_providers with its filters.
 func (a *API) ListResourceProviders(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPList); err != nil {
+	if err := reads(policy.RPList).check(r); err != nil {
 		return nil, err
 	}
 	q := query.Values(r.URL.RawQuery)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,31 +19,19 @@ import (
 // Reshape is POST /reshaper (1.30): inventories of several providers and
 // allocations of several consumers, replaced atomically.
 func (a *API) Reshape(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Reshaper) {
-		return nil, apierror.NotFound("")
-	}
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.Reshape); err != nil {
-		return nil, err
-	}
-	body, err := r.ReadValidated(a.schemas.ReshaperPost(r.Version.Minor))
-	if err != nil {
-		return nil, err
-	}
-	invs, allocs, err := decodeReshape(body, r.Version)
-	if err != nil {
-		return nil, apierror.BadRequest("Malformed JSON: %s", err)
-	}
-	if err := a.store.Reshape(r.Context(), invs, allocs); err != nil {
-		return nil, reshapeError(err)
-	}
-	return middleware.NoContent(), nil
+	return bulkWrite(r, writes(policy.Reshape).from(microversion.Reshaper), a.schemas.ReshaperPost, decodeReshape,
+		func(ctx context.Context, req reshapeRequest) error {
+			return reshapeError(a.store.Reshape(ctx, req.inventories, req.allocations))
+		})
 }
 
-// reshapeError maps store errors to upstream's reshaper answers.
+// reshapeError maps store errors to upstream's reshaper answers: its own
+// for providers, generations and inventory in use, and an allocation
+// write's for the rest, with a miss worded as malformed data.
 func reshapeError(err error) error {
+	if err == nil {
+		return nil
+	}
 	detail := store.Detail(err)
 	switch {
 	case errors.Is(err, store.ErrUnknownProvider):
@@ -52,61 +41,53 @@ func reshapeError(err error) error {
 		return apierror.Conflict(apierror.CodeConcurrentUpdate, "%s", detail)
 	case errors.Is(err, store.ErrConcurrentUpdate):
 		return apierror.Conflict(apierror.CodeConcurrentUpdate, "update conflict: %s", detail)
-	case errors.Is(err, store.ErrInvalid):
-		return apierror.BadRequest("%s", detail)
-	case errors.Is(err, store.ErrNotFound):
-		return apierror.BadRequest("malformed reshaper data: %s", detail)
 	case errors.Is(err, store.ErrInventoryInUse):
 		return apierror.Conflict(apierror.CodeInventoryInUse, "update conflict: %s", detail)
-	case errors.Is(err, store.ErrCapacityExceeded):
-		return apierror.Errorf(http.StatusConflict, "Unable to allocate inventory: %s", detail)
 	}
-	return err
+	return allocationWriteError(err, "malformed reshaper data: ")
 }
 
 // maxUnitDefault is the max_unit an inventory gets when none is given
 // (placement db constants MAX_INT).
 const maxUnitDefault = math.MaxInt32
 
+// reshapeRequest is a decoded POST /reshaper body.
+type reshapeRequest struct {
+	inventories []store.ProviderInventories
+	allocations []store.ConsumerAllocations
+}
+
 // decodeReshape reads the POST /reshaper body.
-func decodeReshape(raw json.RawMessage, mv microversion.Version) ([]store.ProviderInventories, []store.ConsumerAllocations, error) {
+func decodeReshape(raw json.RawMessage, mv microversion.Version) (reshapeRequest, error) {
+	var none reshapeRequest
 	obj, err := decodeObject(raw)
 	if err != nil {
-		return nil, nil, err
+		return none, err
 	}
-	invs, err := obj.object("inventories")
+	targets, err := membersOf(obj, "inventories", decodeProviderInventories)
 	if err != nil {
-		return nil, nil, err
-	}
-	var targets []store.ProviderInventories
-	for _, rp := range invs.keys {
-		entry, err := decodeObject(invs.vals[rp])
-		if err != nil {
-			return nil, nil, err
-		}
-		gen, err := entry.intOr("resource_provider_generation", 0)
-		if err != nil {
-			return nil, nil, err
-		}
-		byClass, err := entry.object("inventories")
-		if err != nil {
-			return nil, nil, err
-		}
-		pi := store.ProviderInventories{ProviderUUID: rp, Generation: gen}
-		for _, rc := range byClass.keys {
-			inv, err := decodeInventory(rc, byClass.vals[rc])
-			if err != nil {
-				return nil, nil, err
-			}
-			pi.Inventories = append(pi.Inventories, inv)
-		}
-		targets = append(targets, pi)
+		return none, err
 	}
 	allocs, err := decodeConsumersDict(obj.vals["allocations"], mv)
 	if err != nil {
-		return nil, nil, err
+		return none, err
 	}
-	return targets, allocs, nil
+	return reshapeRequest{inventories: targets, allocations: allocs}, nil
+}
+
+// decodeProviderInventories reads one provider's entry of the reshaper's
+// inventories.
+func decodeProviderInventories(rp string, raw json.RawMessage) (store.ProviderInventories, error) {
+	pi := store.ProviderInventories{ProviderUUID: rp}
+	entry, err := decodeObject(raw)
+	if err != nil {
+		return pi, err
+	}
+	if pi.Generation, err = entry.intOr("resource_provider_generation", 0); err != nil {
+		return pi, err
+	}
+	pi.Inventories, err = membersOf(entry, "inventories", decodeInventory)
+	return pi, err
 }
 
 // decodeInventory reads one inventory record with upstream's defaults.

@@ -23,33 +23,9 @@ func serializeResourceClass(name string) resourceClassJSON {
 	return resourceClassJSON{Name: name, Links: []link{{Rel: "self", Href: resourceClassURL(name)}}}
 }
 
-// requireResourceClassesAPI is upstream's 1.2 version gate: a plain 404
-// before anything else is looked at.
-func requireResourceClassesAPI(r *middleware.Request) *apierror.Error {
-	if !r.At(microversion.ResourceClasses) {
-		return apierror.NotFound("")
-	}
-	return nil
-}
-
-// resourceClassNotFound maps a store miss to the 404 upstream's wrapper
-// makes of its NotFound exception.
-func resourceClassNotFound(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return apierror.NotFound("%s", store.Detail(err))
-	}
-	return err
-}
-
 // ListResourceClasses is GET /resource_classes (1.2).
 func (a *API) ListResourceClasses(r *middleware.Request) (*middleware.Response, error) {
-	if herr := requireResourceClassesAPI(r); herr != nil {
-		return nil, herr
-	}
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.ClassList); err != nil {
+	if err := reads(policy.ClassList).from(microversion.ResourceClasses).check(r); err != nil {
 		return nil, err
 	}
 	rcs, err := a.store.ListResourceClasses(r.Context())
@@ -70,18 +46,9 @@ func (a *API) ListResourceClasses(r *middleware.Request) (*middleware.Response, 
 
 // GetResourceClass is GET /resource_classes/{name} (1.2).
 func (a *API) GetResourceClass(r *middleware.Request) (*middleware.Response, error) {
-	if herr := requireResourceClassesAPI(r); herr != nil {
-		return nil, herr
-	}
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.ClassShow); err != nil {
-		return nil, err
-	}
-	rc, err := a.store.GetResourceClass(r.Context(), r.Param("name"))
+	rc, err := named(r, reads(policy.ClassShow).from(microversion.ResourceClasses), a.store.GetResourceClass)
 	if err != nil {
-		return nil, resourceClassNotFound(err)
+		return nil, err
 	}
 	modified := lastModified(rc.CreatedAt, rc.UpdatedAt)
 	if modified.IsZero() {
@@ -92,10 +59,7 @@ func (a *API) GetResourceClass(r *middleware.Request) (*middleware.Response, err
 
 // CreateResourceClass is POST /resource_classes (1.2).
 func (a *API) CreateResourceClass(r *middleware.Request) (*middleware.Response, error) {
-	if herr := requireResourceClassesAPI(r); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.ClassCreate); err != nil {
+	if err := policyOnly(policy.ClassCreate).from(microversion.ResourceClasses).check(r); err != nil {
 		return nil, err
 	}
 	doc, err := r.DecodeJSON(a.schemas.ResourceClassCreate())
@@ -117,10 +81,7 @@ func (a *API) CreateResourceClass(r *middleware.Request) (*middleware.Response, 
 // UpdateResourceClass is PUT /resource_classes/{name}: a rename with a
 // body before 1.7, then a bodiless create-or-keep.
 func (a *API) UpdateResourceClass(r *middleware.Request) (*middleware.Response, error) {
-	if herr := requireResourceClassesAPI(r); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.ClassUpdate); err != nil {
+	if err := policyOnly(policy.ClassUpdate).from(microversion.ResourceClasses).check(r); err != nil {
 		return nil, err
 	}
 	if r.At(microversion.ResourceClassPut) {
@@ -144,7 +105,7 @@ func (a *API) renameResourceClass(r *middleware.Request) (*middleware.Response, 
 	case errors.Is(err, store.ErrStandard):
 		return nil, apierror.BadRequest("Cannot update standard resource class %s", name)
 	case err != nil:
-		return nil, resourceClassNotFound(err)
+		return nil, storeNotFound(err)
 	}
 	return middleware.OK(serializeResourceClass(rc.Name)), nil
 }
@@ -166,20 +127,12 @@ func (a *API) ensureResourceClass(r *middleware.Request) (*middleware.Response, 
 	if err != nil {
 		return nil, err
 	}
-	resp := middleware.NoContent()
-	if created {
-		resp.Status = http.StatusCreated
-	}
-	resp.SetHeader("Location", absoluteURL(r, resourceClassURL(name)))
-	return resp, nil
+	return createdOrKept(r, created, resourceClassURL(name)), nil
 }
 
 // DeleteResourceClass is DELETE /resource_classes/{name} (1.2).
 func (a *API) DeleteResourceClass(r *middleware.Request) (*middleware.Response, error) {
-	if herr := requireResourceClassesAPI(r); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.ClassDelete); err != nil {
+	if err := policyOnly(policy.ClassDelete).from(microversion.ResourceClasses).check(r); err != nil {
 		return nil, err
 	}
 	err := a.store.DeleteResourceClass(r.Context(), r.Param("name"))
@@ -189,7 +142,7 @@ func (a *API) DeleteResourceClass(r *middleware.Request) (*middleware.Response, 
 	case errors.Is(err, store.ErrResourceClassInUse):
 		return nil, apierror.Conflict(apierror.CodeDefault, "Error in delete resource class: %s", store.Detail(err))
 	case err != nil:
-		return nil, resourceClassNotFound(err)
+		return nil, storeNotFound(err)
 	}
 	return middleware.NoContent(), nil
 }

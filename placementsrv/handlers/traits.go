@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
@@ -80,13 +79,7 @@ func (a *API) traitFilter(r *middleware.Request) (store.TraitFilter, error) {
 
 // ListTraits is GET /traits (1.6).
 func (a *API) ListTraits(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Traits) {
-		return nil, apierror.NotFound("")
-	}
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.TraitList); err != nil {
+	if err := reads(policy.TraitList).from(microversion.Traits).check(r); err != nil {
 		return nil, err
 	}
 	f, err := a.traitFilter(r)
@@ -101,25 +94,11 @@ func (a *API) ListTraits(r *middleware.Request) (*middleware.Response, error) {
 	return middleware.OK(traitsBody{Traits: names}).WithLastModified(lm), nil
 }
 
-// traitNotFound maps a store miss to upstream's 404.
-func traitNotFound(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return apierror.NotFound("%s", store.Detail(err))
-	}
-	return err
-}
-
 // GetTrait is GET /traits/{name} (1.6).
 func (a *API) GetTrait(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Traits) {
-		return nil, apierror.NotFound("")
-	}
-	if err := r.Authorize(policy.TraitShow); err != nil {
-		return nil, err
-	}
-	t, err := a.store.GetTrait(r.Context(), r.Param("name"))
+	t, err := named(r, policyOnly(policy.TraitShow).from(microversion.Traits), a.store.GetTrait)
 	if err != nil {
-		return nil, traitNotFound(err)
+		return nil, err
 	}
 	return middleware.NoContent().WithLastModified(t.CreatedAt), nil
 }
@@ -127,10 +106,7 @@ func (a *API) GetTrait(r *middleware.Request) (*middleware.Response, error) {
 // PutTrait is PUT /traits/{name} (1.6): a custom trait, created unless
 // it exists.
 func (a *API) PutTrait(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Traits) {
-		return nil, apierror.NotFound("")
-	}
-	if err := r.Authorize(policy.TraitUpdate); err != nil {
+	if err := policyOnly(policy.TraitUpdate).from(microversion.Traits).check(r); err != nil {
 		return nil, err
 	}
 	name := r.Param("name")
@@ -144,19 +120,12 @@ func (a *API) PutTrait(r *middleware.Request) (*middleware.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := middleware.NoContent()
-	if created {
-		resp.Status = http.StatusCreated
-	}
-	return resp.SetHeader("Location", absoluteURL(r, "/traits/"+t.Name)).WithLastModified(t.CreatedAt), nil
+	return createdOrKept(r, created, "/traits/"+t.Name).WithLastModified(t.CreatedAt), nil
 }
 
 // DeleteTrait is DELETE /traits/{name} (1.6).
 func (a *API) DeleteTrait(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Traits) {
-		return nil, apierror.NotFound("")
-	}
-	if err := r.Authorize(policy.TraitDelete); err != nil {
+	if err := policyOnly(policy.TraitDelete).from(microversion.Traits).check(r); err != nil {
 		return nil, err
 	}
 	err := a.store.DeleteTrait(r.Context(), r.Param("name"))
@@ -168,27 +137,13 @@ func (a *API) DeleteTrait(r *middleware.Request) (*middleware.Response, error) {
 	case errors.Is(err, store.ErrTraitInUse):
 		return nil, apierror.Conflict(apierror.CodeDefault, "%s", store.Detail(err))
 	}
-	return nil, traitNotFound(err)
+	return nil, storeNotFound(err)
 }
 
 // ListProviderTraits is GET /resource_providers/{uuid}/traits (1.6).
 func (a *API) ListProviderTraits(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Traits) {
-		return nil, apierror.NotFound("")
-	}
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPTraitList); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, ts, err := a.store.ProviderTraits(r.Context(), uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		// Upstream appends the exception's own text to its message.
-		msg := "No resource provider with uuid " + uuid + " found"
-		return nil, apierror.NotFound("%s: %s", msg, msg)
-	}
+	g := reads(policy.RPTraitList).from(microversion.Traits)
+	p, ts, err := providerPart(r, g, a.store.ProviderTraits, traitsProviderNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -221,20 +176,14 @@ func (a *API) decodeProviderTraits(r *middleware.Request) (providerTraitsRequest
 
 // SetProviderTraits is PUT /resource_providers/{uuid}/traits (1.6).
 func (a *API) SetProviderTraits(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Traits) {
-		return nil, apierror.NotFound("")
-	}
-	if herr := r.RequireJSON(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPTraitUpdate); err != nil {
+	if err := writes(policy.RPTraitUpdate).from(microversion.Traits).check(r); err != nil {
 		return nil, err
 	}
+	uuid := r.Param("uuid")
 	req, err := a.decodeProviderTraits(r)
 	if err != nil {
 		return nil, err
 	}
-	uuid := r.Param("uuid")
 	if req.Generation == nil {
 		if _, err := a.store.GetProvider(r.Context(), uuid); err != nil {
 			return nil, providerNotFound(err, uuid)
@@ -256,10 +205,7 @@ func (a *API) SetProviderTraits(r *middleware.Request) (*middleware.Response, er
 
 // DeleteProviderTraits is DELETE /resource_providers/{uuid}/traits (1.6).
 func (a *API) DeleteProviderTraits(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Traits) {
-		return nil, apierror.NotFound("")
-	}
-	if err := r.Authorize(policy.RPTraitDelete); err != nil {
+	if err := policyOnly(policy.RPTraitDelete).from(microversion.Traits).check(r); err != nil {
 		return nil, err
 	}
 	uuid := r.Param("uuid")

@@ -14,16 +14,9 @@ import (
 
 // ListProviderUsages is GET /resource_providers/{uuid}/usages.
 func (a *API) ListProviderUsages(r *middleware.Request) (*middleware.Response, error) {
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
-	}
-	if err := r.Authorize(policy.RPUsages); err != nil {
-		return nil, err
-	}
-	uuid := r.Param("uuid")
-	p, usages, err := a.store.ProviderUsages(r.Context(), uuid)
+	p, usages, err := providerPart(r, reads(policy.RPUsages), a.store.ProviderUsages, providerNotFoundTwice(":"))
 	if err != nil {
-		return nil, providerNotFoundTwice(err, uuid, ":")
+		return nil, err
 	}
 	body := map[string]any{"resource_provider_generation": p.Generation, "usages": usages}
 	return middleware.OK(body).WithLastModified(a.now()), nil
@@ -31,11 +24,8 @@ func (a *API) ListProviderUsages(r *middleware.Request) (*middleware.Response, e
 
 // GetTotalUsages is GET /usages (1.9).
 func (a *API) GetTotalUsages(r *middleware.Request) (*middleware.Response, error) {
-	if !r.At(microversion.Usages) {
-		return nil, apierror.NotFound("")
-	}
-	if herr := r.CheckAccept(); herr != nil {
-		return nil, herr
+	if err := reads(selfAuthorized).from(microversion.Usages).check(r); err != nil {
+		return nil, err
 	}
 	// Upstream's target is the project asked about (None when absent).
 	q := r.URL.Query()

@@ -1,7 +1,8 @@
 // Package jsonenc writes JSON as Python's json module does (no HTML
 // escaping), for answers the server builds by hand: hot list endpoints and
 // allocation candidates append their bodies piece by piece rather than
-// marshalling maps.
+// marshalling maps. It also walks request objects in document order, as
+// Python's dicts keep them.
 package jsonenc
 
 import (
@@ -86,6 +87,31 @@ func AppendEscaped(b []byte, s string) []byte {
 		i += size
 	}
 	return append(b, s[start:]...)
+}
+
+// AppendStringASCII appends s as Python's json.dumps does by default
+// (ensure_ascii): as AppendString, with DEL and every non-ASCII character
+// as a \uXXXX escape, a surrogate pair above U+FFFF.
+func AppendStringASCII(b []byte, s string) []byte {
+	b = append(b, '"')
+	for _, r := range string(AppendEscaped(nil, s)) {
+		switch {
+		case r < 0x7f:
+			b = append(b, byte(r))
+		case r > 0xffff:
+			r -= 0x10000
+			b = appendU4(b, 0xd800+(r>>10))
+			b = appendU4(b, 0xdc00+(r&0x3ff))
+		default:
+			b = appendU4(b, r)
+		}
+	}
+	return append(b, '"')
+}
+
+// appendU4 appends the \uXXXX escape of r (at most U+FFFF).
+func appendU4(b []byte, r rune) []byte {
+	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }
 
 // AppendInt appends n in decimal.

@@ -243,29 +243,34 @@ func (c *Client) forgetServiceToken(tok string) {
 	c.authMu.Unlock()
 }
 
+// authRequest is Keystone's password authentication body.
 type authRequest struct {
 	Auth struct {
 		Identity struct {
 			Methods  []string `json:"methods"`
 			Password struct {
 				User struct {
-					Name     string `json:"name"`
-					Password string `json:"password"`
-					Domain   struct {
-						Name string `json:"name"`
-					} `json:"domain"`
+					Name     string     `json:"name"`
+					Password string     `json:"password"`
+					Domain   authDomain `json:"domain"`
 				} `json:"user"`
 			} `json:"password"`
 		} `json:"identity"`
-		Scope *struct {
-			Project struct {
-				Name   string `json:"name"`
-				Domain struct {
-					Name string `json:"name"`
-				} `json:"domain"`
-			} `json:"project"`
-		} `json:"scope,omitempty"`
+		Scope *authScope `json:"scope,omitempty"`
 	} `json:"auth"`
+}
+
+// authDomain names the domain of a user or a project.
+type authDomain struct {
+	Name string `json:"name"`
+}
+
+// authScope scopes the token to a project.
+type authScope struct {
+	Project struct {
+		Name   string     `json:"name"`
+		Domain authDomain `json:"domain"`
+	} `json:"project"`
 }
 
 // authenticate performs password authentication (POST /v3/auth/tokens).
@@ -275,14 +280,7 @@ func (c *Client) authenticate(ctx context.Context) (string, time.Time, error) {
 	u := &ar.Auth.Identity.Password.User
 	u.Name, u.Password, u.Domain.Name = c.opts.Username, c.opts.Password, c.opts.UserDomainName
 	if c.opts.ProjectName != "" {
-		ar.Auth.Scope = &struct {
-			Project struct {
-				Name   string `json:"name"`
-				Domain struct {
-					Name string `json:"name"`
-				} `json:"domain"`
-			} `json:"project"`
-		}{}
+		ar.Auth.Scope = &authScope{}
 		ar.Auth.Scope.Project.Name = c.opts.ProjectName
 		ar.Auth.Scope.Project.Domain.Name = c.opts.ProjectDomainName
 	}

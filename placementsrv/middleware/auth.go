@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 )
@@ -190,38 +191,4 @@ func writeWebobError(w http.ResponseWriter, req *Request, e *apierror.Error) {
 }
 
 // pyJSONString is Python json.dumps of a string: ASCII only.
-func pyJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r >= 0x7f:
-			if r > 0xffff {
-				r -= 0x10000
-				b.WriteString(hex4(0xd800 + (r >> 10)))
-				b.WriteString(hex4(0xdc00 + (r & 0x3ff)))
-			} else {
-				b.WriteString(hex4(r))
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func hex4(r rune) string {
-	const digits = "0123456789abcdef"
-	return `\u` + string([]byte{digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
-}
+func pyJSONString(s string) string { return string(jsonenc.AppendStringASCII(nil, s)) }

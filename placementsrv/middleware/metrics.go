@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/placement-syncd/placement-syncd/internal/metricset"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 )
@@ -29,37 +30,20 @@ type Metrics struct {
 
 // NewMetrics registers the request metrics with reg.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	s := metricset.New("http")
 	m := &Metrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: metrics.Namespace,
-			Subsystem: "http",
-			Name:      "requests_total",
-			Help:      "Placement API requests by route template, method and status code.",
-		}, []string{"route", "method", "code"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: metrics.Namespace,
-			Subsystem: "http",
-			Name:      "request_duration_seconds",
-			Help:      "Placement API request latency, from the first middleware to the last byte handed to the connection, by route template and method.",
-			Buckets:   metrics.LatencyBuckets(),
-		}, []string{"route", "method"}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: metrics.Namespace,
-			Subsystem: "http",
-			Name:      "requests_in_flight",
-			Help:      "Placement API requests being served.",
-		}),
-		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: metrics.Namespace,
-			Subsystem: "http",
-			Name:      "generation_conflicts_total",
-			Help:      "Placement API answers 409 placement.concurrent_update (a stale provider or consumer generation) by route template; clients are expected to re-read and retry.",
-		}, []string{"route"}),
+		requests: s.CounterVec("requests_total", "Placement API requests by route template, method and status code.",
+			"route", "method", "code"),
+		duration: s.HistogramVec("request_duration_seconds",
+			"Placement API request latency, from the first middleware to the last byte handed to the connection, by route template and method.",
+			metrics.LatencyBuckets(), "route", "method"),
+		inFlight: s.Gauge("requests_in_flight", "Placement API requests being served."),
+		conflicts: s.CounterVec("generation_conflicts_total",
+			"Placement API answers 409 placement.concurrent_update (a stale provider or consumer generation) by route template; clients are expected to re-read and retry.",
+			"route"),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inFlight, m.conflicts} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := s.Register(reg); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -1,12 +1,11 @@
 package middleware
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/uuid4"
 )
 
 // Request carries one HTTP request and what the middleware learnt about
@@ -41,11 +40,4 @@ func (r *Request) Minor() int { return r.Version.Minor }
 // At reports whether the negotiated microversion is at least v.
 func (r *Request) At(v microversion.Version) bool { return r.Version.AtLeast(v) }
 
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = (b[6] & 0x0f) | 0x40
-	b[8] = (b[8] & 0x3f) | 0x80
-	h := hex.EncodeToString(b[:])
-	return "req-" + h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
+func newRequestID() string { return uuid4.NewWithPrefix("req-") }

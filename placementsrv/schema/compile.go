@@ -34,6 +34,18 @@ type keyword struct {
 	formatFn func(any) bool // format
 }
 
+// typed adapts a check of the instances of type T (objects, arrays) to a
+// keyword check: like jsonschema's, it ignores instances of other types.
+func typed[T any](check func(n *node, kw *keyword, v T) []*vError) func(n *node, kw *keyword, inst any) []*vError {
+	return func(n *node, kw *keyword, inst any) []*vError {
+		v, ok := inst.(T)
+		if !ok {
+			return nil
+		}
+		return check(n, kw, v)
+	}
+}
+
 type namedNode struct {
 	name string
 	re   *regexp.Regexp // patternProperties only
@@ -123,14 +135,14 @@ func compileType(n *node, kw *keyword) error {
 }
 
 func compileProperties(_ *node, kw *keyword) error {
-	kw.check = checkProperties
+	kw.check = typed(checkProperties)
 	var err error
 	kw.props, err = compileProps(kw.value, kw.name == "patternProperties")
 	return err
 }
 
 func compileAdditionalProperties(n *node, kw *keyword) error {
-	kw.check = checkAdditionalProperties
+	kw.check = typed(checkAdditionalProperties)
 	if pp, ok := n.src.m["patternProperties"].(*object); ok && pp.len() > 0 {
 		var err error
 		if kw.patAll, err = compilePattern(strings.Join(pp.keys, "|")); err != nil {
@@ -147,17 +159,14 @@ func compileAdditionalProperties(n *node, kw *keyword) error {
 }
 
 func compileRequired(_ *node, kw *keyword) error {
-	kw.check = checkRequired
-	l, err := valueOf[[]any](kw)
-	if err != nil {
-		return err
-	}
-	kw.strs, err = stringList(l)
+	kw.check = typed(checkRequired)
+	var err error
+	kw.strs, err = valueAs(kw, stringList)
 	return err
 }
 
 func compileItems(_ *node, kw *keyword) error {
-	kw.check = checkItems
+	kw.check = typed(checkItems)
 	var err error
 	kw.sub, err = compile(kw.value)
 	return err
@@ -209,11 +218,8 @@ func compileUniqueItems(_ *node, kw *keyword) error {
 
 func compilePatternKeyword(_ *node, kw *keyword) error {
 	kw.check = checkPattern
-	s, err := valueOf[string](kw)
-	if err != nil {
-		return err
-	}
-	kw.re, err = compilePattern(s)
+	var err error
+	kw.re, err = valueAs(kw, compilePattern)
 	return err
 }
 
@@ -237,6 +243,16 @@ func valueOf[T any](kw *keyword) (T, error) {
 		return v, fmt.Errorf("bad %s value", kw.name)
 	}
 	return v, nil
+}
+
+// valueAs is the keyword's value as a T (see valueOf), converted by conv.
+func valueAs[T, R any](kw *keyword, conv func(T) (R, error)) (R, error) {
+	v, err := valueOf[T](kw)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	return conv(v)
 }
 
 func toInt64(n *number) int64 {

@@ -2,11 +2,7 @@ package schema
 
 // Checks of the keywords that apply to arrays.
 
-func checkItems(_ *node, kw *keyword, inst any) []*vError {
-	l, ok := inst.([]any)
-	if !ok {
-		return nil
-	}
+func checkItems(_ *node, kw *keyword, l []any) []*vError {
 	var out []*vError
 	for i, e := range l {
 		out = append(out, descend(kw.sub, e, i, nil)...)

@@ -11,11 +11,7 @@ import (
 // checkProperties checks both properties (entries without a regexp, each
 // applying to its own key) and patternProperties (each applying to every
 // matching key, in instance order).
-func checkProperties(_ *node, kw *keyword, inst any) []*vError {
-	o, ok := inst.(*object)
-	if !ok {
-		return nil
-	}
+func checkProperties(_ *node, kw *keyword, o *object) []*vError {
 	var out []*vError
 	for _, p := range kw.props {
 		if p.re == nil {
@@ -33,11 +29,7 @@ func checkProperties(_ *node, kw *keyword, inst any) []*vError {
 	return out
 }
 
-func checkAdditionalProperties(n *node, kw *keyword, inst any) []*vError {
-	o, ok := inst.(*object)
-	if !ok {
-		return nil
-	}
+func checkAdditionalProperties(n *node, kw *keyword, o *object) []*vError {
 	// Upstream iterates a set of the extras, so its order is arbitrary;
 	// sorted keeps ours deterministic.
 	extras := extraProperties(n, kw, o)
@@ -101,11 +93,7 @@ func additionalPropertiesError(n *node, extras []string) []*vError {
 		strings.Join(reprs, ", "), verb)
 }
 
-func checkRequired(_ *node, kw *keyword, inst any) []*vError {
-	o, ok := inst.(*object)
-	if !ok {
-		return nil
-	}
+func checkRequired(_ *node, kw *keyword, o *object) []*vError {
 	var out []*vError
 	for _, r := range kw.strs {
 		if _, ok := o.m[r]; !ok {

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
 )
 
 // The validator works on its own value tree rather than on the caller's Go
@@ -230,20 +232,16 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		switch t {
 		case '{':
 			o := newObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, errors.New("object key is not a string")
-				}
+			err := jsonenc.EachMember(dec, func(k string) error {
 				v, err := decodeValue(dec)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				o.set(k, v)
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			if _, err := dec.Token(); err != nil {
 				return nil, err
