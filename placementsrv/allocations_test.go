@@ -51,10 +51,10 @@ func newAlEnv(t *testing.T) *alEnv {
 	t.Cleanup(srv.Close)
 	e := &alEnv{t: t, st: st, srv: srv}
 	e.provider(alRP, "rp1",
-		store.Inventory{ResourceClass: "VCPU", Total: 8, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1},
-		store.Inventory{ResourceClass: "DISK_GB", Total: 100, MinUnit: 10, MaxUnit: 100, StepSize: 10, AllocationRatio: 1})
+		store.Inventory{ResourceClass: "VCPU", InventoryAmounts: store.InventoryAmounts{Total: 8, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1}},
+		store.Inventory{ResourceClass: "DISK_GB", InventoryAmounts: store.InventoryAmounts{Total: 100, MinUnit: 10, MaxUnit: 100, StepSize: 10, AllocationRatio: 1}})
 	e.provider(alRP2, "rp2",
-		store.Inventory{ResourceClass: "VCPU", Total: 4, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1})
+		store.Inventory{ResourceClass: "VCPU", InventoryAmounts: store.InventoryAmounts{Total: 4, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1}})
 	return e
 }
 

@@ -21,9 +21,9 @@ func BenchmarkCandidatesHTTPWide(b *testing.B) {
 		b.Fatal(err)
 	}
 	rootInv := []store.Inventory{
-		{ResourceClass: "DISK_GB", Total: 500, MinUnit: 1, MaxUnit: 500, StepSize: 1, AllocationRatio: 1},
-		{ResourceClass: "MEMORY_MB", Total: 4096, MinUnit: 1, MaxUnit: 4096, StepSize: 1, AllocationRatio: 1},
-		{ResourceClass: "VCPU", Total: 8, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 1},
+		{ResourceClass: "DISK_GB", InventoryAmounts: store.InventoryAmounts{Total: 500, MinUnit: 1, MaxUnit: 500, StepSize: 1, AllocationRatio: 1}},
+		{ResourceClass: "MEMORY_MB", InventoryAmounts: store.InventoryAmounts{Total: 4096, MinUnit: 1, MaxUnit: 4096, StepSize: 1, AllocationRatio: 1}},
+		{ResourceClass: "VCPU", InventoryAmounts: store.InventoryAmounts{Total: 8, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 1}},
 	}
 	if _, _, err := st.SetInventories(ctx, root, 0, rootInv); err != nil {
 		b.Fatal(err)
@@ -37,7 +37,7 @@ func BenchmarkCandidatesHTTPWide(b *testing.B) {
 		if _, err := st.CreateProvider(ctx, store.NewProvider{UUID: u, Name: fmt.Sprint("pci", i), ParentUUID: root}); err != nil {
 			b.Fatal(err)
 		}
-		inv := store.Inventory{ResourceClass: "CUSTOM_PCI_10DE_2330", Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
+		inv := store.Inventory{ResourceClass: "CUSTOM_PCI_10DE_2330", InventoryAmounts: store.InventoryAmounts{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}}
 		if _, _, err := st.SetInventories(ctx, u, 0, []store.Inventory{inv}); err != nil {
 			b.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func acFixture(t *testing.T) *testServer {
 		}
 	}
 	inv := func(class string, total int64) store.Inventory {
-		return store.Inventory{ResourceClass: class, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1}
+		return store.Inventory{ResourceClass: class, InventoryAmounts: store.InventoryAmounts{Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1}}
 	}
 	if _, _, err := st.SetInventories(ctx, acRoot, 0, []store.Inventory{inv("VCPU", 4)}); err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestCandidatesStreamedLargeAnswer(t *testing.T) {
 		if _, err := st.CreateProvider(ctx, store.NewProvider{UUID: u, Name: fmt.Sprint("dev", i), ParentUUID: root}); err != nil {
 			t.Fatal(err)
 		}
-		inv := store.Inventory{ResourceClass: "CUSTOM_DEV", Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
+		inv := store.Inventory{ResourceClass: "CUSTOM_DEV", InventoryAmounts: store.InventoryAmounts{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}}
 		if _, _, err := st.SetInventories(ctx, u, 0, []store.Inventory{inv}); err != nil {
 			t.Fatal(err)
 		}

@@ -117,14 +117,13 @@ func objectKeys(dec *json.Decoder) ([]string, error) {
 // inventoryFields reads an inventory body already checked by the schema:
 // omitted fields take Placement's defaults.
 func inventoryFields(class string, m map[string]any) (store.Inventory, error) {
-	inv := store.Inventory{
-		ResourceClass:   class,
+	inv := store.Inventory{ResourceClass: class, InventoryAmounts: store.InventoryAmounts{
 		Reserved:        store.DefaultReserved,
 		MinUnit:         store.DefaultMinUnit,
 		MaxUnit:         store.DefaultMaxUnit,
 		StepSize:        store.DefaultStepSize,
 		AllocationRatio: store.DefaultAllocationRatio,
-	}
+	}}
 	if _, has := m["total"]; !has {
 		return inv, fmt.Errorf("'total' is a required property")
 	}

@@ -30,7 +30,7 @@ func alDump(l *Ledger) string {
 			sort.Strings(usage)
 			var invs []string
 			for c, inv := range p.inventories {
-				invs = append(invs, fmt.Sprintf("%s:%d/%d", c.name, inv.total, inv.reserved))
+				invs = append(invs, fmt.Sprintf("%s:%d/%d", c.name, inv.Total, inv.Reserved))
 				if _, ok := c.providers[p]; !ok {
 					invs = append(invs, "MISSING-BACKLINK")
 				}

@@ -149,11 +149,11 @@ func (plan *allocPlan) check(invOf func(*provider) map[*resourceClass]*inventory
 		if inv == nil {
 			return store.Errorf(store.ErrCapacityExceeded, "Inventory for '"+e.className+"' on resource provider '"+e.prov.uuid+"' invalid.")
 		}
-		if e.used < inv.minUnit || e.used > inv.maxUnit || (inv.stepSize > 0 && e.used%inv.stepSize != 0) {
+		if e.used < inv.MinUnit || e.used > inv.MaxUnit || (inv.StepSize > 0 && e.used%inv.StepSize != 0) {
 			return store.Errorf(store.ErrCapacityExceeded, "Unable to create allocation for '"+e.className+"' on resource provider '"+e.prov.uuid+"'. The requested amount would violate inventory constraints.")
 		}
 		used := e.prov.usage[e.class] - plan.removed[key]
-		capacity := float64(inv.total-inv.reserved) * inv.allocationRatio
+		capacity := float64(inv.Total-inv.Reserved) * inv.AllocationRatio
 		if capacity < float64(used+e.used) || capacity < float64(used+sums[key]) {
 			return store.Errorf(store.ErrCapacityExceeded, "Unable to create allocation for '"+e.className+"' on resource provider '"+e.prov.uuid+"'. The requested amount would exceed the capacity.")
 		}

@@ -25,8 +25,8 @@ func BenchmarkClaim(b *testing.B) {
 					b.Fatal(err)
 				}
 				invs := []store.Inventory{
-					{ResourceClass: "VCPU", Total: 1 << 30, MinUnit: 1, MaxUnit: 1 << 30, StepSize: 1, AllocationRatio: 1},
-					{ResourceClass: "MEMORY_MB", Total: 1 << 40, MinUnit: 1, MaxUnit: 1 << 40, StepSize: 1, AllocationRatio: 1},
+					{ResourceClass: "VCPU", InventoryAmounts: store.InventoryAmounts{Total: 1 << 30, MinUnit: 1, MaxUnit: 1 << 30, StepSize: 1, AllocationRatio: 1}},
+					{ResourceClass: "MEMORY_MB", InventoryAmounts: store.InventoryAmounts{Total: 1 << 40, MinUnit: 1, MaxUnit: 1 << 40, StepSize: 1, AllocationRatio: 1}},
 				}
 				if _, _, err := st.SetInventories(ctx, u, 0, invs); err != nil {
 					b.Fatal(err)

@@ -74,5 +74,5 @@ func reopen(t *testing.T, l *Ledger, db string) *Ledger {
 }
 
 func inv(class string, total int64) store.Inventory {
-	return store.Inventory{ResourceClass: class, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1.0}
+	return store.Inventory{ResourceClass: class, InventoryAmounts: store.InventoryAmounts{Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1.0}}
 }

@@ -228,15 +228,7 @@ func (l *Ledger) DeleteAllInventories(ctx context.Context, uuid string) error {
 
 // newInventory builds the state record for inv of class rc.
 func newInventory(rc *resourceClass, inv store.Inventory) *inventory {
-	return &inventory{
-		class:           rc,
-		total:           inv.Total,
-		reserved:        inv.Reserved,
-		minUnit:         inv.MinUnit,
-		maxUnit:         inv.MaxUnit,
-		stepSize:        inv.StepSize,
-		allocationRatio: inv.AllocationRatio,
-	}
+	return &inventory{class: rc, InventoryAmounts: inv.InventoryAmounts}
 }
 
 func insertInventory(ctx context.Context, tx store.Tx, rp *provider, i *inventory) error {

@@ -120,9 +120,7 @@ func (ld *loader) providerLinks(recs *store.Records) error {
 		if p == nil || c == nil {
 			return fmt.Errorf("inventory (%d, %d): dangling reference", r.ProviderID, r.ClassID)
 		}
-		p.inventories[c] = &inventory{class: c, total: r.Total, reserved: r.Reserved, minUnit: r.MinUnit,
-			maxUnit: r.MaxUnit, stepSize: r.StepSize, allocationRatio: r.AllocationRatio,
-			createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
+		p.inventories[c] = &inventory{class: c, InventoryAmounts: r.InventoryAmounts, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
 		c.providers[p] = struct{}{}
 	}
 	for _, r := range recs.ProviderTraits {

@@ -238,9 +238,9 @@ func canAllocate(p *provider, c *resourceClass, amount int64) bool {
 	if !ok {
 		return false
 	}
-	if amount < inv.minUnit || amount > inv.maxUnit || inv.stepSize <= 0 || amount%inv.stepSize != 0 {
+	if amount < inv.MinUnit || amount > inv.MaxUnit || inv.StepSize <= 0 || amount%inv.StepSize != 0 {
 		return false
 	}
-	free := float64(inv.total-inv.reserved) * inv.allocationRatio
+	free := float64(inv.Total-inv.Reserved) * inv.AllocationRatio
 	return float64(p.usage[c])+float64(amount) <= free
 }

@@ -150,10 +150,7 @@ func (t *reshapeTarget) resolve(st *state) error {
 			return store.Errorf(store.ErrNotFound, "No such resource class "+w.ResourceClass+".")
 		}
 		t.classes[i] = c
-		t.interim[c] = &inventory{
-			class: c, total: w.Total, reserved: w.Reserved, minUnit: w.MinUnit, maxUnit: w.MaxUnit,
-			stepSize: w.StepSize, allocationRatio: w.AllocationRatio,
-		}
+		t.interim[c] = newInventory(c, w)
 	}
 	return nil
 }
@@ -190,10 +187,8 @@ func (t *reshapeTarget) write(ctx context.Context, tx store.Tx, now time.Time) (
 	final := make(map[*resourceClass]*inventory, len(t.want))
 	for i, w := range t.want {
 		c := t.classes[i]
-		inv := &inventory{
-			class: c, total: w.Total, reserved: w.Reserved, minUnit: w.MinUnit, maxUnit: w.MaxUnit,
-			stepSize: w.StepSize, allocationRatio: w.AllocationRatio, createdAt: now, updatedAt: now,
-		}
+		inv := newInventory(c, w)
+		inv.createdAt, inv.updatedAt = now, now
 		if old, ok := p.inventories[c]; ok {
 			inv.createdAt = old.createdAt
 			if err := tx.UpdateInventory(ctx, inv.row(p.id)); err != nil {

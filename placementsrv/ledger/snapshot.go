@@ -127,14 +127,14 @@ func patchSnapshot(prev *candidates.Snapshot, dirty map[*provider]struct{}, vers
 func snapInventory(class int32, inv *inventory, used int64) candidates.SnapInventory {
 	return candidates.SnapInventory{
 		Class:           class,
-		Total:           inv.total,
-		Reserved:        inv.reserved,
-		MinUnit:         inv.minUnit,
-		MaxUnit:         inv.maxUnit,
-		StepSize:        inv.stepSize,
-		AllocationRatio: inv.allocationRatio,
+		Total:           inv.Total,
+		Reserved:        inv.Reserved,
+		MinUnit:         inv.MinUnit,
+		MaxUnit:         inv.MaxUnit,
+		StepSize:        inv.StepSize,
+		AllocationRatio: inv.AllocationRatio,
 		Used:            used,
-		Capacity:        inv.capacity(),
+		Capacity:        inv.Capacity(),
 	}
 }
 

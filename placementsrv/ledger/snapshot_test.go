@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 // benchState fills a state like ../shared/bench's dataset: n roots with
@@ -23,7 +25,7 @@ func benchState(n int) *state {
 	}
 	var id int64
 	addInv := func(p *provider, c *resourceClass, total int64) {
-		p.inventories[c] = &inventory{class: c, total: total, minUnit: 1, maxUnit: total, stepSize: 1, allocationRatio: 1}
+		p.inventories[c] = &inventory{class: c, InventoryAmounts: store.InventoryAmounts{Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1}}
 		p.usage[c] = total / 3
 	}
 	newP := func(parent *provider) *provider {

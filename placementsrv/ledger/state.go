@@ -50,15 +50,10 @@ type provider struct {
 }
 
 type inventory struct {
-	class           *resourceClass
-	total           int64
-	reserved        int64
-	minUnit         int64
-	maxUnit         int64
-	stepSize        int64
-	allocationRatio float64
-	createdAt       time.Time
-	updatedAt       time.Time
+	class *resourceClass
+	store.InventoryAmounts
+	createdAt time.Time
+	updatedAt time.Time
 }
 
 type resourceClass struct {
@@ -165,38 +160,14 @@ func (p *provider) row() store.ProviderRow {
 }
 
 func (i *inventory) record() store.Inventory {
-	return store.Inventory{
-		ResourceClass:   i.class.name,
-		Total:           i.total,
-		Reserved:        i.reserved,
-		MinUnit:         i.minUnit,
-		MaxUnit:         i.maxUnit,
-		StepSize:        i.stepSize,
-		AllocationRatio: i.allocationRatio,
-		CreatedAt:       i.createdAt,
-		UpdatedAt:       i.updatedAt,
-	}
+	return store.Inventory{ResourceClass: i.class.name, InventoryAmounts: i.InventoryAmounts,
+		CreatedAt: i.createdAt, UpdatedAt: i.updatedAt}
 }
 
 // row is i, an inventory of provider providerID, as the backend stores it.
 func (i *inventory) row(providerID int64) store.InventoryRow {
-	return store.InventoryRow{
-		ProviderID:      providerID,
-		ClassID:         i.class.id,
-		Total:           i.total,
-		Reserved:        i.reserved,
-		MinUnit:         i.minUnit,
-		MaxUnit:         i.maxUnit,
-		StepSize:        i.stepSize,
-		AllocationRatio: i.allocationRatio,
-		CreatedAt:       i.createdAt,
-		UpdatedAt:       i.updatedAt,
-	}
-}
-
-// capacity is what may be allocated from the inventory in total.
-func (i *inventory) capacity() int64 {
-	return int64(float64(i.total-i.reserved) * i.allocationRatio)
+	return store.InventoryRow{ProviderID: providerID, ClassID: i.class.id, InventoryAmounts: i.InventoryAmounts,
+		CreatedAt: i.createdAt, UpdatedAt: i.updatedAt}
 }
 
 func (a *allocation) record() store.Allocation {

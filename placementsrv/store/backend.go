@@ -181,16 +181,11 @@ type ProviderRow struct {
 
 // InventoryRow is one class's inventory on a provider.
 type InventoryRow struct {
-	ProviderID      int64
-	ClassID         int64
-	Total           int64
-	Reserved        int64
-	MinUnit         int64
-	MaxUnit         int64
-	StepSize        int64
-	AllocationRatio float64
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	ProviderID int64
+	ClassID    int64
+	InventoryAmounts
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ProviderTraitRow links a trait to a provider.

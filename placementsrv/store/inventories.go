@@ -8,15 +8,21 @@ import (
 
 // Inventory is one resource class's inventory on a provider.
 type Inventory struct {
-	ResourceClass   string
+	ResourceClass string
+	InventoryAmounts
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// InventoryAmounts are an inventory's amounts and allocation rules, the
+// part the record (Inventory) and the backend's row (InventoryRow) share.
+type InventoryAmounts struct {
 	Total           int64
 	Reserved        int64
 	MinUnit         int64
 	MaxUnit         int64
 	StepSize        int64
 	AllocationRatio float64
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
 }
 
 // Inventory field defaults, as Placement applies them to omitted fields.
@@ -30,7 +36,7 @@ const (
 
 // Capacity is what may be allocated: (total - reserved) * ratio, truncated
 // toward zero as Python's int() does.
-func (i Inventory) Capacity() int64 {
+func (i InventoryAmounts) Capacity() int64 {
 	return int64(float64(i.Total-i.Reserved) * i.AllocationRatio)
 }
 

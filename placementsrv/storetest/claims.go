@@ -12,7 +12,7 @@ import (
 // upstream's messages, and that a refused claim changes nothing.
 func testCapacity(t *testing.T, s Storage) {
 	e := openLedger(t, s)
-	stepped := store.Inventory{ResourceClass: "VCPU", Total: 10, Reserved: 2, MinUnit: 2, MaxUnit: 6, StepSize: 2, AllocationRatio: 1.5}
+	stepped := store.Inventory{ResourceClass: "VCPU", InventoryAmounts: store.InventoryAmounts{Total: 10, Reserved: 2, MinUnit: 2, MaxUnit: 6, StepSize: 2, AllocationRatio: 1.5}}
 	e.newProvider(rpUUID, stepped)
 	// Capacity (10-2)*1.5 = 12, of which A holds 8.
 	if err := e.l.ReplaceAllocations(e.ctx, []store.ConsumerAllocations{

@@ -31,9 +31,9 @@ func seedFilterFixture(t *testing.T, s Storage) *env {
 		vcpu, disk := classID(t, r, "VCPU"), classID(t, r, "DISK_GB")
 		// p0: 8 VCPU (4 used, ratio 1); p1: 4 VCPU step 2 max 2; p2: 100 DISK_GB reserved 50; p3: none.
 		for _, iv := range []store.InventoryRow{
-			{ProviderID: p(0), ClassID: vcpu, Total: 8, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 1, CreatedAt: epoch},
-			{ProviderID: p(1), ClassID: vcpu, Total: 4, MinUnit: 1, MaxUnit: 2, StepSize: 2, AllocationRatio: 1, CreatedAt: epoch},
-			{ProviderID: p(2), ClassID: disk, Total: 100, Reserved: 50, MinUnit: 1, MaxUnit: 100, StepSize: 1, AllocationRatio: 1.5, CreatedAt: epoch},
+			{ProviderID: p(0), ClassID: vcpu, InventoryAmounts: store.InventoryAmounts{Total: 8, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 1}, CreatedAt: epoch},
+			{ProviderID: p(1), ClassID: vcpu, InventoryAmounts: store.InventoryAmounts{Total: 4, MinUnit: 1, MaxUnit: 2, StepSize: 2, AllocationRatio: 1}, CreatedAt: epoch},
+			{ProviderID: p(2), ClassID: disk, InventoryAmounts: store.InventoryAmounts{Total: 100, Reserved: 50, MinUnit: 1, MaxUnit: 100, StepSize: 1, AllocationRatio: 1.5}, CreatedAt: epoch},
 		} {
 			must(t, tx.InsertInventory(ctx, iv))
 		}

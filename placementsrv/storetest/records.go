@@ -104,8 +104,8 @@ func writeFixture(t *testing.T, ctx context.Context, tx store.Tx) fixture {
 	w.Providers[1].ParentID, w.Providers[1].RootID = w.Providers[0].ID, w.Providers[0].ID
 	w.Providers[1].ID = id(tx.InsertProvider(ctx, w.Providers[1]))
 	root := w.Providers[0].ID
-	w.Inventories = []store.InventoryRow{{ProviderID: root, ClassID: 10000, Total: 8, Reserved: 1, MinUnit: 2, MaxUnit: 6,
-		StepSize: 2, AllocationRatio: 1.5, CreatedAt: at(12), UpdatedAt: at(13)}}
+	w.Inventories = []store.InventoryRow{{ProviderID: root, ClassID: 10000, CreatedAt: at(12), UpdatedAt: at(13),
+		InventoryAmounts: store.InventoryAmounts{Total: 8, Reserved: 1, MinUnit: 2, MaxUnit: 6, StepSize: 2, AllocationRatio: 1.5}}}
 	must(t, tx.InsertInventory(ctx, w.Inventories[0]))
 	must(t, tx.AddProviderTrait(ctx, root, w.Traits[0].ID))
 	w.ProviderTraits = []store.ProviderTraitRow{{ProviderID: root, TraitID: w.Traits[0].ID}}

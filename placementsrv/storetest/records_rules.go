@@ -45,7 +45,7 @@ func testUpdates(t *testing.T, s Storage) {
 	w.Allocations = w.Allocations[:1]
 	sameRecords(t, "after updates", r.load(), w)
 	if err := r.attempt(func(tx store.Tx) error {
-		return tx.UpdateInventory(r.ctx, store.InventoryRow{ProviderID: child.ID, ClassID: 10000, Total: 1, UpdatedAt: at(1)})
+		return tx.UpdateInventory(r.ctx, store.InventoryRow{ProviderID: child.ID, ClassID: 10000, InventoryAmounts: store.InventoryAmounts{Total: 1}, UpdatedAt: at(1)})
 	}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("update of a missing inventory: %v, want ErrNotFound", err)
 	}
@@ -166,10 +166,10 @@ func testReferences(t *testing.T, s Storage) {
 	ctx := r.ctx
 	r.expect("a reference error", isReferenceError, map[string]func(tx store.Tx) error{
 		"inventory of a missing provider": func(tx store.Tx) error {
-			return tx.InsertInventory(ctx, store.InventoryRow{ProviderID: child.ID + 100, ClassID: 0, Total: 1, CreatedAt: at(1)})
+			return tx.InsertInventory(ctx, store.InventoryRow{ProviderID: child.ID + 100, ClassID: 0, InventoryAmounts: store.InventoryAmounts{Total: 1}, CreatedAt: at(1)})
 		},
 		"inventory of a missing class": func(tx store.Tx) error {
-			return tx.InsertInventory(ctx, store.InventoryRow{ProviderID: child.ID, ClassID: 9999, Total: 1, CreatedAt: at(1)})
+			return tx.InsertInventory(ctx, store.InventoryRow{ProviderID: child.ID, ClassID: 9999, InventoryAmounts: store.InventoryAmounts{Total: 1}, CreatedAt: at(1)})
 		},
 		"allocation of a missing consumer": func(tx store.Tx) error {
 			_, err := tx.InsertAllocation(ctx, store.AllocationRow{ProviderID: root.ID, ConsumerID: 999, ClassID: 0, Used: 1, CreatedAt: at(1)})
@@ -203,8 +203,8 @@ func testCascades(t *testing.T, s Storage) {
 	root, child := w.Providers[0], w.Providers[1]
 	r.write(func(tx store.Tx) {
 		must(t, tx.AddProviderTrait(r.ctx, child.ID, w.Traits[0].ID))
-		must(t, tx.InsertInventory(r.ctx, store.InventoryRow{ProviderID: child.ID, ClassID: 0, Total: 4, MinUnit: 1, MaxUnit: 4,
-			StepSize: 1, AllocationRatio: 1, CreatedAt: at(40)}))
+		must(t, tx.InsertInventory(r.ctx, store.InventoryRow{ProviderID: child.ID, ClassID: 0, CreatedAt: at(40),
+			InventoryAmounts: store.InventoryAmounts{Total: 4, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1}}))
 	})
 	r.write(func(tx store.Tx) {
 		must(t, tx.DeleteProvider(r.ctx, child.ID))

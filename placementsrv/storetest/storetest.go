@@ -208,7 +208,7 @@ const (
 )
 
 func inv(class string, total int64) store.Inventory {
-	return store.Inventory{ResourceClass: class, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1.0}
+	return store.Inventory{ResourceClass: class, InventoryAmounts: store.InventoryAmounts{Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1.0}}
 }
 
 func claim(consumer string, gen *int64, allocs ...store.Allocation) store.ConsumerAllocations {
