@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -11,32 +10,13 @@ import (
 
 // ProviderAggregates returns a provider and its aggregate uuids.
 func (l *Ledger) ProviderAggregates(ctx context.Context, uuid string) (store.Provider, []string, error) {
-	var p store.Provider
-	var out []string
-	err := l.read(func(st *state) error {
-		pr, err := st.lookupProvider(uuid)
-		if err != nil {
-			return err
-		}
-		p, out = pr.record(), aggregatesByID(pr.aggregates)
-		return nil
-	})
-	return p, out, err
+	return readProvider(l, uuid, func(p *provider) []string { return aggregatesByID(p.aggregates) })
 }
 
 // aggregatesByID lists aggregate uuids in id order: the order in which
 // they were first seen, and the order Placement's membership index gives.
 func aggregatesByID(set map[*aggregate]struct{}) []string {
-	as := make([]*aggregate, 0, len(set))
-	for a := range set {
-		as = append(as, a)
-	}
-	sort.Slice(as, func(i, j int) bool { return as[i].id < as[j].id })
-	out := make([]string, len(as))
-	for i, a := range as {
-		out[i] = a.uuid
-	}
-	return out
+	return sortedByID(set, func(a *aggregate) int64 { return a.id }, func(a *aggregate) string { return a.uuid })
 }
 
 // SetProviderAggregates replaces a provider's aggregates, creating unknown

@@ -33,32 +33,29 @@ func (l *Ledger) ConsumerAllocations(ctx context.Context, consumerUUID string) (
 // ProviderAllocations returns the provider and its allocations grouped by
 // consumer, consumers ordered by their oldest allocation on it.
 func (l *Ledger) ProviderAllocations(ctx context.Context, uuid string) (store.Provider, []store.HeldAllocations, error) {
-	var prov store.Provider
+	return readProvider(l, uuid, heldAllocations)
+}
+
+// heldAllocations groups p's allocations by consumer, consumers ordered by
+// their oldest allocation on p.
+func heldAllocations(p *provider) []store.HeldAllocations {
 	var out []store.HeldAllocations
-	err := l.read(func(st *state) error {
-		p, err := st.lookupProvider(uuid)
-		if err != nil {
-			return err
+	index := map[*consumer]int{}
+	allocs := make([]*allocation, 0, len(p.allocs))
+	for a := range p.allocs {
+		allocs = append(allocs, a)
+	}
+	sort.Slice(allocs, func(i, j int) bool { return allocs[i].id < allocs[j].id })
+	for _, a := range allocs {
+		i, ok := index[a.consumer]
+		if !ok {
+			i = len(out)
+			index[a.consumer] = i
+			out = append(out, store.HeldAllocations{Consumer: a.consumer.record()})
 		}
-		prov = p.record()
-		allocs := make([]*allocation, 0, len(p.allocs))
-		for a := range p.allocs {
-			allocs = append(allocs, a)
-		}
-		sort.Slice(allocs, func(i, j int) bool { return allocs[i].id < allocs[j].id })
-		index := map[*consumer]int{}
-		for _, a := range allocs {
-			i, ok := index[a.consumer]
-			if !ok {
-				i = len(out)
-				index[a.consumer] = i
-				out = append(out, store.HeldAllocations{Consumer: a.consumer.record()})
-			}
-			out[i].Allocations = append(out[i].Allocations, a.record())
-		}
-		return nil
-	})
-	return prov, out, err
+		out[i].Allocations = append(out[i].Allocations, a.record())
+	}
+	return out
 }
 
 // ReplaceAllocations writes the allocations of several consumers in one

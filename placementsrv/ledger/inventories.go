@@ -12,17 +12,7 @@ import (
 
 // GetInventories returns the provider and its inventories by class name.
 func (l *Ledger) GetInventories(ctx context.Context, uuid string) (store.Provider, []store.Inventory, error) {
-	var p store.Provider
-	var invs []store.Inventory
-	err := l.read(func(st *state) error {
-		rp, err := st.lookupProvider(uuid)
-		if err != nil {
-			return err
-		}
-		p, invs = rp.record(), rp.sortedInventories()
-		return nil
-	})
-	return p, invs, err
+	return readProvider(l, uuid, (*provider).sortedInventories)
 }
 
 // SetInventories replaces the provider's whole inventory.

@@ -52,8 +52,7 @@ func (ld *loader) names(recs *store.Records) {
 	st := ld.st
 	stdClasses := nameSet(standard.ResourceClasses())
 	for _, r := range recs.ResourceClasses {
-		c := &resourceClass{id: r.ID, name: r.Name, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt,
-			standard: stdClasses[r.Name], providers: map[*provider]struct{}{}}
+		c := &resourceClass{newNamed(r.ID, r.Name, stdClasses[r.Name], r.CreatedAt, r.UpdatedAt)}
 		st.classes[c.name] = c
 		ld.classByID[c.id] = c
 		if c.id >= st.nextCustomClassID {
@@ -62,8 +61,7 @@ func (ld *loader) names(recs *store.Records) {
 	}
 	stdTraits := nameSet(standard.Traits())
 	for _, r := range recs.Traits {
-		t := &trait{id: r.ID, name: r.Name, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt,
-			standard: stdTraits[r.Name], providers: map[*provider]struct{}{}}
+		t := &trait{newNamed(r.ID, r.Name, stdTraits[r.Name], r.CreatedAt, r.UpdatedAt)}
 		st.traits[t.name] = t
 		ld.traitByID[t.id] = t
 	}

@@ -75,16 +75,7 @@ func (l *Ledger) CreateProvider(ctx context.Context, np store.NewProvider) (stor
 
 // GetProvider returns one provider.
 func (l *Ledger) GetProvider(ctx context.Context, uuid string) (store.Provider, error) {
-	var out store.Provider
-	err := l.read(func(st *state) error {
-		p, err := st.lookupProvider(uuid)
-		if err != nil {
-			return err
-		}
-		out = p.record()
-		return nil
-	})
-	return out, err
+	return readRecord(l, uuid, (*state).lookupProvider, (*provider).record)
 }
 
 // UpdateProvider renames p and changes its parent as upstream's

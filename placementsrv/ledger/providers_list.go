@@ -87,7 +87,7 @@ func (st *state) compileFilter(f store.ProviderFilter) (*providerMatcher, bool, 
 			}
 			m.required = append(m.required, ts)
 		}
-		if !st.anyProviderHasTraits(m.required) {
+		if !someProviderInEvery(m.required, traitProviders, traitLinks) {
 			return nil, false, nil
 		}
 	}
@@ -111,7 +111,7 @@ func (st *state) compileFilter(f store.ProviderFilter) (*providerMatcher, bool, 
 			}
 			m.memberOf = append(m.memberOf, as)
 		}
-		if !anyProviderInAggregates(m.memberOf) {
+		if !someProviderInEvery(m.memberOf, aggregateMembers, aggregateLinks) {
 			return nil, false, nil
 		}
 	}
@@ -130,63 +130,11 @@ func (st *state) compileFilter(f store.ProviderFilter) (*providerMatcher, bool, 
 	return m, true, nil
 }
 
-// anyProviderHasTraits reports whether some provider satisfies every
-// any-of group; candidates come from the first group's trait members.
-func (st *state) anyProviderHasTraits(groups [][]*trait) bool {
-	for _, t := range groups[0] {
-		for p := range t.providers {
-			if hasTraits(p, groups) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// anyProviderInAggregates reports whether some provider is in an
-// aggregate of every group.
-func anyProviderInAggregates(groups [][]*aggregate) bool {
-	for _, a := range groups[0] {
-		for p := range a.members {
-			if inAggregates(p, groups) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func hasTraits(p *provider, groups [][]*trait) bool {
-	for _, g := range groups {
-		found := false
-		for _, t := range g {
-			if _, ok := p.traits[t]; ok {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-func inAggregates(p *provider, groups [][]*aggregate) bool {
-	for _, g := range groups {
-		found := false
-		for _, a := range g {
-			if _, ok := p.aggregates[a]; ok {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
+// The two sides of the provider-trait and provider-aggregate links.
+func traitLinks(p *provider) map[*trait]struct{}           { return p.traits }
+func traitProviders(t *trait) map[*provider]struct{}       { return t.providers }
+func aggregateLinks(p *provider) map[*aggregate]struct{}   { return p.aggregates }
+func aggregateMembers(a *aggregate) map[*provider]struct{} { return a.members }
 
 // trivial reports whether m filters only by name or uuid, so that every
 // candidate will match.
@@ -206,7 +154,7 @@ func (m *providerMatcher) match(p *provider) bool {
 	if m.root != nil && p.root != m.root {
 		return false
 	}
-	if len(m.required) > 0 && !hasTraits(p, m.required) {
+	if len(m.required) > 0 && !inEveryGroup(p.traits, m.required) {
 		return false
 	}
 	for _, t := range m.forbidden {
@@ -214,7 +162,7 @@ func (m *providerMatcher) match(p *provider) bool {
 			return false
 		}
 	}
-	if len(m.memberOf) > 0 && !inAggregates(p, m.memberOf) {
+	if len(m.memberOf) > 0 && !inEveryGroup(p.aggregates, m.memberOf) {
 		return false
 	}
 	for _, a := range m.notMemberOf {

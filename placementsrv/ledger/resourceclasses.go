@@ -43,16 +43,7 @@ func (l *Ledger) ListResourceClasses(ctx context.Context) ([]store.ResourceClass
 
 // GetResourceClass returns one class.
 func (l *Ledger) GetResourceClass(ctx context.Context, name string) (store.ResourceClass, error) {
-	var out store.ResourceClass
-	err := l.read(func(st *state) error {
-		rc, err := st.lookupClass(name)
-		if err != nil {
-			return err
-		}
-		out = rc.record()
-		return nil
-	})
-	return out, err
+	return readRecord(l, name, (*state).lookupClass, (*resourceClass).record)
 }
 
 // CreateResourceClass adds a custom class.
@@ -84,7 +75,7 @@ func (l *Ledger) createClass(ctx context.Context, name string, existingOK bool) 
 		if err := tx.InsertResourceClass(ctx, store.ResourceClassRow{ID: id, Name: name, CreatedAt: now}); err != nil {
 			return nil, fmt.Errorf("insert resource class %s: %w", name, err)
 		}
-		rc := &resourceClass{id: id, name: name, createdAt: now, providers: map[*provider]struct{}{}}
+		rc := &resourceClass{newNamed(id, name, false, now, time.Time{})}
 		out, created = rc.record(), true
 		return func() {
 			st.classes[name] = rc

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -13,14 +14,14 @@ import (
 func benchState(n int) *state {
 	st := newState()
 	class := func(name string, id int64) *resourceClass {
-		c := &resourceClass{id: id, name: name, providers: map[*provider]struct{}{}}
+		c := &resourceClass{newNamed(id, name, false, time.Time{}, time.Time{})}
 		st.classes[name] = c
 		return c
 	}
 	vcpu, mem, disk, nic := class("VCPU", 0), class("MEMORY_MB", 1), class("DISK_GB", 2), class("NET_BW_EGR_KILOBIT_PER_SEC", 3)
 	traits := make([]*trait, 12)
 	for i := range traits {
-		traits[i] = &trait{id: int64(i), name: fmt.Sprintf("T%d", i), providers: map[*provider]struct{}{}}
+		traits[i] = &trait{newNamed(int64(i), fmt.Sprintf("T%d", i), false, time.Time{}, time.Time{})}
 		st.traits[traits[i].name] = traits[i]
 	}
 	var id int64

@@ -56,24 +56,28 @@ type inventory struct {
 	updatedAt time.Time
 }
 
-type resourceClass struct {
+// named is what resource classes and traits both are: a named row,
+// standard or custom, that providers link to.
+type named struct {
 	id        int64
 	name      string
 	standard  bool
 	createdAt time.Time
 	updatedAt time.Time
-	// providers with an inventory of this class.
+	// providers with an inventory of this class, or with this trait.
 	providers map[*provider]struct{}
 }
 
-type trait struct {
-	id        int64
-	name      string
-	standard  bool
-	createdAt time.Time
-	updatedAt time.Time
-	providers map[*provider]struct{}
+func newNamed(id int64, name string, standard bool, createdAt, updatedAt time.Time) named {
+	return named{id: id, name: name, standard: standard, createdAt: createdAt, updatedAt: updatedAt,
+		providers: map[*provider]struct{}{}}
 }
+
+func (n *named) rowID() int64 { return n.id }
+
+type resourceClass struct{ named }
+
+type trait struct{ named }
 
 type aggregate struct {
 	id      int64
@@ -219,14 +223,5 @@ func (st *state) lookupProvider(uuid string) (*provider, error) {
 // classNamesByID returns the names of a set of classes ordered by id, the
 // order upstream's messages list them in.
 func classNamesByID(set map[*resourceClass]bool) []string {
-	cs := make([]*resourceClass, 0, len(set))
-	for c := range set {
-		cs = append(cs, c)
-	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.name
-	}
-	return names
+	return sortedByID(set, (*resourceClass).rowID, func(c *resourceClass) string { return c.name })
 }

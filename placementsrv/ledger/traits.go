@@ -114,16 +114,16 @@ func asciiFold(r rune) rune {
 
 // GetTrait returns one trait.
 func (l *Ledger) GetTrait(ctx context.Context, name string) (store.Trait, error) {
-	var out store.Trait
-	err := l.read(func(st *state) error {
-		t, ok := st.traits[name]
-		if !ok {
-			return traitNotFound(name)
-		}
-		out = t.record()
-		return nil
-	})
-	return out, err
+	return readRecord(l, name, (*state).lookupTrait, (*trait).record)
+}
+
+// lookupTrait finds a trait by name or returns traitNotFound.
+func (st *state) lookupTrait(name string) (*trait, error) {
+	t, ok := st.traits[name]
+	if !ok {
+		return nil, traitNotFound(name)
+	}
+	return t, nil
 }
 
 // EnsureTrait creates the trait when it does not exist yet.
@@ -140,7 +140,7 @@ func (l *Ledger) EnsureTrait(ctx context.Context, name string) (store.Trait, boo
 		if err != nil {
 			return nil, fmt.Errorf("insert trait %s: %w", name, err)
 		}
-		t := &trait{id: id, name: name, createdAt: now, providers: map[*provider]struct{}{}}
+		t := &trait{newNamed(id, name, false, now, time.Time{})}
 		out, created = t.record(), true
 		return func() { st.traits[name] = t }, nil
 	})
@@ -192,33 +192,12 @@ func missingTraits(st *state, names []string) []string {
 }
 
 // ProviderTraits returns a provider and its traits.
+// The traits come in trait id order, the order of Placement's
+// provider-trait index.
 func (l *Ledger) ProviderTraits(ctx context.Context, uuid string) (store.Provider, []store.Trait, error) {
-	var p store.Provider
-	var out []store.Trait
-	err := l.read(func(st *state) error {
-		pr, err := st.lookupProvider(uuid)
-		if err != nil {
-			return err
-		}
-		p, out = pr.record(), providerTraitRecords(pr)
-		return nil
+	return readProvider(l, uuid, func(p *provider) []store.Trait {
+		return sortedByID(p.traits, (*trait).rowID, (*trait).record)
 	})
-	return p, out, err
-}
-
-// providerTraitRecords lists p's traits in trait id order, the order of
-// Placement's provider-trait index.
-func providerTraitRecords(p *provider) []store.Trait {
-	ts := make([]*trait, 0, len(p.traits))
-	for t := range p.traits {
-		ts = append(ts, t)
-	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].id < ts[j].id })
-	out := make([]store.Trait, len(ts))
-	for i, t := range ts {
-		out[i] = t.record()
-	}
-	return out
 }
 
 // SetProviderTraits replaces a provider's traits, guarded by generation.

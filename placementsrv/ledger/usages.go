@@ -10,21 +10,13 @@ import (
 // of; allocations of other classes do not show, as upstream's inventory
 // join.
 func (l *Ledger) ProviderUsages(ctx context.Context, uuid string) (store.Provider, map[string]int64, error) {
-	var p store.Provider
-	var out map[string]int64
-	err := l.read(func(st *state) error {
-		rp, err := st.lookupProvider(uuid)
-		if err != nil {
-			return err
-		}
-		p = rp.record()
-		out = make(map[string]int64, len(rp.inventories))
+	return readProvider(l, uuid, func(rp *provider) map[string]int64 {
+		out := make(map[string]int64, len(rp.inventories))
 		for rc := range rp.inventories {
 			out[rc.name] = rp.usage[rc]
 		}
-		return nil
+		return out
 	})
-	return p, out, err
 }
 
 // TotalUsages sums the allocations of a project's (and optionally a
