@@ -69,18 +69,9 @@ func (l *Ledger) replaceInventoriesTx(ctx context.Context, tx store.Tx, now time
 	}
 	next := make(map[*resourceClass]*inventory, len(want))
 	for rc, inv := range want {
-		old := rp.inventories[rc]
 		ni := newInventory(rc, inv)
-		if old == nil {
-			ni.createdAt = now
-			if err := insertInventory(ctx, tx, rp, ni); err != nil {
-				return nil, err
-			}
-		} else {
-			ni.createdAt, ni.updatedAt = old.createdAt, now
-			if err := updateInventory(ctx, tx, rp, ni); err != nil {
-				return nil, err
-			}
+		if err := writeInventory(ctx, tx, now, rp, rp.inventories[rc], ni); err != nil {
+			return nil, err
 		}
 		next[rc] = ni
 	}
@@ -102,6 +93,18 @@ func (l *Ledger) replaceInventoriesTx(ctx context.Context, tx store.Tx, now time
 
 // AddInventory adds one inventory of a class the provider lacks.
 func (l *Ledger) AddInventory(ctx context.Context, uuid string, inv store.Inventory) (store.Provider, store.Inventory, error) {
+	return l.putInventory(ctx, uuid, nil, inv)
+}
+
+// UpdateInventory replaces one existing inventory.
+func (l *Ledger) UpdateInventory(ctx context.Context, uuid string, generation int64, inv store.Inventory) (store.Provider, store.Inventory, error) {
+	return l.putInventory(ctx, uuid, &generation, inv)
+}
+
+// putInventory writes one inventory. Without a generation it adds one of
+// a class the provider lacks; with one it checks the generation and
+// replaces an existing inventory.
+func (l *Ledger) putInventory(ctx context.Context, uuid string, generation *int64, inv store.Inventory) (store.Provider, store.Inventory, error) {
 	var p store.Provider
 	var out store.Inventory
 	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
@@ -109,16 +112,22 @@ func (l *Ledger) AddInventory(ctx context.Context, uuid string, inv store.Invent
 		if err != nil {
 			return nil, err
 		}
+		if generation != nil && rp.generation != *generation {
+			return nil, concurrentProviderUpdate()
+		}
 		rc, err := l.st.lookupClass(inv.ResourceClass)
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := rp.inventories[rc]; dup {
+		old, exists := rp.inventories[rc]
+		switch {
+		case generation == nil && exists:
 			return nil, store.Errorf(store.ErrDuplicate, "UNIQUE constraint failed: inventories.resource_provider_id, inventories.resource_class_id")
+		case generation != nil && !exists:
+			return nil, inventoryNotFound(rc.name)
 		}
 		ni := newInventory(rc, inv)
-		ni.createdAt = now
-		if err := insertInventory(ctx, tx, rp, ni); err != nil {
+		if err := writeInventory(ctx, tx, now, rp, old, ni); err != nil {
 			return nil, err
 		}
 		if err := bumpGeneration(ctx, tx, rp, rp.generation, now); err != nil {
@@ -127,44 +136,6 @@ func (l *Ledger) AddInventory(ctx context.Context, uuid string, inv store.Invent
 		return func() {
 			rp.inventories[rc] = ni
 			rc.providers[rp] = struct{}{}
-			rp.generation++
-			rp.updatedAt = now
-			p, out = rp.record(), ni.record()
-		}, nil
-	})
-	return p, out, err
-}
-
-// UpdateInventory replaces one existing inventory.
-func (l *Ledger) UpdateInventory(ctx context.Context, uuid string, generation int64, inv store.Inventory) (store.Provider, store.Inventory, error) {
-	var p store.Provider
-	var out store.Inventory
-	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
-		rp, err := l.st.lookupProvider(uuid)
-		if err != nil {
-			return nil, err
-		}
-		if rp.generation != generation {
-			return nil, concurrentProviderUpdate()
-		}
-		rc, err := l.st.lookupClass(inv.ResourceClass)
-		if err != nil {
-			return nil, err
-		}
-		old, ok := rp.inventories[rc]
-		if !ok {
-			return nil, inventoryNotFound(rc.name)
-		}
-		ni := newInventory(rc, inv)
-		ni.createdAt, ni.updatedAt = old.createdAt, now
-		if err := updateInventory(ctx, tx, rp, ni); err != nil {
-			return nil, err
-		}
-		if err := bumpGeneration(ctx, tx, rp, rp.generation, now); err != nil {
-			return nil, err
-		}
-		return func() {
-			rp.inventories[rc] = ni
 			rp.generation++
 			rp.updatedAt = now
 			p, out = rp.record(), ni.record()
@@ -219,6 +190,17 @@ func (l *Ledger) DeleteAllInventories(ctx context.Context, uuid string) error {
 // newInventory builds the state record for inv of class rc.
 func newInventory(rc *resourceClass, inv store.Inventory) *inventory {
 	return &inventory{class: rc, InventoryAmounts: inv.InventoryAmounts}
+}
+
+// writeInventory stores ni as rp's inventory of its class: inserted when
+// rp has none (old is nil), else updated, keeping old's creation time.
+func writeInventory(ctx context.Context, tx store.Tx, now time.Time, rp *provider, old, ni *inventory) error {
+	if old == nil {
+		ni.createdAt = now
+		return insertInventory(ctx, tx, rp, ni)
+	}
+	ni.createdAt, ni.updatedAt = old.createdAt, now
+	return updateInventory(ctx, tx, rp, ni)
 }
 
 func insertInventory(ctx context.Context, tx store.Tx, rp *provider, i *inventory) error {

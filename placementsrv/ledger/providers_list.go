@@ -34,16 +34,16 @@ func (l *Ledger) ListProviders(ctx context.Context, f store.ProviderFilter) ([]s
 		}
 		cands := st.providerList
 		var one [1]*provider
+		// A uuid or name filter picks at most one provider from its index.
+		index, key := map[string]*provider(nil), ""
 		switch {
 		case f.UUID != "":
-			p, ok := st.providers[f.UUID]
-			if !ok {
-				return nil
-			}
-			one[0] = p
-			cands = one[:]
+			index, key = st.providers, f.UUID
 		case f.Name != "":
-			p, ok := st.providersByName[f.Name]
+			index, key = st.providersByName, f.Name
+		}
+		if index != nil {
+			p, ok := index[key]
 			if !ok {
 				return nil
 			}

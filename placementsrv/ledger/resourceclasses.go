@@ -23,6 +23,19 @@ func (st *state) lookupClass(name string) (*resourceClass, error) {
 	return rc, nil
 }
 
+// customClass finds the custom class name, which is about to be changed
+// (verb is "update" or "delete"); a standard class is ErrStandard.
+func (st *state) customClass(name, verb string) (*resourceClass, error) {
+	rc, err := st.lookupClass(name)
+	if err != nil {
+		return nil, err
+	}
+	if rc.standard || rc.id < store.MinCustomResourceClassID {
+		return nil, store.Errorf(store.ErrStandard, "Cannot "+verb+" standard resource class "+name+".")
+	}
+	return rc, nil
+}
+
 // ListResourceClasses returns every class in id order.
 func (l *Ledger) ListResourceClasses(ctx context.Context) ([]store.ResourceClass, error) {
 	var out []store.ResourceClass
@@ -90,12 +103,9 @@ func (l *Ledger) RenameResourceClass(ctx context.Context, name, newName string) 
 	var out store.ResourceClass
 	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
 		st := l.st
-		rc, err := st.lookupClass(name)
+		rc, err := st.customClass(name, "update")
 		if err != nil {
 			return nil, err
-		}
-		if rc.standard || rc.id < store.MinCustomResourceClassID {
-			return nil, store.Errorf(store.ErrStandard, "Cannot update standard resource class "+name+".")
 		}
 		if other, ok := st.classes[newName]; ok && other != rc {
 			return nil, store.Errorf(store.ErrDuplicate, "Resource class "+newName+" already exists.")
@@ -118,12 +128,9 @@ func (l *Ledger) RenameResourceClass(ctx context.Context, name, newName string) 
 func (l *Ledger) DeleteResourceClass(ctx context.Context, name string) error {
 	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
 		st := l.st
-		rc, err := st.lookupClass(name)
+		rc, err := st.customClass(name, "delete")
 		if err != nil {
 			return nil, err
-		}
-		if rc.standard || rc.id < store.MinCustomResourceClassID {
-			return nil, store.Errorf(store.ErrStandard, "Cannot delete standard resource class "+name+".")
 		}
 		if len(rc.providers) > 0 {
 			return nil, store.Errorf(store.ErrResourceClassInUse, "Cannot delete resource class "+name+". Class is in use in inventory.")
