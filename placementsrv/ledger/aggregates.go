@@ -37,30 +37,13 @@ func (l *Ledger) SetProviderAggregates(ctx context.Context, uuid string, generat
 		if err != nil {
 			return nil, err
 		}
-		var add, drop []*aggregate
-		for _, a := range want {
-			if _, ok := pr.aggregates[a]; !ok {
-				add = append(add, a)
-			}
-		}
 		keep := make(map[*aggregate]struct{}, len(want))
 		for _, a := range want {
 			keep[a] = struct{}{}
 		}
-		for a := range pr.aggregates {
-			if _, ok := keep[a]; !ok {
-				drop = append(drop, a)
-			}
-		}
-		for _, a := range add {
-			if err := tx.AddProviderAggregate(ctx, pr.id, a.id); err != nil {
-				return nil, fmt.Errorf("add provider %s to aggregate %s: %w", pr.uuid, a.uuid, err)
-			}
-		}
-		for _, a := range drop {
-			if err := tx.RemoveProviderAggregate(ctx, pr.id, a.id); err != nil {
-				return nil, fmt.Errorf("remove provider %s from aggregate %s: %w", pr.uuid, a.uuid, err)
-			}
+		add, drop := aggregateKind.diff(pr, want, keep)
+		if err := aggregateKind.write(ctx, tx, pr, add, drop); err != nil {
+			return nil, err
 		}
 		bump := generation != nil
 		if bump {
@@ -77,14 +60,7 @@ func (l *Ledger) SetProviderAggregates(ctx context.Context, uuid string, generat
 			for _, a := range created {
 				st.aggregates[a.uuid] = a
 			}
-			for _, a := range drop {
-				delete(pr.aggregates, a)
-				delete(a.members, pr)
-			}
-			for _, a := range add {
-				pr.aggregates[a] = struct{}{}
-				a.members[pr] = struct{}{}
-			}
+			aggregateKind.apply(pr, add, drop)
 			if bump {
 				pr.generation++
 				pr.updatedAt = now

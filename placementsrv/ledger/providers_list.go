@@ -87,7 +87,7 @@ func (st *state) compileFilter(f store.ProviderFilter) (*providerMatcher, bool, 
 			}
 			m.required = append(m.required, ts)
 		}
-		if !someProviderInEvery(m.required, traitProviders, traitLinks) {
+		if !someProviderInEvery(m.required, traitKind) {
 			return nil, false, nil
 		}
 	}
@@ -111,7 +111,7 @@ func (st *state) compileFilter(f store.ProviderFilter) (*providerMatcher, bool, 
 			}
 			m.memberOf = append(m.memberOf, as)
 		}
-		if !someProviderInEvery(m.memberOf, aggregateMembers, aggregateLinks) {
+		if !someProviderInEvery(m.memberOf, aggregateKind) {
 			return nil, false, nil
 		}
 	}
@@ -129,12 +129,6 @@ func (st *state) compileFilter(f store.ProviderFilter) (*providerMatcher, bool, 
 	}
 	return m, true, nil
 }
-
-// The two sides of the provider-trait and provider-aggregate links.
-func traitLinks(p *provider) map[*trait]struct{}           { return p.traits }
-func traitProviders(t *trait) map[*provider]struct{}       { return t.providers }
-func aggregateLinks(p *provider) map[*aggregate]struct{}   { return p.aggregates }
-func aggregateMembers(a *aggregate) map[*provider]struct{} { return a.members }
 
 // trivial reports whether m filters only by name or uuid, so that every
 // candidate will match.

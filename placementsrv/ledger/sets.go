@@ -36,12 +36,12 @@ func inEveryGroup[T comparable](have map[T]struct{}, groups [][]T) bool {
 }
 
 // someProviderInEvery reports whether some provider is linked to a member
-// of every group; candidates are the providers of the first group's
-// members. members and links are the two sides of the relation.
-func someProviderInEvery[T comparable](groups [][]T, members func(T) map[*provider]struct{}, links func(*provider) map[T]struct{}) bool {
+// of every group of relation k; candidates are the providers of the first
+// group's members.
+func someProviderInEvery[T linked](groups [][]T, k linkKind[T]) bool {
 	for _, x := range groups[0] {
-		for p := range members(x) {
-			if inEveryGroup(links(p), groups) {
+		for p := range x.linkedProviders() {
+			if inEveryGroup(k.links(p), groups) {
 				return true
 			}
 		}

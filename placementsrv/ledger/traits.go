@@ -216,12 +216,17 @@ func (l *Ledger) SetProviderTraits(ctx context.Context, uuid string, generation 
 		if missing := missingTraits(st, names); len(missing) > 0 {
 			return nil, store.Errorf(store.ErrInvalid, "No such trait "+strings.Join(missing, ", "))
 		}
-		want := make(map[*trait]struct{}, len(names))
+		want := make([]*trait, 0, len(names))
+		keep := make(map[*trait]struct{}, len(names))
 		for _, n := range names {
-			want[st.traits[n]] = struct{}{}
+			t := st.traits[n]
+			if _, dup := keep[t]; !dup {
+				want = append(want, t)
+				keep[t] = struct{}{}
+			}
 		}
-		out = sortedTraitRecords(want)
-		apply, err := l.replaceProviderTraits(ctx, tx, now, pr, want)
+		out = sortedTraitRecords(keep)
+		apply, err := l.replaceProviderTraits(ctx, tx, now, pr, want, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -242,50 +247,27 @@ func (l *Ledger) DeleteProviderTraits(ctx context.Context, uuid string) error {
 		if err != nil {
 			return nil, err
 		}
-		return l.replaceProviderTraits(ctx, tx, now, pr, nil)
+		return l.replaceProviderTraits(ctx, tx, now, pr, nil, nil)
 	})
 }
 
-// replaceProviderTraits issues the writes that make want p's trait set and
-// increments p's generation, compare-and-swap, when the set changes. It
-// returns nil apply when nothing changes.
-func (l *Ledger) replaceProviderTraits(ctx context.Context, tx store.Tx, now time.Time, p *provider, want map[*trait]struct{}) (func(), error) {
-	var add, drop []*trait
-	for t := range want {
-		if _, ok := p.traits[t]; !ok {
-			add = append(add, t)
-		}
-	}
-	for t := range p.traits {
-		if _, ok := want[t]; !ok {
-			drop = append(drop, t)
-		}
-	}
+// replaceProviderTraits issues the writes that make want (distinct; keep
+// is its set) p's trait set and increments p's generation,
+// compare-and-swap, when the set changes. It returns nil apply when
+// nothing changes.
+func (l *Ledger) replaceProviderTraits(ctx context.Context, tx store.Tx, now time.Time, p *provider, want []*trait, keep map[*trait]struct{}) (func(), error) {
+	add, drop := traitKind.diff(p, want, keep)
 	if len(add) == 0 && len(drop) == 0 {
 		return nil, nil
 	}
-	for _, t := range drop {
-		if err := tx.RemoveProviderTrait(ctx, p.id, t.id); err != nil {
-			return nil, fmt.Errorf("remove trait %s from provider %s: %w", t.name, p.uuid, err)
-		}
-	}
-	for _, t := range add {
-		if err := tx.AddProviderTrait(ctx, p.id, t.id); err != nil {
-			return nil, fmt.Errorf("add trait %s to provider %s: %w", t.name, p.uuid, err)
-		}
+	if err := traitKind.write(ctx, tx, p, add, drop); err != nil {
+		return nil, err
 	}
 	if err := bumpGeneration(ctx, tx, p, p.generation, now); err != nil {
 		return nil, err
 	}
 	return func() {
-		for _, t := range drop {
-			delete(p.traits, t)
-			delete(t.providers, p)
-		}
-		for _, t := range add {
-			p.traits[t] = struct{}{}
-			t.providers[p] = struct{}{}
-		}
+		traitKind.apply(p, add, drop)
 		p.generation++
 		p.updatedAt = now
 	}, nil
