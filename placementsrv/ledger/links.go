@@ -94,7 +94,12 @@ func (k linkKind[T]) apply(p *provider, add, drop []T) {
 		delete(x.linkedProviders(), p)
 	}
 	for _, x := range add {
-		k.links(p)[x] = struct{}{}
-		x.linkedProviders()[p] = struct{}{}
+		k.link(p, x)
 	}
+}
+
+// link links p and x in memory, on both sides.
+func (k linkKind[T]) link(p *provider, x T) {
+	k.links(p)[x] = struct{}{}
+	x.linkedProviders()[p] = struct{}{}
 }

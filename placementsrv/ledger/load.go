@@ -122,21 +122,26 @@ func (ld *loader) providerLinks(recs *store.Records) error {
 		c.providers[p] = struct{}{}
 	}
 	for _, r := range recs.ProviderTraits {
-		p, t := ld.provByID[r.ProviderID], ld.traitByID[r.TraitID]
-		if p == nil || t == nil {
-			return fmt.Errorf("provider trait (%d, %d): dangling reference", r.ProviderID, r.TraitID)
+		if err := loadLink(ld, traitKind, ld.traitByID, "provider trait", r.ProviderID, r.TraitID); err != nil {
+			return err
 		}
-		p.traits[t] = struct{}{}
-		t.providers[p] = struct{}{}
 	}
 	for _, r := range recs.ProviderAggregates {
-		p, a := ld.provByID[r.ProviderID], ld.aggByID[r.AggregateID]
-		if p == nil || a == nil {
-			return fmt.Errorf("provider aggregate (%d, %d): dangling reference", r.ProviderID, r.AggregateID)
+		if err := loadLink(ld, aggregateKind, ld.aggByID, "provider aggregate", r.ProviderID, r.AggregateID); err != nil {
+			return err
 		}
-		p.aggregates[a] = struct{}{}
-		a.members[p] = struct{}{}
 	}
+	return nil
+}
+
+// loadLink links provider providerID to member id of relation k.
+func loadLink[T linked](ld *loader, k linkKind[T], byID map[int64]T, what string, providerID, id int64) error {
+	p, x := ld.provByID[providerID], byID[id]
+	var none T
+	if p == nil || x == none {
+		return fmt.Errorf("%s (%d, %d): dangling reference", what, providerID, id)
+	}
+	k.link(p, x)
 	return nil
 }
 
