@@ -29,6 +29,12 @@ func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, e
 	return res, nil
 }
 
+// run runs one statement whose result is not needed.
+func (t *tx) run(ctx context.Context, query string, args ...any) error {
+	_, err := t.exec(ctx, query, args...)
+	return err
+}
+
 // insert runs an INSERT and returns the new row's id.
 func (t *tx) insert(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := t.exec(ctx, query, args...)
@@ -90,9 +96,8 @@ func (t *tx) InsertProvider(ctx context.Context, p store.ProviderRow) (int64, er
 }
 
 func (t *tx) UpdateProvider(ctx context.Context, p store.ProviderRow) error {
-	_, err := t.exec(ctx, `UPDATE resource_providers SET name = ?, parent_provider_id = ?, root_provider_id = ?, updated_at = ? WHERE id = ?`,
+	return t.run(ctx, `UPDATE resource_providers SET name = ?, parent_provider_id = ?, root_provider_id = ?, updated_at = ? WHERE id = ?`,
 		p.Name, nullID(p.ParentID), p.RootID, nullNanos(p.UpdatedAt), p.ID)
-	return err
 }
 
 // DeleteProvider removes the provider's links first; its root link is
@@ -118,9 +123,8 @@ func (t *tx) BumpProviderGeneration(ctx context.Context, id, expected int64, upd
 }
 
 func (t *tx) InsertInventory(ctx context.Context, i store.InventoryRow) error {
-	_, err := t.exec(ctx, `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	return t.run(ctx, `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		i.ProviderID, i.ClassID, i.Total, i.Reserved, i.MinUnit, i.MaxUnit, i.StepSize, i.AllocationRatio, nanos(i.CreatedAt), nullNanos(i.UpdatedAt))
-	return err
 }
 
 func (t *tx) UpdateInventory(ctx context.Context, i store.InventoryRow) error {
@@ -129,24 +133,20 @@ func (t *tx) UpdateInventory(ctx context.Context, i store.InventoryRow) error {
 }
 
 func (t *tx) DeleteInventory(ctx context.Context, providerID, classID int64) error {
-	_, err := t.exec(ctx, `DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?`, providerID, classID)
-	return err
+	return t.run(ctx, `DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?`, providerID, classID)
 }
 
 func (t *tx) InsertResourceClass(ctx context.Context, c store.ResourceClassRow) error {
-	_, err := t.exec(ctx, `INSERT INTO resource_classes (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
+	return t.run(ctx, `INSERT INTO resource_classes (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
 		c.ID, c.Name, nanos(c.CreatedAt), nullNanos(c.UpdatedAt))
-	return err
 }
 
 func (t *tx) UpdateResourceClass(ctx context.Context, c store.ResourceClassRow) error {
-	_, err := t.exec(ctx, `UPDATE resource_classes SET name = ?, updated_at = ? WHERE id = ?`, c.Name, nullNanos(c.UpdatedAt), c.ID)
-	return err
+	return t.run(ctx, `UPDATE resource_classes SET name = ?, updated_at = ? WHERE id = ?`, c.Name, nullNanos(c.UpdatedAt), c.ID)
 }
 
 func (t *tx) DeleteResourceClass(ctx context.Context, id int64) error {
-	_, err := t.exec(ctx, `DELETE FROM resource_classes WHERE id = ?`, id)
-	return err
+	return t.run(ctx, `DELETE FROM resource_classes WHERE id = ?`, id)
 }
 
 func (t *tx) InsertTrait(ctx context.Context, tr store.TraitRow) (int64, error) {
@@ -154,32 +154,38 @@ func (t *tx) InsertTrait(ctx context.Context, tr store.TraitRow) (int64, error) 
 }
 
 func (t *tx) DeleteTrait(ctx context.Context, id int64) error {
-	_, err := t.exec(ctx, `DELETE FROM traits WHERE id = ?`, id)
-	return err
-}
-
-func (t *tx) AddProviderTrait(ctx context.Context, providerID, traitID int64) error {
-	_, err := t.exec(ctx, `INSERT INTO resource_provider_traits (resource_provider_id, trait_id) VALUES (?, ?)`, providerID, traitID)
-	return err
-}
-
-func (t *tx) RemoveProviderTrait(ctx context.Context, providerID, traitID int64) error {
-	_, err := t.exec(ctx, `DELETE FROM resource_provider_traits WHERE resource_provider_id = ? AND trait_id = ?`, providerID, traitID)
-	return err
+	return t.run(ctx, `DELETE FROM traits WHERE id = ?`, id)
 }
 
 func (t *tx) InsertAggregate(ctx context.Context, uuid string) (int64, error) {
 	return t.insert(ctx, `INSERT INTO placement_aggregates (uuid) VALUES (?)`, uuid)
 }
 
-func (t *tx) AddProviderAggregate(ctx context.Context, providerID, aggregateID int64) error {
-	_, err := t.exec(ctx, `INSERT INTO resource_provider_aggregates (resource_provider_id, aggregate_id) VALUES (?, ?)`, providerID, aggregateID)
-	return err
+// linkSQL adds and removes one row of a table linking providers to traits
+// or aggregates.
+type linkSQL struct{ add, remove string }
+
+var (
+	traitLinks = linkSQL{add: `INSERT INTO resource_provider_traits (resource_provider_id, trait_id) VALUES (?, ?)`,
+		remove: `DELETE FROM resource_provider_traits WHERE resource_provider_id = ? AND trait_id = ?`}
+	aggregateLinks = linkSQL{add: `INSERT INTO resource_provider_aggregates (resource_provider_id, aggregate_id) VALUES (?, ?)`,
+		remove: `DELETE FROM resource_provider_aggregates WHERE resource_provider_id = ? AND aggregate_id = ?`}
+)
+
+func (t *tx) AddProviderTrait(ctx context.Context, providerID, id int64) error {
+	return t.run(ctx, traitLinks.add, providerID, id)
 }
 
-func (t *tx) RemoveProviderAggregate(ctx context.Context, providerID, aggregateID int64) error {
-	_, err := t.exec(ctx, `DELETE FROM resource_provider_aggregates WHERE resource_provider_id = ? AND aggregate_id = ?`, providerID, aggregateID)
-	return err
+func (t *tx) RemoveProviderTrait(ctx context.Context, providerID, id int64) error {
+	return t.run(ctx, traitLinks.remove, providerID, id)
+}
+
+func (t *tx) AddProviderAggregate(ctx context.Context, providerID, id int64) error {
+	return t.run(ctx, aggregateLinks.add, providerID, id)
+}
+
+func (t *tx) RemoveProviderAggregate(ctx context.Context, providerID, id int64) error {
+	return t.run(ctx, aggregateLinks.remove, providerID, id)
 }
 
 func (t *tx) InsertProject(ctx context.Context, externalID string) (int64, error) {
@@ -212,8 +218,7 @@ func (t *tx) BumpConsumerGeneration(ctx context.Context, id, expected int64, upd
 // DeleteConsumer relies on the schema's ON DELETE CASCADE for the
 // consumer's allocations.
 func (t *tx) DeleteConsumer(ctx context.Context, id int64) error {
-	_, err := t.exec(ctx, `DELETE FROM consumers WHERE id = ?`, id)
-	return err
+	return t.run(ctx, `DELETE FROM consumers WHERE id = ?`, id)
 }
 
 func (t *tx) InsertAllocation(ctx context.Context, a store.AllocationRow) (int64, error) {
@@ -222,8 +227,7 @@ func (t *tx) InsertAllocation(ctx context.Context, a store.AllocationRow) (int64
 }
 
 func (t *tx) DeleteConsumerAllocations(ctx context.Context, consumerID int64) error {
-	_, err := t.exec(ctx, `DELETE FROM allocations WHERE consumer_id = ?`, consumerID)
-	return err
+	return t.run(ctx, `DELETE FROM allocations WHERE consumer_id = ?`, consumerID)
 }
 
 // tx implements the transaction contract.
