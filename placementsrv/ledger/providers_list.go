@@ -35,7 +35,8 @@ func (l *Ledger) ListProviders(ctx context.Context, f store.ProviderFilter) ([]s
 		cands := st.providerList
 		var one [1]*provider
 		// A uuid or name filter picks at most one provider from its index.
-		index, key := map[string]*provider(nil), ""
+		var index map[string]*provider
+		var key string
 		switch {
 		case f.UUID != "":
 			index, key = st.providers, f.UUID
