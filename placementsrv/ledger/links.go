@@ -32,12 +32,10 @@ type linkKind[T linked] struct {
 	// added and removed word a failed add or remove: %[1]s is the
 	// provider's uuid, %[2]s the member's name.
 	added, removed string
-	// removeFirst keeps the statement order each relation always had.
-	removeFirst bool
 }
 
 var traitKind = linkKind[*trait]{links: func(p *provider) map[*trait]struct{} { return p.traits },
-	add: store.Tx.AddProviderTrait, remove: store.Tx.RemoveProviderTrait, removeFirst: true,
+	add: store.Tx.AddProviderTrait, remove: store.Tx.RemoveProviderTrait,
 	added: "add trait %[2]s to provider %[1]s", removed: "remove trait %[2]s from provider %[1]s"}
 
 var aggregateKind = linkKind[*aggregate]{links: func(p *provider) map[*aggregate]struct{} { return p.aggregates },
@@ -61,18 +59,13 @@ func (k linkKind[T]) diff(p *provider, want []T, keep map[T]struct{}) (add, drop
 	return add, drop
 }
 
-// write issues one statement per link added or dropped.
+// write issues one statement per link dropped, then one per link added.
+// The two sets are disjoint, so the order changes nothing stored.
 func (k linkKind[T]) write(ctx context.Context, tx store.Tx, p *provider, add, drop []T) error {
-	if k.removeFirst {
-		if err := k.each(ctx, tx, p, drop, k.remove, k.removed); err != nil {
-			return err
-		}
-		return k.each(ctx, tx, p, add, k.add, k.added)
-	}
-	if err := k.each(ctx, tx, p, add, k.add, k.added); err != nil {
+	if err := k.each(ctx, tx, p, drop, k.remove, k.removed); err != nil {
 		return err
 	}
-	return k.each(ctx, tx, p, drop, k.remove, k.removed)
+	return k.each(ctx, tx, p, add, k.add, k.added)
 }
 
 // each runs op for p and every member of xs, stopping at the first error,

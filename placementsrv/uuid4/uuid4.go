@@ -10,8 +10,9 @@ import (
 // New returns a random version 4 uuid, lower-case with dashes.
 func New() string { return NewWithPrefix("") }
 
-// NewWithPrefix returns prefix followed by New's uuid, built in one
-// allocation (request ids are made for every request).
+// NewWithPrefix returns prefix followed by New's uuid, joined in the same
+// concatenation as the uuid's groups (a request id is made for every
+// request, so no second string is built for the prefix).
 func NewWithPrefix(prefix string) string {
 	var u [16]byte
 	_, _ = rand.Read(u[:])
