@@ -3,6 +3,7 @@ module github.com/placement-syncd/placement-syncd
 go 1.26.8
 
 require (
+	github.com/go-sql-driver/mysql v1.10.1
 	github.com/gophercloud/gophercloud/v2 v2.15.0
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/prometheus/client_golang v1.25.0
@@ -16,6 +17,7 @@ require (
 )
 
 require (
+	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect

@@ -37,6 +37,10 @@ type rule struct {
 // the code under test.
 var harnesses = []string{"internal/placementtest", "internal/ironictest"}
 
+// testHarnesses exist for tests (servers they start, metric helpers); no
+// program imports them.
+var testHarnesses = []string{"internal/placementtest", "internal/ironictest", "internal/mariadbtest", "internal/metricstest"}
+
 var rules = []rule{
 	{pkgs: []string{"agent/..."}, never: []string{"placementsrv/...", "reconciler/..."},
 		why: "the agent talks to any Placement through placementclient only"},
@@ -95,6 +99,9 @@ var rules = []rule{
 	{pkgs: []string{"placementsrv/handlers/...", "placementsrv/inventorymetrics/..."}, strict: true,
 		never: []string{"placementsrv/ledger/...", "placementsrv/store/sqlite", "database/sql"},
 		why:   "handlers read and write through the store contract, never an implementation of it"},
+	{pkgs: []string{"..."}, except: testHarnesses, notest: true,
+		never: testHarnesses,
+		why:   "test harnesses (ours, the reference, doubles, MariaDB, metric helpers) are for tests only"},
 	{pkgs: []string{"..."}, except: []string{"placementsrv/store/sqlite"}, direct: true,
 		never: []string{"github.com/mattn/go-sqlite3"},
 		why:   "the cgo SQLite driver is confined to store/sqlite"},

@@ -1,0 +1,303 @@
+// Package mariadbtest starts a real MariaDB server (Debian's
+// mariadb-server: mariadb-install-db and mariadbd) for tests: on loopback,
+// on a random port, with its data directory in a temporary directory, and
+// stops it afterwards. Every test that needs MySQL-protocol storage (the
+// MySQL store, Nova cell databases, importing Placement's own database)
+// starts it through this one package.
+package mariadbtest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Server is a running mariadbd.
+type Server struct {
+	// Addr is host:port of the TCP listener (127.0.0.1 only).
+	Addr string
+	// User is an account with every privilege, reachable over TCP from
+	// 127.0.0.1 without a password.
+	User string
+
+	dir   string
+	cmd   *exec.Cmd
+	done  chan error
+	dbSeq atomic.Int64
+}
+
+// Binaries are Debian's paths; PATH is searched first.
+var binaries = map[string]string{
+	"mariadbd":           "/usr/sbin/mariadbd",
+	"mariadb-install-db": "/usr/bin/mariadb-install-db",
+}
+
+func binary(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	p := binaries[name]
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("mariadbtest: %s not found (install Debian's mariadb-server; ./scripts/test does): %w", name, err)
+	}
+	return p, nil
+}
+
+// Start starts a server for the test and stops it at cleanup. A missing
+// mariadb-server fails the test: the tests that need it are not optional.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s, err := start(context.Background(), os.TempDir())
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("mariadbtest: stop: %v", err)
+		}
+	})
+	return s
+}
+
+// start installs a fresh data directory under a new directory in base and
+// runs mariadbd on it. A port that another process takes between the
+// choice and the bind is retried.
+func start(ctx context.Context, base string) (*Server, error) {
+	dir, err := os.MkdirTemp(base, "mariadb")
+	if err != nil {
+		return nil, fmt.Errorf("mariadbtest: %w", err)
+	}
+	if err := installDB(ctx, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s, err := launch(ctx, dir, port)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+	}
+	os.RemoveAll(dir)
+	return nil, lastErr
+}
+
+func installDB(ctx context.Context, dir string) error {
+	bin, err := binary("mariadb-install-db")
+	if err != nil {
+		return err
+	}
+	args := []string{"--no-defaults", "--datadir=" + filepath.Join(dir, "data"),
+		"--auth-root-authentication-method=normal", "--skip-test-db"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--user=root")
+	}
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("mariadbtest: mariadb-install-db: %w\n%s", err, out)
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("mariadbtest: pick a port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func launch(ctx context.Context, dir string, port int) (*Server, error) {
+	bin, err := binary("mariadbd")
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "error.log")
+	args := []string{"--no-defaults",
+		"--datadir=" + filepath.Join(dir, "data"),
+		"--socket=" + filepath.Join(dir, "mysqld.sock"),
+		"--pid-file=" + filepath.Join(dir, "mysqld.pid"),
+		"--log-error=" + logPath,
+		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(port),
+		"--skip-name-resolve",
+		// Small: a test server holds little data, and several may run.
+		"--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M",
+		"--character-set-server=utf8mb4", "--collation-server=utf8mb4_bin",
+		"--max-connections=500"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--user=root")
+	}
+	cmd := exec.Command(bin, args...)
+	// Its own process group: a signal to the test's group does not stop
+	// it before cleanup does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("mariadbtest: start mariadbd: %w", err)
+	}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), User: "root",
+		dir: dir, cmd: cmd, done: make(chan error, 1)}
+	go func() { s.done <- cmd.Wait() }()
+	if err := s.waitReady(ctx, 60*time.Second); err != nil {
+		_ = s.kill()
+		log, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("%w\n%s", err, tail(string(log), 2000))
+	}
+	return s, nil
+}
+
+func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return fmt.Errorf("mariadbtest: mariadbd exited during start-up: %v", err)
+		default:
+		}
+		db, err := sql.Open("mysql", s.DSN(""))
+		if err == nil {
+			err = db.PingContext(ctx)
+			db.Close()
+		}
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("mariadbtest: mariadbd not ready after %s: %w", limit, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// DSN is a go-sql-driver/mysql data source name for database db ("" for
+// none), over TCP.
+func (s *Server) DSN(db string) string {
+	c := mysql.NewConfig()
+	c.User = s.User
+	c.Net = "tcp"
+	c.Addr = s.Addr
+	c.DBName = db
+	c.ParseTime = true
+	return c.FormatDSN()
+}
+
+// URL is the database's address in the form placement.conf and
+// database.connection use: mysql+pymysql://user@host:port/db.
+func (s *Server) URL(db string) string {
+	return "mysql+pymysql://" + s.User + "@" + s.Addr + "/" + db + "?charset=utf8mb4"
+}
+
+// NewDatabase creates an empty utf8mb4 database with a name unique within
+// this server and returns its name; it is dropped at cleanup, so tests
+// that share one server do not see each other's tables.
+func (s *Server) NewDatabase(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("test_%d", s.dbSeq.Add(1))
+	if err := s.Exec(context.Background(), "", "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
+		t.Fatalf("mariadbtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Exec(context.Background(), "", "DROP DATABASE IF EXISTS "+name); err != nil && !errors.Is(err, errStopped) {
+			t.Errorf("mariadbtest: %v", err)
+		}
+	})
+	return name
+}
+
+var errStopped = errors.New("mariadbtest: server stopped")
+
+// Exec runs statements on database db ("" for none), one connection.
+func (s *Server) Exec(ctx context.Context, db string, stmts ...string) error {
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return errStopped
+	default:
+	}
+	conn, err := sql.Open("mysql", s.DSN(db))
+	if err != nil {
+		return fmt.Errorf("mariadbtest: open: %w", err)
+	}
+	defer conn.Close()
+	for _, st := range stmts {
+		if _, err := conn.ExecContext(ctx, st); err != nil {
+			return fmt.Errorf("mariadbtest: %q: %w", st, err)
+		}
+	}
+	return nil
+}
+
+// Stop shuts the server down (SIGTERM, then SIGKILL after 30 s) and
+// removes its directory.
+func (s *Server) Stop() error {
+	defer os.RemoveAll(s.dir)
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("mariadbtest: signal mariadbd: %w", err)
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return nil
+	case <-time.After(30 * time.Second):
+		return s.kill()
+	}
+}
+
+// Kill stops the server at once with SIGKILL, as a crash would; its data
+// directory stays, so Restart can bring it back.
+func (s *Server) Kill() error { return s.kill() }
+
+// Restart starts mariadbd again on the same data directory and port after
+// Kill, as a database node coming back would. Clients reconnect to the
+// same Addr.
+func (s *Server) Restart(ctx context.Context) error {
+	_, port, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		return fmt.Errorf("mariadbtest: %w", err)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return fmt.Errorf("mariadbtest: port %q: %w", port, err)
+	}
+	next, err := launch(ctx, s.dir, n)
+	if err != nil {
+		return err
+	}
+	s.cmd, s.done = next.cmd, next.done
+	return nil
+}
+
+func (s *Server) kill() error {
+	if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("mariadbtest: kill mariadbd: %w", err)
+	}
+	err := <-s.done
+	s.done <- err
+	return nil
+}
+
+// tail keeps the end of a log, where the reason for a failed start is.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
