@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
@@ -78,6 +79,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		Registerer:           reg,
 		MetricsHandler:       mx.onAPI(),
 		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
+		Limits:               apiLimits(cfg.API),
 	}
 	if err := authOptions(cfg, &opts); err != nil {
 		return usageError{err}
@@ -123,6 +125,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		closeListeners(actors)
 		return err
 	}
+	logExposure(cfg, log)
 	log.Info("placement-syncd started",
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
@@ -137,6 +140,11 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	}
 	log.Info("placement-syncd stopped")
 	return nil
+}
+
+// apiLimits are the API listener's timeouts and connection limit.
+func apiLimits(c APIConfig) httpserve.Limits {
+	return httpserve.Limits{ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxConnections: c.MaxConnections}
 }
 
 // openStore opens the SQLite database, creating its directory if needed.
