@@ -84,7 +84,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	if err := authOptions(cfg, &opts); err != nil {
 		return usageError{err}
 	}
-	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log, reg)
+	st, err := openStore(ctx, cfg.Database, storeMode{migrate: cfg.Database.AutoMigrate}, log, reg)
 	if err != nil {
 		return err
 	}
@@ -147,16 +147,21 @@ func apiLimits(c APIConfig) httpserve.Limits {
 	return httpserve.Limits{ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxConnections: c.MaxConnections}
 }
 
+// storeMode is how openStore treats the schema: migrate applies pending
+// migrations, adopt lets them add our tables beside someone else's.
+type storeMode struct{ migrate, adopt bool }
+
 // openStore opens the SQLite database, creating its directory if needed.
 // Schema errors keep sqlite's sentinels so that they map to exit code 3.
-func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
+func openStore(ctx context.Context, db DatabaseConfig, mode storeMode, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	if dir := filepath.Dir(db.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
 	st, err := sqlitestore.Open(ctx, db.Path, sqlite.Options{
-		Migrate:     migrate,
+		Migrate:     mode.migrate,
+		Adopt:       mode.adopt,
 		BusyTimeout: db.BusyTimeout,
 		Logger:      log.Named("store"),
 	}, ledger.Options{Registerer: reg})
