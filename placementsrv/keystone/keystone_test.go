@@ -305,7 +305,7 @@ func TestInvalidTokensAreCached(t *testing.T) {
 		t.Errorf("%d validations, %d invalid-cache hits; want 1 and 2", d.validations, c.Stats().InvalidHits)
 	}
 	d.tokens["junk"] = projectToken(now.Add(time.Hour)) // issued now
-	clock = now.Add(11 * time.Second)                    // past the 10s default
+	clock = now.Add(11 * time.Second)                   // past the 10s default
 	if _, err := c.Validate(ctx, "junk"); err != nil {
 		t.Fatalf("after InvalidCacheTTL: %v", err)
 	}
