@@ -1,4 +1,4 @@
-package middleware_test
+package placementsrv
 
 import (
 	"encoding/json"
@@ -7,26 +7,24 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
 )
 
 // postProviders sends body as is to POST /resource_providers of srv and
 // returns the status, the error detail and how many bytes the whole
 // process allocated meanwhile (the server runs in this process).
-func postProviders(t *testing.T, srv *placementtest.Server, body string) (status int, detail string, respLen int, allocated uint64) {
+func postProviders(t *testing.T, srv *testServer, body string) (status int, detail string, respLen int, allocated uint64) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, srv.URL+"/resource_providers", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("X-Auth-Token", srv.Token)
+	req.Header.Set("X-Auth-Token", "admin")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("OpenStack-API-Version", "placement latest")
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +51,7 @@ func postProviders(t *testing.T, srv *placementtest.Server, body string) (status
 // small multiple of the body (decoding alone takes some 20 bytes per
 // body byte for a list of short strings).
 func TestPathologicalBodies(t *testing.T) {
-	srv := placementtest.StartOurs(t, placementtest.Options{})
+	srv := startTestServer(t)
 	const mib = 1 << 20
 	for _, tc := range []struct {
 		name, body string
