@@ -73,7 +73,7 @@ func logExposure(c Config, log *zap.Logger) {
 			zap.String("listen", c.API.Listen))
 	}
 	if c.Reconciler.Enabled && c.Reconciler.Token == "" {
-		log.Info("reconciler endpoint on loopback without a token: it refuses every request until reconciler.token is set",
+		log.Info("reconciler endpoint on loopback without a token: any process on this host may post heartbeats and run jobs; set reconciler.token to require one",
 			zap.String("listen", c.Reconciler.Listen))
 	}
 }
