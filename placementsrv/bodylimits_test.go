@@ -24,7 +24,9 @@ func postProviders(t *testing.T, srv *testServer, body string) (status int, deta
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	resp, err := srv.Client.Do(req)
+	// No client timeout: under -race a large body takes a while, and the
+	// assertions are about memory, not time.
+	resp, err := (&http.Client{}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestPathologicalBodies(t *testing.T) {
 		},
 	}, {
 		name:       "wide",
-		body:       `{"name":"x","uuid":[` + strings.Repeat(`"a b c d e f g h",`, 8e5) + `1]}`,
+		body:       `{"name":"x","uuid":[` + strings.Repeat(`"a b c d e f g h",`, 3e5) + `1]}`,
 		wantDetail: []string{"JSON does not validate: ['a b c d e f g h', 'a b c d e f g h'", "...", "is not of type 'string'"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
