@@ -5,14 +5,17 @@
 #   docker build -t placement-syncd \
 #     --build-arg VERSION=$(git describe --tags --always --dirty) \
 #     --build-arg COMMIT=$(git rev-parse HEAD) .
-#   docker run -d --name placement -p 8778:8778 -v placement-data:/var/lib/placement-syncd placement-syncd
-#   curl -s -H 'X-Auth-Token: admin' http://127.0.0.1:8778/resource_providers
+#   docker run -d --name placement -p 8778:8778 -v placement-data:/var/lib/placement-syncd \
+#     -v $PWD/placement-syncd.yaml:/etc/placement-syncd/placement-syncd.yaml:ro placement-syncd
+#   curl -s -H "X-Auth-Token: $(openstack token issue -f value -c id)" http://127.0.0.1:8778/resource_providers
 #   curl -s http://127.0.0.1:8778/metrics
 #
 # The image runs `serve` with /etc/placement-syncd/placement-syncd.yaml
-# (configs/all-in-one.yaml: the API on 0.0.0.0:8778, the database in the
-# /var/lib/placement-syncd volume, JSON logs on stderr). Mount your own
-# file over it to change anything; if you move the API port, override the
+# (configs/container.yaml: the API on 0.0.0.0:8778 with Keystone
+# authentication, the database in the /var/lib/placement-syncd volume,
+# JSON logs on stderr). As shipped that file refuses to start, naming the
+# Keystone settings to fill in (auth_url, and the password placeholder):
+# mount your own copy over it. If you move the API port, override the
 # HEALTHCHECK too.
 
 # --- build -----------------------------------------------------------------
@@ -45,7 +48,7 @@ RUN apt-get update \
  && install -d -o placement -g placement -m 0750 /var/lib/placement-syncd \
  && install -d -m 0755 /etc/placement-syncd
 COPY --from=build /out/placement-syncd /usr/local/bin/placement-syncd
-COPY configs/all-in-one.yaml /etc/placement-syncd/placement-syncd.yaml
+COPY configs/container.yaml /etc/placement-syncd/placement-syncd.yaml
 USER placement:placement
 WORKDIR /var/lib/placement-syncd
 VOLUME ["/var/lib/placement-syncd"]

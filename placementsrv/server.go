@@ -88,6 +88,9 @@ type Options struct {
 	// OmitOpenStackMetrics leaves out the openstack-exporter compatible
 	// openstack_placement_* family.
 	OmitOpenStackMetrics bool
+	// Limits bound the listener's timeouts and connections; zero fields
+	// take httpserve.DefaultLimits.
+	Limits httpserve.Limits
 }
 
 // TokenValidator checks a Keystone token; *keystone.Client is one.
@@ -117,6 +120,7 @@ type Server struct {
 	router *router
 	// metricsEndpoint is Options.MetricsHandler.
 	metricsEndpoint http.Handler
+	limits          httpserve.Limits
 }
 
 // New validates opts and builds a Server.
@@ -138,7 +142,7 @@ func New(opts Options) (*Server, error) {
 	if mw.Metrics, err = registerMetrics(opts); err != nil {
 		return nil, err
 	}
-	return &Server{mw: mw, router: newRouter(handlers.New(ho)), metricsEndpoint: opts.MetricsHandler}, nil
+	return &Server{mw: mw, router: newRouter(handlers.New(ho)), metricsEndpoint: opts.MetricsHandler, limits: opts.Limits}, nil
 }
 
 // handlerOptions checks the allocation candidates settings.
@@ -192,11 +196,10 @@ func (s *Server) Handler() http.Handler {
 // in-flight requests up to grace to finish.
 func (s *Server) Run(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		Handler:     s.Handler(),
+		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
-	served, shutdown := httpserve.Run(ctx, srv, middleware.NewLengthCheckListener(ln), grace)
+	served, shutdown := httpserve.RunLimited(ctx, srv, middleware.NewLengthCheckListener(ln), grace, s.limits)
 	if shutdown != nil {
 		return fmt.Errorf("shut down placement API: %w", shutdown)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 )
 
 // Config is the whole configuration file. The YAML types live here, in
@@ -47,9 +49,18 @@ type APIConfig struct {
 	// AuthStrategy is how requests are authenticated: "noauth2" or
 	// "keystone".
 	AuthStrategy string `yaml:"auth_strategy"`
+	// AllowInsecureNoauth lets noauth2 listen beyond loopback (see
+	// config_safety.go); every start then logs a warning.
+	AllowInsecureNoauth bool `yaml:"allow_insecure_noauth"`
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	// ReadTimeout, WriteTimeout, IdleTimeout and MaxConnections bound
+	// what clients can hold of the API listener (httpserve.Limits).
+	ReadTimeout    time.Duration `yaml:"read_timeout"`
+	WriteTimeout   time.Duration `yaml:"write_timeout"`
+	IdleTimeout    time.Duration `yaml:"idle_timeout"`
+	MaxConnections int           `yaml:"max_connections"`
 	// MaxMicroversion caps the microversions offered (for testing clients
 	// against an older Placement); see config_api.go.
 	MaxMicroversion string `yaml:"max_microversion"`
@@ -96,6 +107,10 @@ func DefaultConfig() Config {
 			Listen:               defaultListen,
 			AuthStrategy:         defaultAuthStrategy,
 			ShutdownGrace:        defaultShutdownGrace,
+			ReadTimeout:          httpserve.DefaultLimits().ReadTimeout,
+			WriteTimeout:         httpserve.DefaultLimits().WriteTimeout,
+			IdleTimeout:          httpserve.DefaultLimits().IdleTimeout,
+			MaxConnections:       httpserve.DefaultLimits().MaxConnections,
 			AllocationCandidates: defaultCandidatesConfig(),
 			MaxMicroversion:      defaultMaxMicroversion,
 		},
@@ -136,6 +151,14 @@ func (c *Config) Validate() error {
 	if c.API.ShutdownGrace < 0 {
 		bad("api.shutdown_grace", "must not be negative, got %s", c.API.ShutdownGrace)
 	}
+	for key, d := range map[string]time.Duration{"api.read_timeout": c.API.ReadTimeout, "api.write_timeout": c.API.WriteTimeout, "api.idle_timeout": c.API.IdleTimeout} {
+		if d <= 0 {
+			bad(key, "must be positive, got %s", d)
+		}
+	}
+	if c.API.MaxConnections < 1 {
+		bad("api.max_connections", "must be at least 1, got %d", c.API.MaxConnections)
+	}
 	checkMaxMicroversion(c.API.MaxMicroversion, bad)
 	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Path == "" {
@@ -152,6 +175,7 @@ func (c *Config) Validate() error {
 	}
 	validateAgent(c.Agent, bad)
 	validateReconciler(c.Reconciler, bad)
+	validateSafety(c, bad)
 	c.Metrics.validate(c, bad)
 	return errors.Join(errs...)
 }

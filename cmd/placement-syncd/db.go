@@ -19,9 +19,12 @@ func dbFlags(name string, stderr io.Writer, args []string) (Config, error) {
 }
 
 // cmdDBMigrate brings the database to the binary's schema version,
-// creating it if it does not exist.
+// creating it if it does not exist. A database that has tables but none
+// of ours is refused unless --adopt is given.
 func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := dbFlags("migrate", stderr, args)
+	f, common := newConfigFlagSet("db migrate", "placement-syncd db migrate [--config FILE] [--db PATH] [--adopt]", stderr)
+	adopt := f.Bool("adopt", false, "add Placement's tables to a database that already has other tables")
+	cfg, err := common.load(f, args)
 	if err != nil {
 		return err
 	}
@@ -35,7 +38,7 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if before > latest {
 		return schemaMismatch(cfg.Database.Path, before, latest, "")
 	}
-	st, err := openStore(ctx, cfg.Database, true, zap.NewNop(), nil)
+	st, err := openStore(ctx, cfg.Database, storeMode{migrate: true, adopt: *adopt}, zap.NewNop(), nil)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ const (
 	exitOK      = 0 // success, including a clean shutdown on SIGINT/SIGTERM
 	exitFailure = 1 // runtime failure: cannot listen, database I/O, server error
 	exitUsage   = 2 // bad command line or configuration file
-	exitSchema  = 3 // database schema newer than the binary, or older and not migrated
+	exitSchema  = 3 // database schema newer than the binary, or older and not migrated, or not ours
 )
 
 const usage = `usage: placement-syncd <command> [flags]
@@ -150,7 +150,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.Is(err, sqlite.ErrSchemaTooNew), errors.Is(err, sqlite.ErrSchemaTooOld):
+	case errors.Is(err, sqlite.ErrSchemaTooNew), errors.Is(err, sqlite.ErrSchemaTooOld), errors.Is(err, sqlite.ErrForeignDatabase):
 		return exitSchema
 	case errors.As(err, &ue):
 		return exitUsage

@@ -11,18 +11,28 @@ import (
 )
 
 // TestPackaging keeps the Dockerfile and the systemd unit in step with the
-// config they ship: the image's config must exist and load, its API port
-// is the one the image exposes and health-checks, and both put the
-// database in the state directory they make writable.
+// config they ship. The image's config must exist, listen on the network
+// with Keystone, and refuse to start until the Keystone settings are
+// filled in; then it loads, its API port is the one the image exposes
+// and health-checks, and its database is in the volume. The systemd
+// unit's config (configs/all-in-one.yaml, the Debian package's conffile)
+// starts as shipped, on loopback only, with its database in the state
+// directory.
 func TestPackaging(t *testing.T) {
 	df := readRepoFile(t, "Dockerfile")
 	m := regexp.MustCompile(`(?m)^COPY (configs/\S+\.yaml) /etc/placement-syncd/placement-syncd.yaml$`).FindStringSubmatch(df)
 	if m == nil {
 		t.Fatal("Dockerfile does not copy a configs/*.yaml to /etc/placement-syncd/placement-syncd.yaml")
 	}
-	cfg, err := loadConfig(filepath.Join("../..", m[1]), nil)
-	if err != nil {
-		t.Fatalf("the image's config: %v", err)
+	path := filepath.Join("../..", m[1])
+	if _, err := loadConfig(path, nil); err == nil ||
+		!strings.Contains(err.Error(), path+":") || !strings.Contains(err.Error(), "keystone_authtoken.auth_url") ||
+		!strings.Contains(err.Error(), "keystone_authtoken.password") {
+		t.Errorf("the image's config %s should refuse to start naming file, line and the Keystone keys to fill in; got %v", m[1], err)
+	}
+	cfg := loadSample(t, path)
+	if cfg.API.AuthStrategy != "keystone" {
+		t.Errorf("the image's config authenticates with %s, want keystone", cfg.API.AuthStrategy)
 	}
 	_, port, _ := net.SplitHostPort(cfg.API.Listen)
 	for _, want := range []string{
@@ -38,6 +48,17 @@ func TestPackaging(t *testing.T) {
 	}
 	if !strings.HasPrefix(cfg.Database.Path, "/var/lib/placement-syncd/") {
 		t.Errorf("%s: database.path %q is outside the volume and the StateDirectory", m[1], cfg.Database.Path)
+	}
+
+	unitCfg, err := loadConfig("../../configs/all-in-one.yaml", nil)
+	if err != nil {
+		t.Errorf("the systemd unit's config: %v", err)
+	}
+	if !isLoopback(unitCfg.API.Listen) || !isLoopback(unitCfg.Reconciler.Listen) {
+		t.Errorf("configs/all-in-one.yaml listens on %s and %s, want loopback only", unitCfg.API.Listen, unitCfg.Reconciler.Listen)
+	}
+	if !strings.HasPrefix(unitCfg.Database.Path, "/var/lib/placement-syncd/") {
+		t.Errorf("configs/all-in-one.yaml: database.path %q is outside the StateDirectory", unitCfg.Database.Path)
 	}
 
 	unit := readRepoFile(t, "packaging/systemd/placement-syncd.service")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -165,9 +166,15 @@ func TestRun_Serve(t *testing.T) {
 
 func TestRun_ServeListenFailure(t *testing.T) {
 	dir := t.TempDir()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
 	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"serve", "--listen", "192.0.2.1:1", "--db", filepath.Join(dir, "p.db")}, &bytes.Buffer{}, &stderr)
-	if code != exitFailure || !strings.Contains(stderr.String(), "listen on 192.0.2.1:1") {
+	code := run(context.Background(), []string{"serve", "--listen", addr, "--db", filepath.Join(dir, "p.db")}, &bytes.Buffer{}, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "listen on "+addr) {
 		t.Errorf("exit %d, stderr: %s", code, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "p.db")); err != nil {

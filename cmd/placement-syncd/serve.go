@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
@@ -78,11 +79,12 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		Registerer:           reg,
 		MetricsHandler:       mx.onAPI(),
 		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
+		Limits:               apiLimits(cfg.API),
 	}
 	if err := authOptions(cfg, &opts); err != nil {
 		return usageError{err}
 	}
-	st, err := openStore(ctx, cfg.Database, cfg.Database.AutoMigrate, log, reg)
+	st, err := openStore(ctx, cfg.Database, storeMode{migrate: cfg.Database.AutoMigrate}, log, reg)
 	if err != nil {
 		return err
 	}
@@ -123,6 +125,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		closeListeners(actors)
 		return err
 	}
+	logExposure(cfg, log)
 	log.Info("placement-syncd started",
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
@@ -139,16 +142,26 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	return nil
 }
 
+// apiLimits are the API listener's timeouts and connection limit.
+func apiLimits(c APIConfig) httpserve.Limits {
+	return httpserve.Limits{ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxConnections: c.MaxConnections}
+}
+
+// storeMode is how openStore treats the schema: migrate applies pending
+// migrations, adopt lets them add our tables beside someone else's.
+type storeMode struct{ migrate, adopt bool }
+
 // openStore opens the SQLite database, creating its directory if needed.
 // Schema errors keep sqlite's sentinels so that they map to exit code 3.
-func openStore(ctx context.Context, db DatabaseConfig, migrate bool, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
+func openStore(ctx context.Context, db DatabaseConfig, mode storeMode, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	if dir := filepath.Dir(db.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
 	st, err := sqlitestore.Open(ctx, db.Path, sqlite.Options{
-		Migrate:     migrate,
+		Migrate:     mode.migrate,
+		Adopt:       mode.adopt,
 		BusyTimeout: db.BusyTimeout,
 		Logger:      log.Named("store"),
 	}, ledger.Options{Registerer: reg})

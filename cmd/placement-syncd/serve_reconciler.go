@@ -39,19 +39,30 @@ func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Lo
 	log.Info("reconciler endpoint", zap.String("listen", ln.Addr().String()))
 	return map[string]actor{
 		"reconciler":          r,
-		"reconciler-endpoint": httpActor{srv: &http.Server{Handler: r.Handler(), ReadHeaderTimeout: 10 * time.Second}, ln: ln, grace: cfg.API.ShutdownGrace},
+		"reconciler-endpoint": httpActor{srv: &http.Server{Handler: r.Handler()}, ln: ln, grace: cfg.API.ShutdownGrace, limits: reconcilerLimits(rc)},
 	}, nil
+}
+
+// reconcilerLimits are the endpoint's: the defaults, with room for a job
+// run on request to take its whole run_timeout.
+func reconcilerLimits(rc ReconcilerConfig) httpserve.Limits {
+	lim := httpserve.DefaultLimits()
+	if d := rc.RunTimeout + time.Minute; d > lim.WriteTimeout {
+		lim.WriteTimeout = d
+	}
+	return lim
 }
 
 // httpActor serves an http.Server on its listener until ctx ends.
 type httpActor struct {
-	srv   *http.Server
-	ln    net.Listener
-	grace time.Duration
+	srv    *http.Server
+	ln     net.Listener
+	grace  time.Duration
+	limits httpserve.Limits
 }
 
 func (h httpActor) Run(ctx context.Context) error {
-	served, shutdown := httpserve.Run(ctx, h.srv, h.ln, h.grace)
+	served, shutdown := httpserve.RunLimited(ctx, h.srv, h.ln, h.grace, h.limits)
 	if shutdown != nil {
 		return shutdown
 	}

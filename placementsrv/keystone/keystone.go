@@ -9,6 +9,7 @@ package keystone
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,6 +45,13 @@ type Options struct {
 	// CacheTTL is the longest a validation is reused (default 300s, as
 	// token_cache_time).
 	CacheTTL time.Duration
+	// InvalidCacheTTL is how long a token Keystone refused is refused
+	// again without asking (default 10s), so that a client repeating a
+	// junk token costs one Keystone call, not one per request. It is
+	// short: a token issued just after the refusal is unlikely, but
+	// possible. The refusals are cached, bounded by CacheSize, by the
+	// token's SHA-256 (a junk token can be long).
+	InvalidCacheTTL time.Duration
 	// HTTPClient is used for all calls; nil means a client with Timeout.
 	HTTPClient *http.Client
 	// Now is the clock; nil means time.Now.
@@ -71,6 +79,7 @@ type Client struct {
 	http    *http.Client
 	now     func() time.Time
 	cache   *lru
+	invalid *lru // refused tokens, by SHA-256
 	authMu  sync.Mutex
 	svcTok  string
 	svcExp  time.Time
@@ -78,9 +87,10 @@ type Client struct {
 	statsMu sync.Mutex
 }
 
-// Stats counts Keystone calls, for tests and diagnostics.
+// Stats counts Keystone calls, for tests and diagnostics. InvalidHits
+// counts refusals answered from the invalid-token cache.
 type Stats struct {
-	ServiceAuths, Validations, CacheHits int
+	ServiceAuths, Validations, CacheHits, InvalidHits int
 }
 
 // New checks opts and builds a Client; it does not contact Keystone.
@@ -100,6 +110,9 @@ func New(opts Options) (*Client, error) {
 	if opts.CacheTTL <= 0 {
 		opts.CacheTTL = 300 * time.Second
 	}
+	if opts.InvalidCacheTTL <= 0 {
+		opts.InvalidCacheTTL = 10 * time.Second
+	}
 	if opts.UserDomainName == "" {
 		opts.UserDomainName = "Default"
 	}
@@ -115,6 +128,7 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.CacheSize > 0 {
 		c.cache = newLRU(opts.CacheSize)
+		c.invalid = newLRU(opts.CacheSize)
 	}
 	return c, nil
 }
@@ -149,18 +163,29 @@ func (c *Client) Validate(ctx context.Context, token string) (*Token, error) {
 		return nil, ErrInvalidToken
 	}
 	now := c.now()
+	var digest string
 	if c.cache != nil {
 		if t, ok := c.cache.get(token, now); ok {
 			c.count(func(s *Stats) { s.CacheHits++ })
 			return t, nil
 		}
+		sum := sha256.Sum256([]byte(token))
+		digest = string(sum[:])
+		if _, refused := c.invalid.get(digest, now); refused {
+			c.count(func(s *Stats) { s.InvalidHits++ })
+			return nil, ErrInvalidToken
+		}
 	}
 	t, err := c.validate(ctx, token, true)
-	if err != nil {
-		return nil, err
+	if err == nil && !t.ExpiresAt.After(now) {
+		err = ErrInvalidToken
 	}
-	if !t.ExpiresAt.After(now) {
-		return nil, ErrInvalidToken
+	if err != nil {
+		// Only Keystone's own refusal is remembered, never an outage.
+		if c.cache != nil && errors.Is(err, ErrInvalidToken) {
+			c.invalid.put(digest, nil, now.Add(c.opts.InvalidCacheTTL))
+		}
+		return nil, err
 	}
 	if c.cache != nil {
 		until := now.Add(c.opts.CacheTTL)

@@ -286,3 +286,37 @@ func TestKeystoneUnavailable(t *testing.T) {
 		}
 	})
 }
+
+// TestInvalidTokensAreCached: a token Keystone refused is refused again
+// without a call until InvalidCacheTTL passes; an outage is not
+// remembered as a refusal.
+func TestInvalidTokensAreCached(t *testing.T) {
+	d, srv := newKeystoneDouble(t)
+	now := time.Now()
+	clock := now
+	c := newTestClient(t, srv.URL, func() time.Time { return clock })
+	ctx := context.Background()
+	for range 3 {
+		if _, err := c.Validate(ctx, "junk"); !errors.Is(err, ErrInvalidToken) {
+			t.Fatalf("got %v, want ErrInvalidToken", err)
+		}
+	}
+	if d.validations != 1 || c.Stats().InvalidHits != 2 {
+		t.Errorf("%d validations, %d invalid-cache hits; want 1 and 2", d.validations, c.Stats().InvalidHits)
+	}
+	d.tokens["junk"] = projectToken(now.Add(time.Hour)) // issued now
+	clock = now.Add(11 * time.Second)                   // past the 10s default
+	if _, err := c.Validate(ctx, "junk"); err != nil {
+		t.Fatalf("after InvalidCacheTTL: %v", err)
+	}
+
+	d.fail = http.StatusServiceUnavailable
+	if _, err := c.Validate(ctx, "other"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("got %v, want ErrUnavailable", err)
+	}
+	d.fail = 0
+	d.tokens["other"] = projectToken(now.Add(time.Hour))
+	if _, err := c.Validate(ctx, "other"); err != nil {
+		t.Fatalf("after the outage: %v (an outage was cached as a refusal)", err)
+	}
+}

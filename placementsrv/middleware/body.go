@@ -2,8 +2,10 @@ package middleware
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -89,15 +91,41 @@ func (r *Request) DecodeJSON(sch *schema.Schema) (any, error) {
 	if sch != nil {
 		// ValidateJSON re-reads the body to keep key order, which decides
 		// the wording of some messages exactly as upstream's.
-		if err := sch.ValidateJSON(body); err != nil {
-			return nil, apierror.BadRequest("JSON does not validate: %s", err)
+		if err := sch.ValidateJSONContext(r.Context(), body); err != nil {
+			return nil, validationError(r.Context(), err)
 		}
 	}
 	return doc, nil
 }
 
+// validationError is the 400 for a body that failed schema validation,
+// or whose validation stopped because the client went away.
+func validationError(ctx context.Context, err error) error {
+	var ve *schema.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return apierror.BadRequest("JSON does not validate: %s", err)
+	case ctx.Err() != nil:
+		return apierror.BadRequest("request abandoned by the client: %s", ctx.Err())
+	}
+	return apierror.BadRequest("Malformed JSON: %s", err)
+}
+
 // ParseJSON decodes exactly one JSON value with numbers as json.Number.
+// Text upstream refuses (see checkJSONText) is an error here too.
 func ParseJSON(body []byte) (any, error) {
+	surrogate, err := checkJSONText(body)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parseJSON(body)
+	if err == nil && surrogate >= 0 {
+		return nil, fmt.Errorf("%s at position %d is a lone surrogate, which is not Unicode text", body[surrogate:surrogate+6], surrogate)
+	}
+	return doc, err
+}
+
+func parseJSON(body []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var doc any
@@ -134,7 +162,7 @@ func (r *Request) ReadValidated(sch *schema.Schema) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ValidateBody(body, sch)
+	return validateBody(r.Context(), body, sch)
 }
 
 // readBody reads the whole body, up to maxBodyBytes.
@@ -151,16 +179,17 @@ func (r *Request) readBody() ([]byte, error) {
 
 // ValidateBody checks that body is one JSON value conforming to sch.
 func ValidateBody(body []byte, sch *schema.Schema) ([]byte, error) {
+	return validateBody(context.Background(), body, sch)
+}
+
+// validateBody is ValidateBody for a request: it gives up once ctx ends.
+func validateBody(ctx context.Context, body []byte, sch *schema.Schema) ([]byte, error) {
 	if _, err := ParseJSON(body); err != nil {
 		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if sch != nil {
-		if err := sch.ValidateJSON(body); err != nil {
-			var ve *schema.ValidationError
-			if errors.As(err, &ve) {
-				return nil, apierror.BadRequest("JSON does not validate: %s", err)
-			}
-			return nil, apierror.BadRequest("Malformed JSON: %s", err)
+		if err := sch.ValidateJSONContext(ctx, body); err != nil {
+			return nil, validationError(ctx, err)
 		}
 	}
 	return body, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	"strconv"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/query"
@@ -254,15 +255,15 @@ func forEachHeader(block []byte, fn func(line []byte, action headerAction, lengt
 		}
 		rest = rest[len(line):]
 		action, n := headerKeep, int64(0)
-		if name, value, ok := bytes.Cut(line, []byte(":")); ok {
-			name, value = bytes.TrimSpace(name), bytes.TrimSpace(value)
+		if name, rawValue, ok := bytes.Cut(line, []byte(":")); ok {
+			name, value := bytes.TrimSpace(name), bytes.TrimSpace(rawValue)
 			switch {
 			case bytes.EqualFold(name, []byte(InvalidLengthHeader)):
 				action = headerForged
 			case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 				action = headerChunked
 			case bytes.EqualFold(name, []byte("Content-Length")):
-				if v, ok := parseDecimal(value); ok {
+				if v, ok := parseDecimal(rawValue); ok {
 					action, n = headerLength, v
 				} else if _, isInt := query.PyIntLiteral(string(value)); !isInt {
 					action = headerBadLength
@@ -274,19 +275,29 @@ func forEachHeader(block []byte, fn func(line []byte, action headerAction, lengt
 	}
 }
 
-// parseDecimal parses the digits-only form net/http accepts.
+// parseDecimal parses a Content-Length exactly as net/http does: the
+// value trimmed of ASCII blanks, then strconv.ParseUint(v, 10, 63). Any
+// number of leading zeros is allowed there, so a digit count is no bound:
+// a wrapper that gave up on a long zero-padded value would take the body
+// that net/http reads for the next header block and could rewrite it.
 func parseDecimal(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
+	n, err := strconv.ParseUint(string(trimASCII(b)), 10, 63)
+	if err != nil {
 		return 0, false
 	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
+	return int64(n), true
+}
+
+// trimASCII is textproto.TrimBytes: it trims space, tab, CR and LF only.
+func trimASCII(b []byte) []byte {
+	isBlank := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+	for len(b) > 0 && isBlank(b[0]) {
+		b = b[1:]
 	}
-	return n, true
+	for len(b) > 0 && isBlank(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // CloseWrite half-closes the underlying TCP connection, which net/http

@@ -12,16 +12,50 @@ import (
 // Error messages embed Python reprs of instances and schema values, and
 // clients match on them, so this file reproduces CPython 3's repr() and
 // pprint.pformat(width=72) for the JSON value tree.
+//
+// Upstream renders the whole offending value, at a cost of its size times
+// its depth; a request can make that gigabytes. Here every rendering is
+// cut once it passes a few kilobytes and ends with truncatedMark, and the
+// work stops there too: what is shown reads as upstream's, up to the cut.
 
-// pyRepr is repr(v). With sorted set, dict keys are sorted as pprint's
-// internal repr does; otherwise insertion order is kept as dict.__repr__ does.
+const (
+	// maxRepr bounds one repr inside a message ("[...] is not of type").
+	// It is more than 4 bytes a rune times pprintWidth, so a cut repr
+	// never fits on a pprint line.
+	maxRepr = 1024
+	// maxPformat bounds the pprint rendering of the instance.
+	maxPformat = 4096
+	// truncatedMark ends a cut rendering.
+	truncatedMark = "..."
+)
+
+// pyRepr is repr(v), cut after maxRepr bytes. With sorted set, dict keys
+// are sorted as pprint's internal repr does; otherwise insertion order is
+// kept as dict.__repr__ does.
 func pyRepr(v any, sorted bool) string {
 	var b strings.Builder
 	writeRepr(&b, v, sorted)
-	return b.String()
+	return capped(&b, maxRepr)
 }
 
+// capped returns b's text, cut to limit bytes (at a rune boundary) and
+// marked when longer.
+func capped(b *strings.Builder, limit int) string {
+	s := b.String()
+	if len(s) <= limit {
+		return s
+	}
+	for limit > 0 && !utf8.RuneStart(s[limit]) {
+		limit--
+	}
+	return s[:limit] + truncatedMark
+}
+
+// writeRepr writes repr(v) to b, stopping soon after b holds maxRepr bytes.
 func writeRepr(b *strings.Builder, v any, sorted bool) {
+	if b.Len() > maxRepr {
+		return
+	}
 	switch t := v.(type) {
 	case nil:
 		b.WriteString("None")
@@ -32,12 +66,15 @@ func writeRepr(b *strings.Builder, v any, sorted bool) {
 			b.WriteString("False")
 		}
 	case string:
-		b.WriteString(strRepr(t))
+		writeStrRepr(b, t, maxRepr)
 	case *number:
 		b.WriteString(numRepr(t))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range t {
+			if b.Len() > maxRepr {
+				return
+			}
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -51,6 +88,9 @@ func writeRepr(b *strings.Builder, v any, sorted bool) {
 		}
 		b.WriteByte('{')
 		for i, k := range keys {
+			if b.Len() > maxRepr {
+				return
+			}
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -114,15 +154,25 @@ func floatRepr(f float64) string {
 	return fmt.Sprintf("%s%se%s%02d", sign, m, esign, exp)
 }
 
-// strRepr is str.__repr__.
+// strRepr is str.__repr__, cut after maxRepr bytes.
 func strRepr(s string) string {
+	var b strings.Builder
+	writeStrRepr(&b, s, maxRepr)
+	return capped(&b, maxRepr)
+}
+
+// writeStrRepr writes str.__repr__ of s to b, stopping once b holds more
+// than limit bytes (the closing quote is then left out).
+func writeStrRepr(b *strings.Builder, s string, limit int) {
 	quote := byte('\'')
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
 		quote = '"'
 	}
-	var b strings.Builder
 	b.WriteByte(quote)
 	for _, r := range s {
+		if b.Len() > limit {
+			return
+		}
 		switch {
 		case r == '\\':
 			b.WriteString(`\\`)
@@ -136,28 +186,33 @@ func strRepr(s string) string {
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		case r < 0x7f:
 			b.WriteRune(r)
 		case unicode.IsPrint(r):
 			b.WriteRune(r)
 		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
 		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
+			fmt.Fprintf(b, `\U%08x`, r)
 		}
 	}
 	b.WriteByte(quote)
-	return b.String()
 }
 
-// strReprs is strRepr of each string.
+// strReprs is strRepr of each string, for a list in a message: once the
+// reprs pass maxRepr bytes together, the rest is one truncatedMark.
 func strReprs(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strRepr(s)
+	var out []string
+	n := 0
+	for _, s := range ss {
+		if n > maxRepr {
+			return append(out, truncatedMark)
+		}
+		out = append(out, strRepr(s))
+		n += len(out[len(out)-1]) + 2
 	}
 	return out
 }
@@ -166,14 +221,28 @@ func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
 const pprintWidth = 72
 
-// pformat is pprint.pformat(v, width=72).
-func pformat(v any) string {
-	var b strings.Builder
-	ppFormat(&b, v, 0, 0, 0)
-	return b.String()
+// pformat is pprint.pformat(v, width=72), cut after limit bytes.
+func pformat(v any, limit int) string {
+	b := &ppBuf{limit: limit}
+	ppFormat(b, v, 0, 0, 0)
+	return capped(&b.Builder, limit)
 }
 
-func ppFormat(b *strings.Builder, v any, indent, allowance, level int) {
+// ppBuf is pformat's output, with the length past which it stops.
+type ppBuf struct {
+	strings.Builder
+	limit int
+}
+
+func (b *ppBuf) full() bool { return b.Len() > b.limit }
+
+// ppFormat writes pprint's rendering of v to b, stopping soon after b
+// holds its limit. The repr it measures is cut at maxRepr, which
+// is enough to tell whether v fits on the line.
+func ppFormat(b *ppBuf, v any, indent, allowance, level int) {
+	if b.full() {
+		return
+	}
 	rep := pyRepr(v, true)
 	if runeLen(rep) > pprintWidth-indent-allowance {
 		switch t := v.(type) {
@@ -191,7 +260,7 @@ func ppFormat(b *strings.Builder, v any, indent, allowance, level int) {
 	b.WriteString(rep)
 }
 
-func ppDict(b *strings.Builder, o *object, indent, allowance int) {
+func ppDict(b *ppBuf, o *object, indent, allowance int) {
 	b.WriteByte('{')
 	if o.len() > 0 {
 		allowance++
@@ -199,6 +268,9 @@ func ppDict(b *strings.Builder, o *object, indent, allowance int) {
 		delim := ",\n" + strings.Repeat(" ", indent)
 		keys := o.sortedKeys()
 		for i, k := range keys {
+			if b.full() {
+				return
+			}
 			last := i == len(keys)-1
 			kr := strRepr(k)
 			b.WriteString(kr)
@@ -216,12 +288,15 @@ func ppDict(b *strings.Builder, o *object, indent, allowance int) {
 	b.WriteByte('}')
 }
 
-func ppList(b *strings.Builder, l []any, indent, allowance int) {
+func ppList(b *ppBuf, l []any, indent, allowance int) {
 	b.WriteByte('[')
 	allowance++
 	indent++
 	delim := ",\n" + strings.Repeat(" ", indent)
 	for i, e := range l {
+		if b.full() {
+			return
+		}
 		if i > 0 {
 			b.WriteString(delim)
 		}
@@ -236,10 +311,18 @@ func ppList(b *strings.Builder, l []any, indent, allowance int) {
 
 // ppStr splits long strings into adjacent literals the way pprint does
 // (at line ends, then at whitespace), parenthesised at top level.
-func ppStr(b *strings.Builder, s string, indent, allowance, level int) {
+func ppStr(b *ppBuf, s string, indent, allowance, level int) {
 	if s == "" {
 		b.WriteString(strRepr(s))
 		return
+	}
+	// Only a prefix can be shown; chunking more of it is wasted work.
+	if len(s) > b.limit {
+		cut := b.limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
 	}
 	lines := splitLinesKeepEnds(s)
 	if level == 1 {

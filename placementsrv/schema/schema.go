@@ -18,7 +18,9 @@
 package schema
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 )
@@ -31,7 +33,7 @@ type Schema struct {
 // Compile builds a Schema from a JSON document, keeping its key order
 // (which decides error precedence, as it does upstream).
 func Compile(schemaJSON []byte) (*Schema, error) {
-	v, err := decodeOrdered(schemaJSON)
+	v, err := decodeOrdered(context.Background(), schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
@@ -65,11 +67,25 @@ func (s *Schema) Validate(doc any) error {
 // reported as a plain error (never a *ValidationError); handlers should
 // have rejected it already with their own "Malformed JSON" message.
 func (s *Schema) ValidateJSON(body []byte) error {
-	v, err := decodeOrdered(body)
+	return s.ValidateJSONContext(context.Background(), body)
+}
+
+// ValidateJSONContext is ValidateJSON for a request: it stops, returning
+// ctx's error, once ctx ends (the client has gone). A document nested
+// deeper than MaxDepth is ErrTooDeep.
+func (s *Schema) ValidateJSONContext(ctx context.Context, body []byte) error {
+	v, err := decodeOrdered(ctx, body)
 	if err != nil {
 		return err
 	}
-	return s.validateValue(v)
+	e := bestMatch(s.root.iterErrors(v))
+	if e == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return newValidationError(e)
 }
 
 // ValidateQuery validates query parameters the way Placement's
@@ -121,11 +137,11 @@ func newValidationError(e *vError) *ValidationError {
 	b.WriteString(" in ")
 	b.WriteString(formatAsIndex("schema", schemaLoc))
 	b.WriteString(":\n    ")
-	b.WriteString(indentTail(pformat(e.schema.src)))
+	b.WriteString(indentTail(pformat(e.schema.src, math.MaxInt)))
 	b.WriteString("\n\nOn ")
 	b.WriteString(formatAsIndex("instance", e.path))
 	b.WriteString(":\n    ")
-	b.WriteString(indentTail(pformat(e.instance)))
+	b.WriteString(indentTail(pformat(e.instance, maxPformat)))
 	return &ValidationError{
 		Message:    e.message,
 		Keyword:    e.keyword,

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -139,7 +140,7 @@ func TestAgainstPython(t *testing.T) {
 // keysSorted reports whether every object in the JSON text lists its keys
 // in sorted order, in which case Go maps lose nothing.
 func keysSorted(t testing.TB, text string) bool {
-	v, err := decodeOrdered([]byte(text))
+	v, err := decodeOrdered(context.Background(), []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,4 +359,23 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestValidateJSONContextStops: validation of a request whose client has
+// gone ends with the context's error instead of an answer nobody reads.
+func TestValidateJSONContextStops(t *testing.T) {
+	set := New()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	body := `{"name": "x", "uuid": [` + strings.Repeat(`"a", `, 100000) + `1]}`
+	if err := set.ProviderCreate(20).ValidateJSONContext(ctx, []byte(body)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("ValidateJSONContext with an ended context: %v, want context.Canceled", err)
+	}
+	var ve *ValidationError
+	if err := set.ProviderCreate(20).ValidateJSONContext(context.Background(), []byte(body)); !errors.As(err, &ve) {
+		t.Fatalf("ValidateJSONContext: %v, want a ValidationError", err)
+	}
+	if len(ve.Error()) > 16<<10 { // indentation adds 4 bytes a line to the cut renderings
+		t.Errorf("the error text is %d bytes long", len(ve.Error()))
+	}
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,17 +201,26 @@ func sortedMapKeys[M ~map[string]V, V any](m M) []string {
 	return ks
 }
 
+// MaxDepth is the deepest nesting of arrays and objects a document may
+// have. Placement's deepest bodies (reshaper, allocations) nest 6 levels;
+// the bound keeps decoding, validation and error rendering proportional
+// to the body's size instead of to size times depth.
+const MaxDepth = 64
+
+// ErrTooDeep is returned for a document nested deeper than MaxDepth.
+var ErrTooDeep = fmt.Errorf("nesting deeper than %d levels", MaxDepth)
+
 // decodeOrdered parses one JSON document keeping object key order (a
 // repeated key keeps its first position and its last value, as a Python
-// dict built by json.loads does).
-func decodeOrdered(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+// dict built by json.loads does). It gives up when ctx ends.
+func decodeOrdered(ctx context.Context, data []byte) (any, error) {
+	d := &decoder{dec: json.NewDecoder(bytes.NewReader(data)), ctx: ctx}
+	d.dec.UseNumber()
+	v, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := d.dec.Token(); err != io.EOF {
 		if err == nil {
 			err = errors.New("invalid character after top-level value")
 		}
@@ -219,8 +229,23 @@ func decodeOrdered(data []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
+// decoder builds the value tree from a token stream.
+type decoder struct {
+	dec   *json.Decoder
+	ctx   context.Context
+	steps int
+}
+
+// ctxEvery is how many values are decoded between looks at the context.
+const ctxEvery = 4096
+
+func (d *decoder) value(depth int) (any, error) {
+	if d.steps++; d.steps%ctxEvery == 0 {
+		if err := d.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	tok, err := d.dec.Token()
 	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
@@ -229,37 +254,14 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth >= MaxDepth {
+			return nil, ErrTooDeep
+		}
 		switch t {
 		case '{':
-			o := newObject()
-			err := jsonenc.EachMember(dec, func(k string) error {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return err
-				}
-				o.set(k, v)
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return o, nil
+			return d.object(depth + 1)
 		case '[':
-			l := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				l = append(l, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return l, nil
+			return d.array(depth + 1)
 		default:
 			return nil, fmt.Errorf("unexpected delimiter %q", t)
 		}
@@ -268,6 +270,40 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	default:
 		return t, nil
 	}
+}
+
+func (d *decoder) object(depth int) (any, error) {
+	o := newObject()
+	err := jsonenc.EachMember(d.dec, func(k string) error {
+		v, err := d.value(depth)
+		if err != nil {
+			return err
+		}
+		o.set(k, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.dec.Token(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (d *decoder) array(depth int) (any, error) {
+	l := []any{}
+	for d.dec.More() {
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, v)
+	}
+	if _, err := d.dec.Token(); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // Python's type predicates as used by the Draft 2020-12 type checker.

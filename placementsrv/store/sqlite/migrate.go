@@ -82,7 +82,7 @@ func applyMigrations(ctx context.Context, db *sql.DB, from int, now time.Time) e
 // SchemaVersion opens path read-only and reports its schema version and
 // the binary's, for 'db version'.
 func SchemaVersion(ctx context.Context, path string) (current, latest int, err error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	db, err := sql.Open("sqlite3", fileURI(path)+"?mode=ro")
 	if err != nil {
 		return 0, 0, fmt.Errorf("open database %s: %w", path, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -27,6 +28,10 @@ type Options struct {
 	// Migrate applies pending schema migrations; without it a database
 	// behind the binary's schema is refused.
 	Migrate bool
+	// Adopt lets Migrate add Placement's tables to a database that has
+	// other tables and none of ours; without it such a database is
+	// refused (ErrForeignDatabase), as it is most likely the wrong file.
+	Adopt bool
 	// BusyTimeout is how long a write waits for another process's lock.
 	BusyTimeout time.Duration
 	Logger      *zap.Logger
@@ -38,15 +43,25 @@ type Options struct {
 // Backend is the SQLite store.Backend. It is safe for concurrent use;
 // transactions are serialized by the single connection.
 type Backend struct {
-	db  *sql.DB
-	log *zap.Logger
+	db   *sql.DB
+	log  *zap.Logger
+	lock *fileLock
 }
 
-// ErrSchemaTooNew and ErrSchemaTooOld report a schema the binary cannot use.
+// ErrSchemaTooNew and ErrSchemaTooOld report a schema the binary cannot
+// use; ErrForeignDatabase a database that holds someone else's tables.
 var (
-	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
-	ErrSchemaTooOld = errors.New("database schema is older than this binary")
+	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
+	ErrSchemaTooOld    = errors.New("database schema is older than this binary")
+	ErrForeignDatabase = errors.New("database holds tables that are not placement-syncd's")
 )
+
+// fileURI is path as the path of an SQLite "file:" URI: SQLite
+// percent-decodes it, and the driver splits options off at the first
+// '?', so those characters are escaped and a path is always a path.
+func fileURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
 
 // dsn builds the connection string. PRAGMAs are per connection, so they go
 // in the DSN rather than through Exec on a pooled connection.
@@ -57,11 +72,13 @@ func dsn(path string, busy time.Duration) string {
 	q.Set("_synchronous", "FULL")
 	q.Set("_txlock", "immediate")
 	q.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
-	return "file:" + path + "?" + q.Encode()
+	return fileURI(path) + "?" + q.Encode()
 }
 
 // Open opens (creating if needed) the database at path and checks or
-// applies the schema. The caller closes the Backend, or hands it to a
+// applies the schema. It first takes the database's lock (ErrLocked
+// when another process has it), so that migrations never race and one
+// process writes. The caller closes the Backend, or hands it to a
 // ledger, which closes it with itself.
 func Open(ctx context.Context, path string, opts Options) (*Backend, error) {
 	if opts.BusyTimeout <= 0 {
@@ -73,22 +90,28 @@ func Open(ctx context.Context, path string, opts Options) (*Backend, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	lock, err := lockDatabase(path)
+	if err != nil {
+		return nil, err
+	}
 	db, err := sql.Open("sqlite3", dsn(path, opts.BusyTimeout))
 	if err != nil {
+		lock.release()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	// One connection: SQLite has one writer anyway, and the ledger serves
 	// reads from memory.
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
-	if err := initSchema(ctx, db, path, opts.Migrate, opts.Now()); err != nil {
+	if err := initSchema(ctx, db, path, opts); err != nil {
 		db.Close()
+		lock.release()
 		return nil, err
 	}
-	return &Backend{db: db, log: opts.Logger}, nil
+	return &Backend{db: db, log: opts.Logger, lock: lock}, nil
 }
 
-func initSchema(ctx context.Context, db *sql.DB, path string, migrate bool, now time.Time) error {
+func initSchema(ctx context.Context, db *sql.DB, path string, opts Options) error {
 	if err := db.PingContext(ctx); err != nil {
 		return fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -96,7 +119,13 @@ func initSchema(ctx context.Context, db *sql.DB, path string, migrate bool, now 
 	if err != nil {
 		return fmt.Errorf("read schema version of %s: %w", path, err)
 	}
+	if cur == 0 && !opts.Adopt {
+		if err := refuseForeign(ctx, db, path); err != nil {
+			return err
+		}
+	}
 	latest := len(migrations())
+	migrate, now := opts.Migrate, opts.Now()
 	switch {
 	case cur > latest:
 		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d: %w", path, cur, latest, ErrSchemaTooNew)
@@ -110,8 +139,40 @@ func initSchema(ctx context.Context, db *sql.DB, path string, migrate bool, now 
 	return nil
 }
 
-// Close closes the database.
-func (b *Backend) Close() error { return b.db.Close() }
+// refuseForeign fails with ErrForeignDatabase when a database without
+// our schema already has tables of its own.
+func refuseForeign(ctx context.Context, db *sql.DB, path string) error {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name LIMIT 5`)
+	if err != nil {
+		return fmt.Errorf("read tables of %s: %w", path, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return fmt.Errorf("read tables of %s: %w", path, err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read tables of %s: %w", path, err)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("database %s has tables of its own (%s) and no placement-syncd schema: is it the right file? "+
+		"'placement-syncd db migrate --adopt' adds Placement's tables to it: %w", path, strings.Join(names, ", "), ErrForeignDatabase)
+}
+
+// Close closes the database and releases its lock.
+func (b *Backend) Close() error {
+	err := b.db.Close()
+	if lerr := b.lock.release(); err == nil {
+		err = lerr
+	}
+	return err
+}
 
 // Begin starts an IMMEDIATE transaction (the DSN's _txlock): it takes the
 // write lock at once, so it never fails half-way on a lock upgrade.
