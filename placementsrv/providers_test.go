@@ -77,8 +77,9 @@ func TestCreateProviderBadInput(t *testing.T) {
 	}
 	long := strings.Repeat("x", 201)
 	runBadCases(t, []badCase{
-		{"malformed json", post("1.39", `{"name": }`), 400, "Malformed JSON", "placement.undefined_code", false},
-		{"trailing data", post("1.39", `{"name": "a"} x`), 400, "Malformed JSON", "", false},
+		{"malformed json", post("1.39", `{"name": }`), 400, "Malformed JSON: Expecting value: line 1 column 10 (char 9)", "placement.undefined_code", false},
+		{"trailing data", post("1.39", `{"name": "a"} x`), 400, "Malformed JSON: Extra data: line 1 column 15 (char 14)", "", false},
+		{"trailing comma", post("1.39", "{\"name\": \"é\",\n}"), 400, "Malformed JSON: Expecting property name enclosed in double quotes: line 2 column 1 (char 14)", "", false},
 		{"name wrong type", post("1.39", `{"name": 5}`), 400, "JSON does not validate: 5 is not of type 'string'", "", false},
 		{"body not an object", post("1.39", `["a"]`), 400, "is not of type 'object'", "", false},
 		{"name missing", post("1.39", `{"uuid": "`+otherUUID+`"}`), 400, "'name' is a required property", "", false},
@@ -95,7 +96,11 @@ func TestCreateProviderBadInput(t *testing.T) {
 		{"wrong content type", call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name": "n"}`, Headers: map[string]string{"Content-Type": "text/plain"}}, 415, "The media type text/plain is not supported, use application/json", "", false},
 		{"not admin", call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name": "n"}`, Headers: map[string]string{"X-Auth-Token": "user"}}, 403, "Policy does not allow placement:resource_providers:create to be performed.", "", false},
 		{"unsupported microversion", post("1.99", `{"name": "n"}`), 406, "Unacceptable version header: 1.99", "", false},
-		{"malformed microversion", post("one.two", `{"name": "n"}`), 400, "invalid version string: one.two", "", false},
+		{"malformed microversion", post("one.two", `{"name": "n"}`), 400, "invalid version string: one.two; invalid literal for int() with base 10: 'one'", "", false},
+		{"word microversion", post("LATEST", `{"name": "n"}`), 400, "invalid version string: LATEST; invalid literal for int() with base 10: 'LATEST'", "", false},
+		{"lone major", post("1", `{"name": "n"}`), 400, "invalid version string: 1; Version.__new__() missing 1 required positional argument: 'minor'", "", false},
+		{"quote in microversion", post("1.25'", `{"name": "n"}`), 400, `invalid version string: 1.25'; invalid literal for int() with base 10: "25'"`, "", false},
+		{"huge microversion", post("1.99999999999999999999", `{"name": "n"}`), 406, "Unacceptable version header: 1.99999999999999999999", "", false},
 	})
 }
 

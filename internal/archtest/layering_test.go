@@ -82,7 +82,7 @@ var rules = []rule{
 		why:   "composing a backend and the ledger is storage, not HTTP"},
 	{pkgs: []string{"placementsrv"}, notest: true, never: []string{"placementsrv/store/sqlite", "placementsrv/sqlitestore"},
 		why: "the server is handed a store; it does not open one"},
-	{pkgs: []string{"placementsrv/apierror", "placementsrv/jsonenc", "placementsrv/uuid4"}, strict: true,
+	{pkgs: []string{"placementsrv/apierror", "placementsrv/jsonenc", "placementsrv/uuid4", "placementsrv/pyfmt"}, strict: true,
 		never: []string{"...", "net/http"},
 		why:   "error answers and JSON encoding are leaves every layer may use"},
 	{pkgs: []string{"placementsrv/query/..."}, strict: true,

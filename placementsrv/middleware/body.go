@@ -10,8 +10,10 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 )
 
@@ -130,18 +132,29 @@ func parseJSON(body []byte) (any, error) {
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("Expecting value: line 1 column 1 (char 0)")
-		}
-		return nil, err
+		return nil, pythonWording(body, err)
 	}
 	if dec.More() {
-		return nil, errors.New("Extra data")
+		return nil, pythonWording(body, errors.New("Extra data"))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("Extra data")
+		return nil, pythonWording(body, errors.New("Extra data"))
 	}
 	return doc, nil
+}
+
+// pythonWording is the error json.loads gives for a body Go refused, so
+// that "Malformed JSON: ..." reads as upstream's, position included. Only
+// the error path pays for it. What Python would accept (NaN, Infinity)
+// keeps Go's own error.
+func pythonWording(body []byte, goErr error) error {
+	if !utf8.Valid(body) {
+		return goErr
+	}
+	if err := pyfmt.JSONError(string(body)); err != nil {
+		return err
+	}
+	return goErr
 }
 
 // ReadRawBody enforces the JSON content type and returns the body bytes,

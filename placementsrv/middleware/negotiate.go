@@ -2,12 +2,13 @@ package middleware
 
 import (
 	"errors"
-	"fmt"
+	"math/big"
 	"net/http"
 	"strings"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
 )
 
 // negotiate picks the microversion from OpenStack-API-Version, as
@@ -35,6 +36,8 @@ func (r *Request) negotiate() *apierror.Error {
 	if value == "latest" {
 		value = r.MaxVersion().String()
 	}
+	// Python reads the header as Latin-1, and its messages show it so.
+	value = pyfmt.Latin1(value)
 	v, err := parseLooseVersion(value)
 	if err != nil {
 		return apierror.BadRequest("Invalid microversion: invalid version string: %s; %s", value, err)
@@ -54,48 +57,37 @@ func (r *Request) negotiate() *apierror.Error {
 	return nil
 }
 
-// parseLooseVersion accepts what Python's int() accepts around each part
-// (surrounding whitespace), and reports errors in Python's words.
+// parseLooseVersion is microversion_parse's parse_version_string: int()
+// of each side of the first '.', in Python's words, and a lone number is
+// the Version tuple's missing argument. A number too large for a version
+// becomes one that is not supported (406, as upstream).
 func parseLooseVersion(s string) (microversion.Version, error) {
 	maj, min, ok := strings.Cut(s, ".")
+	x, err := pyfmt.Int(maj)
+	if err != nil {
+		return microversion.Version{}, err
+	}
 	if !ok {
-		return microversion.Version{}, errors.New("not enough values to unpack (expected 2, got 1)")
+		return microversion.Version{}, errors.New("Version.__new__() missing 1 required positional argument: 'minor'")
 	}
-	x, err := pyInt(maj)
+	y, err := pyfmt.Int(min)
 	if err != nil {
 		return microversion.Version{}, err
 	}
-	y, err := pyInt(min)
-	if err != nil {
-		return microversion.Version{}, err
-	}
-	return microversion.Version{Major: x, Minor: y}, nil
+	return microversion.Version{Major: clampInt(x), Minor: clampInt(y)}, nil
 }
 
-func pyInt(s string) (int, error) {
-	t := strings.TrimSpace(s)
-	neg := false
-	if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
-		neg = t[0] == '-'
-		t = t[1:]
+// clampInt keeps the sign of n within a version's range: any number
+// beyond it is as unsupported as the bound.
+func clampInt(n *big.Int) int {
+	const bound = 1 << 30
+	switch {
+	case n.IsInt64() && n.Int64() > -bound && n.Int64() < bound:
+		return int(n.Int64())
+	case n.Sign() < 0:
+		return -bound
 	}
-	if t == "" {
-		return 0, fmt.Errorf("invalid literal for int() with base 10: '%s'", s)
-	}
-	n := 0
-	for _, c := range t {
-		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("invalid literal for int() with base 10: '%s'", s)
-		}
-		n = n*10 + int(c-'0')
-		if n > 1<<40 {
-			return 0, fmt.Errorf("invalid literal for int() with base 10: '%s'", s)
-		}
-	}
-	if neg {
-		n = -n
-	}
-	return n, nil
+	return bound
 }
 
 // MaxVersion is the highest microversion this request may negotiate.

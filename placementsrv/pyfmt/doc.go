@@ -1,0 +1,5 @@
+// Package pyfmt words errors as Placement's Python does, for answers that
+// must match the reference byte for byte: json.loads's decode errors,
+// int()'s parse errors and str.__repr__. It is a leaf: it knows nothing
+// of HTTP or of Placement's resources.
+package pyfmt
