@@ -5,8 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
 )
 
 // Error messages embed Python reprs of instances and schema values, and
@@ -66,7 +67,7 @@ func writeRepr(b *strings.Builder, v any, sorted bool) {
 			b.WriteString("False")
 		}
 	case string:
-		writeStrRepr(b, t, maxRepr)
+		pyfmt.WriteRepr(b, t, maxRepr)
 	case *number:
 		b.WriteString(numRepr(t))
 	case []any:
@@ -157,49 +158,8 @@ func floatRepr(f float64) string {
 // strRepr is str.__repr__, cut after maxRepr bytes.
 func strRepr(s string) string {
 	var b strings.Builder
-	writeStrRepr(&b, s, maxRepr)
+	pyfmt.WriteRepr(&b, s, maxRepr)
 	return capped(&b, maxRepr)
-}
-
-// writeStrRepr writes str.__repr__ of s to b, stopping once b holds more
-// than limit bytes (the closing quote is then left out).
-func writeStrRepr(b *strings.Builder, s string, limit int) {
-	quote := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
-		quote = '"'
-	}
-	b.WriteByte(quote)
-	for _, r := range s {
-		if b.Len() > limit {
-			return
-		}
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == rune(quote):
-			b.WriteByte('\\')
-			b.WriteByte(quote)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r < 0x7f:
-			b.WriteRune(r)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(quote)
 }
 
 // strReprs is strRepr of each string, for a list in a message: once the
@@ -381,12 +341,6 @@ func ppStr(b *ppBuf, s string, indent, allowance, level int) {
 	}
 }
 
-// pyIsSpace approximates str.isspace (Go's table lacks the ASCII
-// information separators that Python counts as whitespace).
-func pyIsSpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
 // splitWordsSpaces is re.findall(r'\S*\s*', s) minus the final empty match.
 func splitWordsSpaces(s string) []string {
 	var parts []string
@@ -394,10 +348,10 @@ func splitWordsSpaces(s string) []string {
 	i := 0
 	for i < len(rs) {
 		j := i
-		for j < len(rs) && !pyIsSpace(rs[j]) {
+		for j < len(rs) && !pyfmt.IsSpace(rs[j]) {
 			j++
 		}
-		for j < len(rs) && pyIsSpace(rs[j]) {
+		for j < len(rs) && pyfmt.IsSpace(rs[j]) {
 			j++
 		}
 		parts = append(parts, string(rs[i:j]))
