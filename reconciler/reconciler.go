@@ -100,7 +100,7 @@ func New(opts Options) (*Reconciler, error) {
 	r.run = &runner{byName: map[string]*job{}, timeout: opts.RunTimeout, log: opts.Logger, m: m, now: opts.Now}
 	r.aggs = &AggregateSync{Nova: opts.Nova, Placement: opts.Placement, State: state, Logger: opts.Logger.Named("aggregates"),
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
-	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named("owner-traits"),
+	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named(JobOwnerTraits),
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
 	if err := r.addJobs(opts.Jobs); err != nil {
 		return nil, fmt.Errorf("reconciler: %w", err)

@@ -390,7 +390,7 @@ reconciler:
 	writeFile(t, client, fmt.Sprintf("reconciler:\n  listen: %q\n  token: s3cret\n", addr))
 
 	r := runBinary(t, e.dir, "jobs", "--config", client, "list")
-	wantOutput(t, r, exitOK, []string{"aggregates (@every 1h):", "owner-traits (@every 1h):",
+	wantOutput(t, r, exitOK, []string{"aggregates (@every 1h):", "owner_traits (@every 1h):",
 		" start    ok ", "changes=1 drift=1 conflicts=0 give_ups=0 hosts_without_provider=0 0 providers in sync, 1 written"}, nil)
 
 	r = runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
