@@ -40,6 +40,13 @@ const (
 	GateClosed = "closed" // operator keeps stamping and the pre-filter off
 )
 
+// GateOverrideRecord is an override set with `placement-syncd gate set`,
+// kept in the state file so that it survives restarts and is shown.
+type GateOverrideRecord struct {
+	Override string    `json:"override"`
+	SetAt    time.Time `json:"set_at"`
+}
+
 // GateInput is what EvaluateGate decides from.
 type GateInput struct {
 	Records []ServiceRecord

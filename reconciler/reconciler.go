@@ -37,6 +37,9 @@ type Options struct {
 	Services    []ServiceRecord
 	Concurrency int
 	Retry       Retry
+	// MaxRemovals bounds the associations one aggregates run may remove
+	// (nil: DefaultMaxRemovals).
+	MaxRemovals *RemovalLimit
 	// Token, when set, is required on the local endpoint as
 	// "X-Auth-Token" or "Authorization: Bearer".
 	Token      string
@@ -99,7 +102,8 @@ func New(opts Options) (*Reconciler, error) {
 	r := &Reconciler{opts: opts, log: opts.Logger, m: m, state: state}
 	r.run = &runner{byName: map[string]*job{}, timeout: opts.RunTimeout, log: opts.Logger, m: m, now: opts.Now}
 	r.aggs = &AggregateSync{Nova: opts.Nova, Placement: opts.Placement, State: state, Logger: opts.Logger.Named("aggregates"),
-		Concurrency: opts.Concurrency, Retry: opts.Retry}
+		Concurrency: opts.Concurrency, Retry: opts.Retry, MaxRemovals: opts.MaxRemovals,
+		OnRefuse: func(reason string) { m.refused.WithLabelValues(reason).Inc() }}
 	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named(JobOwnerTraits),
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
 	if err := r.addJobs(opts.Jobs); err != nil {
@@ -139,11 +143,11 @@ func (r *Reconciler) Jobs() []JobStatus {
 
 // SyncAggregates runs the aggregate mirroring once outside the job
 // schedule (the sync-aggregates command) and returns its full result.
-func (r *Reconciler) SyncAggregates(ctx context.Context, dryRun bool) (*AggregateResult, error) {
+func (r *Reconciler) SyncAggregates(ctx context.Context, flags RunFlags) (*AggregateResult, error) {
 	if r.opts.Nova == nil {
 		return nil, errors.New("no Nova source configured")
 	}
-	return r.aggs.Run(ctx, dryRun)
+	return r.aggs.RunWith(ctx, flags)
 }
 
 // Heartbeat stores a service record and re-evaluates the gate.

@@ -21,6 +21,7 @@ const (
 	exitNovaUnavailable = 4 // Nova (or the Nova file) could not be read; nothing written
 	exitPlacementError  = 5 // Placement could not be read, or some writes failed
 	exitUnmappedHosts   = 6 // synced, but some hosts have no compute node provider
+	exitRefused         = 7 // the plan would mass-delete (empty Nova answer, max_removals); nothing written
 )
 
 // exitError carries a command's own exit code.
@@ -34,8 +35,9 @@ func (e exitError) Unwrap() error { return e.err }
 
 // cmdSyncAggregates is the one-shot aggregate mirroring.
 func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--verbose] [--config FILE]", stderr)
+	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--force] [--verbose] [--config FILE]", stderr)
 	dryRun := fs.Bool("dry-run", false, "print the plan and write nothing")
+	force := fs.Bool("force", false, "apply a plan refused as a mass deletion (empty Nova answer, more than reconciler.aggregates.max_removals)")
 	verbose := fs.Bool("verbose", false, "also print what was read and providers already in sync")
 	cfg, err := common.load(fs, args)
 	if err != nil {
@@ -50,11 +52,13 @@ func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	start := time.Now()
-	res, runErr := r.SyncAggregates(ctx, *dryRun)
+	res, runErr := r.SyncAggregates(ctx, reconciler.RunFlags{DryRun: *dryRun, Force: *force})
 	if res != nil {
 		printAggregateResult(stdout, res, *verbose, time.Since(start))
 	}
 	switch {
+	case errors.Is(runErr, reconciler.ErrRefused):
+		return exitError{exitRefused, runErr}
 	case errors.Is(runErr, reconciler.ErrNovaUnavailable):
 		return exitError{exitNovaUnavailable, runErr}
 	case runErr != nil:
@@ -75,7 +79,16 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 		}
 		return strings.Join(h, ",")
 	}
-	if res.DryRun {
+	for _, h := range res.Plan.Held {
+		fmt.Fprintf(w, "held: provider %s: host %q listed in an aggregate without hypervisors; keeps %v\n", h.Provider, h.Host, h.Aggregates)
+	}
+	if res.Refused != "" {
+		fmt.Fprintf(w, "refused: %s; nothing written (--force applies it)\n", res.Refused)
+	}
+	if res.Forced != "" {
+		fmt.Fprintf(w, "forced: %s\n", res.Forced)
+	}
+	if res.DryRun || res.Refused != "" {
 		for _, c := range res.Plan.Changes {
 			fmt.Fprintf(w, "plan: host %s: provider %s: add %v remove %v\n", hosts(c.Hosts), c.Provider, c.Add, c.Remove)
 		}

@@ -33,6 +33,7 @@ type ReconcilerConfig struct {
 	// RetryAttempts bounds tries per provider write on 409 or 5xx.
 	RetryAttempts int                  `yaml:"retry_attempts"`
 	Jobs          ReconcilerJobsConfig `yaml:"jobs"`
+	Aggregates    AggregatesConfig     `yaml:"aggregates"`
 	Placement     ReconcilerPlacement  `yaml:"placement"`
 	Nova          NovaConfig           `yaml:"nova"`
 	Gate          GateConfig           `yaml:"gate"`
@@ -46,6 +47,13 @@ type ReconcilerConfig struct {
 type ReconcilerJobsConfig struct {
 	Aggregates  string `yaml:"aggregates"`
 	OwnerTraits string `yaml:"owner_traits"`
+}
+
+// AggregatesConfig guards aggregate mirroring.
+type AggregatesConfig struct {
+	// MaxRemovals bounds the associations one run may remove: a count
+	// ("50") or a percentage of the mirrored associations ("10%").
+	MaxRemovals string `yaml:"max_removals"`
 }
 
 // ReconcilerPlacement is the Placement the reconciler writes to.
@@ -93,6 +101,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		Concurrency:        8,
 		RetryAttempts:      reconciler.DefaultRetry.Attempts,
 		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},
+		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
 		Placement:          ReconcilerPlacement{Token: "admin"},
 		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
 		OwnerNovaPrefilter: "auto",
@@ -123,6 +132,9 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 				bad(key, "invalid cron schedule %q: %v", spec, err)
 			}
 		}
+	}
+	if _, err := reconciler.ParseRemovalLimit(c.Aggregates.MaxRemovals); err != nil {
+		bad("reconciler.aggregates.max_removals", "%v", err)
 	}
 	sources := 0
 	for _, s := range []string{c.Nova.File, c.Nova.Endpoint, c.Nova.Cloud} {
@@ -218,6 +230,11 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 	for _, s := range c.Gate.Services {
 		services = append(services, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
 	}
+	limit, err := reconciler.ParseRemovalLimit(c.Aggregates.MaxRemovals)
+	if err != nil {
+		return nil, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
+	}
+	opts.MaxRemovals = &limit
 	retry := reconciler.DefaultRetry
 	retry.Attempts = c.RetryAttempts
 	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
