@@ -39,7 +39,7 @@ type persistedState struct {
 	ProviderHosts map[string]string `json:"provider_hosts,omitempty"`
 	// LastGood is the size of the last Nova answer the aggregates job
 	// applied: an empty answer after a non-empty one is refused.
-	LastGood NovaCounts     `json:"last_good"`
+	LastGood NovaCounts      `json:"last_good"`
 	Services []ServiceRecord `json:"services"`
 	// GateOverride is the operator's `gate set` (empty: none).
 	GateOverride *GateOverrideRecord `json:"gate_override,omitempty"`
