@@ -32,6 +32,7 @@ const (
 	TriggerStart    = "start"
 	TriggerSchedule = "schedule"
 	TriggerDemand   = "demand"
+	TriggerGate     = "gate" // the gate opened: stamp before the pre-filter applies
 )
 
 // Run results.
