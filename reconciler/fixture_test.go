@@ -29,7 +29,7 @@ type novaDouble struct {
 	// the service host of each hypervisor, as Nova would.
 	services []novaServiceJSON
 	down     bool
-	requests    int
+	requests int
 }
 
 func newNovaDouble(t testing.TB) *novaDouble {
