@@ -165,7 +165,13 @@ func (f demoFiles) write(s demoStep) error {
 		{"uuid": demoRackA, "name": "rack-a", "hosts": []string{demoConductor}},
 		{"uuid": demoFPGAHosts, "name": "fpga-hosts", "hosts": fpgaHosts},
 	}
-	return writeJSON(f.Nova, map[string]any{"aggregates": aggregates, "hypervisors": hypervisors})
+	// os-services: the nova-compute of the agent's host and the Ironic
+	// conductor's, whose versions the gate needs.
+	services := []map[string]any{
+		{"binary": "nova-compute", "host": f.Host, "state": "up", "status": "enabled", "forced_down": false},
+		{"binary": "nova-compute", "host": demoConductor, "state": "up", "status": "enabled", "forced_down": false},
+	}
+	return writeJSON(f.Nova, map[string]any{"aggregates": aggregates, "hypervisors": hypervisors, "services": services})
 }
 
 func writeJSON(path string, v any) error {
