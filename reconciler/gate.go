@@ -88,6 +88,11 @@ type GateState struct {
 	// PrefilterOn: the gate is open and the nova-owned providers carry
 	// OWNER_NOVA, so the API's pre-filter (auto) applies.
 	PrefilterOn bool `json:"prefilter_on"`
+	// OpenedAt is when the gate last opened, PrefilterAt when the
+	// pre-filter followed (after stamping): the window between them is
+	// the time Nova's requests went unfiltered, never emptied.
+	OpenedAt    time.Time `json:"opened_at,omitzero"`
+	PrefilterAt time.Time `json:"prefilter_at,omitzero"`
 }
 
 // EvaluateGate opens the gate when Nova's compute list has been read,

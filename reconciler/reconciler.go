@@ -72,8 +72,9 @@ type Reconciler struct {
 	// armed: the last stamping run since the gate opened left no
 	// nova-owned provider without OWNER_NOVA; only then does the
 	// pre-filter apply, so opening never empties a candidate list.
-	armed    bool
-	openedAt time.Time
+	armed       bool
+	openedAt    time.Time
+	prefilterAt time.Time
 }
 
 // gateComputes is the last compute list read from Nova.
@@ -242,6 +243,12 @@ func (r *Reconciler) refreshGate() {
 		r.openedAt = r.opts.Now()
 	}
 	g.PrefilterOn = g.Open && r.armed
+	if g.Open {
+		g.OpenedAt = r.openedAt
+	}
+	if g.PrefilterOn {
+		g.PrefilterAt = r.prefilterAt
+	}
 	r.gate = g
 	r.gateMu.Unlock()
 	r.m.observeGate(g)
@@ -314,8 +321,9 @@ func (r *Reconciler) stamped(res *StampResult) {
 		r.gateMu.Unlock()
 		return
 	}
-	r.armed, r.gate.PrefilterOn = true, true
-	window := r.opts.Now().Sub(r.openedAt)
+	r.prefilterAt = r.opts.Now()
+	r.armed, r.gate.PrefilterOn, r.gate.PrefilterAt = true, true, r.prefilterAt
+	window := r.prefilterAt.Sub(r.openedAt)
 	r.gateMu.Unlock()
 	r.log.Info("OWNER_NOVA pre-filter on: nova-owned providers stamped", zap.Int("stamped", len(res.Stamped)),
 		zap.Duration("since_gate_opened", window))

@@ -63,6 +63,13 @@ func printGate(w io.Writer, g reconciler.GateState, source string) {
 		fmt.Fprintf(w, "override set: %s (placement-syncd gate set)\n", g.OverrideSetAt.Format(time.RFC3339))
 	}
 	fmt.Fprintf(w, "pre-filter on: %v\n", g.PrefilterOn)
+	if !g.OpenedAt.IsZero() {
+		fmt.Fprintf(w, "opened: %s", g.OpenedAt.Format(time.RFC3339Nano))
+		if !g.PrefilterAt.IsZero() {
+			fmt.Fprintf(w, ", pre-filter on %s later (stamped first)", g.PrefilterAt.Sub(g.OpenedAt))
+		}
+		fmt.Fprintln(w)
+	}
 	if len(g.Behind) > 0 {
 		fmt.Fprintf(w, "behind: %s\n", strings.Join(g.Behind, ", "))
 	}
