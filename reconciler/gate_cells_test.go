@@ -34,7 +34,8 @@ func novaService(id int, host, binary string, version int, disabled, forcedDown 
 // count; a disabled compute counts. Upgrading it in the database opens
 // the gate at the next read.
 func TestGate_CellDatabases(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it is heavy, and the package's timing tests share
+	// the machine with it.
 	ctx := context.Background()
 	db := mariadbtest.Start(t)
 	cell1, cell2 := db.NewDatabase(t), db.NewDatabase(t)

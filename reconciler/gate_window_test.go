@@ -21,7 +21,8 @@ import (
 // list, and afterwards it filters. The window between the opening and
 // the pre-filter is logged, not asserted.
 func TestGate_OpeningNeverEmptiesCandidates(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it is heavy, and the package's timing tests share
+	// the machine with it.
 	const nodes = 200
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
