@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,17 +20,14 @@ import (
 func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := newConfigFlagSet("gate", "placement-syncd gate [show | set open|closed|auto] [--config FILE] [--json]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, errHelp) {
-			return errHelp
-		}
-		return usageError{errReported}
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	cfg, err := configure(common.config, common.overrides(fs))
 	if err != nil {
 		return err
 	}
-	rest := fs.Args()
 	var g reconciler.GateState
 	var source string
 	switch {
@@ -50,6 +48,25 @@ func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	printGate(stdout, g, source)
 	return nil
+}
+
+// parseInterleaved parses flags given before, between or after the
+// positional words (gate set open --config F) and returns the words.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errHelp
+			}
+			return nil, usageError{errReported}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return words, nil
+		}
+		words, args = append(words, args[0]), args[1:]
+	}
 }
 
 func printGate(w io.Writer, g reconciler.GateState, source string) {
