@@ -70,6 +70,7 @@ func TestGate_CellDatabases(t *testing.T) {
 	if g := r.Gate(); g.Open || g.Computes != 4 || g.MinVersion != 72 || !slices.Equal(g.Behind, []string{"c2"}) || len(g.Unknown) != 0 {
 		t.Fatalf("gate with c2 at 72 = %+v, want closed, 4 computes, c2 behind", g)
 	}
+	t.Logf("c2 at 72 in cell1: open=%v %q behind=%v", r.Gate().Open, r.Gate().Reason, r.Gate().Behind)
 	// An unauthenticated heartbeat claiming 73 for c2 changes nothing:
 	// the cell database has the version.
 	if err := r.heartbeat(ServiceRecord{Host: "c2", Binary: ComputeBinary, Version: 73}, false); err != nil {
@@ -87,6 +88,7 @@ func TestGate_CellDatabases(t *testing.T) {
 	if g := r.Gate(); !g.Open || g.MinVersion != 73 || g.Computes != 4 {
 		t.Fatalf("gate after upgrading c2 = %+v, want open", g)
 	}
+	t.Logf("c2 upgraded to 73: open=%v %q", r.Gate().Open, r.Gate().Reason)
 
 	// A cell that cannot be read is an error that the gate shows.
 	bad := CellDatabases{Cells: append(cells.Cells, CellDatabase{Name: "cell3", DSN: db.DSN("no_such_cell")})}
