@@ -112,17 +112,14 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 // cmdJobs lists the reconciler's jobs or runs one now.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, errHelp) {
-			return errHelp
-		}
-		return usageError{errReported}
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	cfg, err := configure(common.config, common.overrides(fs))
 	if err != nil {
 		return err
 	}
-	rest := fs.Args()
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	switch {

@@ -27,4 +27,7 @@ func TestE2E_GateSet(t *testing.T) {
 	wantOutput(t, runBinary(t, e.dir, "gate", "--config", cfg), exitOK, []string{"OWNER_NOVA gate: open", "override: open"}, nil)
 	wantOutput(t, runBinary(t, e.dir, "gate", "set", "auto", "--config", cfg), exitOK, []string{"OWNER_NOVA gate: closed", "override: auto"}, nil)
 	wantOutput(t, runBinary(t, e.dir, "gate", "set", "ajar", "--config", cfg), exitUsage, nil, []string{`"ajar" is not open, closed or auto`})
+	// jobs takes its flags after the words too (the reconciler is not
+	// running here, so the call fails, but on the configured address).
+	wantOutput(t, runBinary(t, e.dir, "jobs", "list", "--config", cfg), exitFailure, nil, []string{"reconciler endpoint"})
 }
