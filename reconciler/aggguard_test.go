@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
@@ -135,5 +137,33 @@ func TestParseRemovalLimit(t *testing.T) {
 	}
 	if got := (RemovalLimit{N: 10, Percent: true}).allowed(3); got != 1 {
 		t.Errorf("10%% of 3 allows %d, want 1", got)
+	}
+}
+
+// TestAggregatesJob_RefusalIsVisible: the scheduled job meets an empty
+// Nova answer after a good run: the run fails with the refusal, nothing
+// is written, and refused_runs_total counts it by reason.
+func TestAggregatesJob_RefusalIsVisible(t *testing.T) {
+	t.Parallel()
+	f := newRunnerFixture(t, Options{Jobs: map[string]string{JobAggregates: "@every 1h"}})
+	ctx := context.Background()
+	if rec, err := f.r.RunJob(ctx, JobAggregates); err != nil || rec.Changes != 2 {
+		t.Fatalf("first run: %+v, %v", rec, err)
+	}
+	f.e.nova.set(nil, nil)
+	f.e.proxy.Reset()
+	rec, err := f.r.RunJob(ctx, JobAggregates)
+	if !errors.Is(err, ErrRefused) || rec.Result != ResultError || f.e.proxy.Writes() != 0 ||
+		!strings.HasPrefix(rec.Detail, "refused, nothing written: Nova listed no hypervisors") {
+		t.Fatalf("refused run: %+v, %v, %d writes", rec, err, f.e.proxy.Writes())
+	}
+	if got := testutil.ToFloat64(f.r.m.refused.WithLabelValues(RefusedEmptyAnswer)); got != 1 {
+		t.Errorf("refused_runs_total{reason=empty_answer} = %v, want 1", got)
+	}
+	if f.logs.FilterMessage("aggregate mirroring refused; nothing written (sync-aggregates --force applies it)").Len() != 1 {
+		t.Error("the refusal was not logged")
+	}
+	if got := f.e.aggregates(t, f.h1); len(got) != 1 || got[0] != f.agg {
+		t.Errorf("h1 aggregates after the refusal: %v", got)
 	}
 }
