@@ -72,6 +72,9 @@ type Options struct {
 	HeartbeatInterval time.Duration
 	// ServiceBinary is the record's binary (default nova-compute).
 	ServiceBinary string
+	// NovaComputeVersion is the service version of the nova-compute on
+	// this host, reported in the record (0: unknown).
+	NovaComputeVersion int
 	// Logger; nil means no logging.
 	Logger *zap.Logger
 	// Registerer for metrics; nil means a private registry.

@@ -9,17 +9,14 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
 )
 
-// ServiceVersion is this agent's service version in Nova's numbering:
-// the nova-compute version that reports OWNER_NOVA on the providers it
-// creates, which this agent does too.
-const ServiceVersion = heartbeat.OwnerTraitVersion
-
 // ServiceRecord returns the agent's current record for the reconciler's
-// version gate: which binary at which version runs on which host, and
+// version gate: which binary at which version runs on which host (the
+// version of the nova-compute beside the agent, as configured; 0, which
+// the gate treats as unknown, when it is not), and
 // when it last checked in. It is POSTed to Options.ServiceURL every
 // HeartbeatInterval and served by the local endpoint at GET /v1/service.
 func (a *Agent) ServiceRecord() heartbeat.Record {
-	return heartbeat.Record{Host: a.opts.Host, Binary: a.opts.ServiceBinary, Version: ServiceVersion, UpdatedAt: time.Now().UTC()}
+	return heartbeat.Record{Host: a.opts.Host, Binary: a.opts.ServiceBinary, Version: a.opts.NovaComputeVersion, UpdatedAt: time.Now().UTC()}
 }
 
 // heartbeat posts the service record when one is due. Failures are

@@ -42,13 +42,13 @@ func TestPostServiceRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, "http://127.0.0.1:1", []drivers.Driver{d}, func(o *agent.Options) {
-		o.ServiceURL, o.ServiceToken = srv.URL, "hb-token"
+		o.ServiceURL, o.ServiceToken, o.NovaComputeVersion = srv.URL, "hb-token", 72
 	})
 	if err := e.agent.PostServiceRecord(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rec := <-got
-	if rec["host"] != "host-a" || rec["binary"] != "nova-compute" || rec["version"] != agent.ServiceVersion {
+	if rec["host"] != "host-a" || rec["binary"] != "nova-compute" || rec["version"] != 72 {
 		t.Fatalf("record %v", rec)
 	}
 }

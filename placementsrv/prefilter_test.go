@@ -24,8 +24,12 @@ func TestOwnerNovaPrefilter(t *testing.T) {
 		{name: "off", mode: PrefilterOff, user: "nova", want: 3},
 		{name: "on: scheduler gets Nova's only", mode: PrefilterOn, user: "nova", want: 1},
 		{name: "on: other users unfiltered", mode: PrefilterOn, user: "admin", want: 3},
-		{name: "on: request naming OWNER_CYBORG kept as is", mode: PrefilterOn, user: "nova", query: "&required=OWNER_CYBORG", want: 1},
-		{name: "on: request forbidding OWNER_NOVA kept as is", mode: PrefilterOn, user: "nova", query: "&root_required=!OWNER_NOVA", want: 2},
+		// A group asking for OWNER_CYBORG keeps it, but the root must
+		// still be Nova's (upstream's root_required): the Cyborg root is out.
+		{name: "on: group naming OWNER_CYBORG, root still Nova's", mode: PrefilterOn, user: "nova", query: "&required=OWNER_CYBORG", want: 0},
+		// The root filter is the request's own; its group still may not
+		// be satisfied by another owner's provider.
+		{name: "on: request forbidding OWNER_NOVA at the root", mode: PrefilterOn, user: "nova", query: "&root_required=!OWNER_NOVA", want: 1},
 		{name: "auto, gate closed: unfiltered", mode: PrefilterAuto, user: "nova", want: 3},
 		{name: "auto, gate open: filtered", mode: PrefilterAuto, open: true, user: "nova", want: 1},
 	}

@@ -16,6 +16,9 @@ type AggregateInput struct {
 	// earlier runs; the current compute nodes are added to them. Only
 	// these providers ever lose an association.
 	Managed []string
+	// Hosts maps remembered providers to the Nova host they were last
+	// seen under.
+	Hosts map[string]string
 	// Existing holds the uuid of every provider in Placement.
 	Existing map[string]bool
 	// Observed maps providers to the aggregates they are in, restricted
@@ -32,11 +35,33 @@ type AggregatePlan struct {
 	Unmapped []UnmappedHost
 	// InSync counts providers that were checked and need nothing.
 	InSync int
+	// Held are remembered providers whose host Nova still lists in an
+	// aggregate but without any hypervisor (a cell that is down, say):
+	// unknown, so nothing is removed from them.
+	Held []HeldProvider
 	// Owned and Managed are what to remember before applying: Nova's
 	// aggregates and compute nodes now, plus remembered ones that still
-	// have associations to remove.
+	// have associations to remove or are held.
 	Owned   []string
 	Managed []string
+}
+
+// HeldProvider is a provider kept as it is because its host is unknown.
+type HeldProvider struct {
+	Provider string
+	// Host is the remembered host, "" when the state did not record it
+	// (then any host without hypervisors holds the provider).
+	Host       string
+	Aggregates []string
+}
+
+// Removals is the number of associations the plan removes.
+func (p *AggregatePlan) Removals() int {
+	n := 0
+	for _, c := range p.Changes {
+		n += len(c.Remove)
+	}
+	return n
 }
 
 // ProviderChange is the write planned for one provider.
@@ -108,7 +133,21 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 	owned := setOf(in.Owned, in.Nova.aggregateUUIDs())
 	keepOwned := setOf(in.Nova.aggregateUUIDs())
 	keepManaged := maps.Clone(current)
+	hostless := hostsWithoutNodes(in.Nova, byHost)
 	for _, p := range sortedKeys(candidates) {
+		if host, held := heldBack(p, current, in.Hosts, hostless); held {
+			h := HeldProvider{Provider: p, Host: host}
+			for _, a := range in.Observed[p] {
+				if owned[a] {
+					h.Aggregates = append(h.Aggregates, a)
+					keepOwned[a] = true
+				}
+			}
+			slices.Sort(h.Aggregates)
+			keepManaged[p] = true
+			plan.Held = append(plan.Held, h)
+			continue
+		}
 		c := providerChange(p, want, in.Observed[p], owned)
 		if len(c.Add) == 0 && len(c.Remove) == 0 {
 			plan.InSync++
@@ -129,6 +168,35 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 	plan.Owned = sortedKeys(keepOwned)
 	plan.Managed = sortedKeys(keepManaged)
 	return plan
+}
+
+// hostsWithoutNodes are the hosts Nova lists in some aggregate but
+// reports no hypervisor for: Nova does not know them right now.
+func hostsWithoutNodes(nova NovaState, byHost map[string][]string) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range nova.Aggregates {
+		for _, h := range a.Hosts {
+			if len(byHost[h]) == 0 {
+				out[h] = true
+			}
+		}
+	}
+	return out
+}
+
+// heldBack reports whether a remembered provider that is no current
+// compute node must be left alone: its remembered host is one Nova lists
+// without hypervisors, or its host was never recorded and some such host
+// exists (it may be that one).
+func heldBack(p string, current map[string]bool, hosts map[string]string, hostless map[string]bool) (string, bool) {
+	if current[p] {
+		return "", false
+	}
+	host, known := hosts[p]
+	if !known {
+		return "", len(hostless) > 0
+	}
+	return host, hostless[host]
 }
 
 // desired is where Nova puts its aggregates: by provider, with the hosts

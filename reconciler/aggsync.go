@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,11 +26,26 @@ type AggregateSync struct {
 	// Concurrency bounds parallel Placement requests (default 8).
 	Concurrency int
 	Retry       Retry
+	// MaxRemovals bounds one run's removals (nil: DefaultMaxRemovals).
+	MaxRemovals *RemovalLimit
+	// OnRefuse, when set, is told each refusal's reason (the metric).
+	OnRefuse func(reason string)
+}
+
+// RunFlags change one run: DryRun plans and writes nothing, Force
+// applies a plan that would otherwise be refused.
+type RunFlags struct {
+	DryRun bool
+	Force  bool
 }
 
 // AggregateResult is one run of AggregateSync.
 type AggregateResult struct {
 	Plan AggregatePlan
+	// Refused is why the plan was not applied ("" when it was, or when
+	// Force overrode the refusal, then in Forced).
+	Refused string
+	Forced  string
 	// Strategy is how memberships were read: "by-aggregate" (one listing
 	// per owned aggregate) or "by-provider" (chunked member_of=in:
 	// listings, then each holder's aggregates), whichever needs fewer
@@ -97,11 +113,17 @@ func (s *AggregateSync) workers() int {
 	return s.Concurrency
 }
 
-// Run reads Nova and Placement, plans, and (unless dryRun) applies the
-// plan. Failing to read Nova or Placement is an error and writes nothing;
-// failed provider writes are in the result and also returned as one
-// error wrapping ErrPlacement. Hosts without provider are only reported.
+// Run is RunWith without Force.
 func (s *AggregateSync) Run(ctx context.Context, dryRun bool) (*AggregateResult, error) {
+	return s.RunWith(ctx, RunFlags{DryRun: dryRun})
+}
+
+// RunWith reads Nova and Placement, plans, and (unless DryRun) applies
+// the plan. Failing to read Nova or Placement is an error and writes
+// nothing; so is a refused plan (ErrRefused, unless Force). Failed
+// provider writes are in the result and also returned as one error
+// wrapping ErrPlacement. Hosts without provider are only reported.
+func (s *AggregateSync) RunWith(ctx context.Context, flags RunFlags) (*AggregateResult, error) {
 	nova, err := s.Nova.NovaState(ctx)
 	if err != nil {
 		return nil, err
@@ -111,23 +133,48 @@ func (s *AggregateSync) Run(ctx context.Context, dryRun bool) (*AggregateResult,
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPlacement, err)
 	}
-	res := &AggregateResult{Plan: PlanAggregates(in), Strategy: strategy, DryRun: dryRun}
-	if dryRun {
+	in.Hosts = s.State.ProviderHosts()
+	res := &AggregateResult{Plan: PlanAggregates(in), Strategy: strategy, DryRun: flags.DryRun}
+	owned := setOf(in.Owned, nova.aggregateUUIDs())
+	limit := DefaultMaxRemovals()
+	if s.MaxRemovals != nil {
+		limit = *s.MaxRemovals
+	}
+	if reason, detail := refusal(nova, s.State.LastGood(), &res.Plan, in.Observed, owned, limit); reason != "" {
+		if !flags.Force {
+			res.Refused = detail
+			s.log().Warn("aggregate mirroring refused; nothing written (sync-aggregates --force applies it)",
+				zap.String("reason", reason), zap.String("detail", detail), zap.Bool("dry_run", flags.DryRun))
+			if s.OnRefuse != nil {
+				s.OnRefuse(reason)
+			}
+			return res, fmt.Errorf("%w: %s", ErrRefused, detail)
+		}
+		res.Forced = detail
+		s.log().Warn("aggregate mirroring forced past a refusal", zap.String("reason", reason), zap.String("detail", detail))
+	}
+	if flags.DryRun {
 		return res, nil
 	}
+	return res, s.applyPlan(ctx, nova, in, res, owned, full)
+}
+
+// applyPlan writes res.Plan: ownership first, then each provider, then
+// what is left to remember.
+func (s *AggregateSync) applyPlan(ctx context.Context, nova NovaState, in AggregateInput, res *AggregateResult, owned map[string]bool, full map[string]Membership) error {
+	hosts := providerHosts(nova, in.Hosts)
 	// Remember ownership before writing, so that an association added
 	// by this run is never one we have forgotten making.
-	if err := s.State.SetOwnership(res.Plan.Owned, res.Plan.Managed); err != nil {
-		return res, err
+	if err := s.State.SetOwnership(res.Plan.Owned, res.Plan.Managed, hosts); err != nil {
+		return err
 	}
-	owned := setOf(in.Owned, nova.aggregateUUIDs())
 	res.Applied = make([]AppliedChange, len(res.Plan.Changes))
 	var conflicts, giveUps atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.workers())
 	for i, c := range res.Plan.Changes {
 		g.Go(func() error {
-			a := s.apply(gctx, c, owned, full[c.Provider])
+			a := s.applyOne(gctx, c, owned, full[c.Provider])
 			conflicts.Add(int64(a.Conflicts))
 			if errors.Is(a.Err, ErrGenerationConflict) {
 				giveUps.Add(1)
@@ -146,6 +193,12 @@ func (s *AggregateSync) Run(ctx context.Context, dryRun bool) (*AggregateResult,
 	for _, n := range nova.Nodes {
 		keepProviders[n.UUID] = true
 	}
+	for _, h := range res.Plan.Held {
+		keepProviders[h.Provider] = true
+		for _, a := range h.Aggregates {
+			keepAggs[a] = true
+		}
+	}
 	var errs []error
 	for _, a := range res.Failed() {
 		for _, c := range res.Plan.Changes {
@@ -158,13 +211,31 @@ func (s *AggregateSync) Run(ctx context.Context, dryRun bool) (*AggregateResult,
 		keepProviders[a.Provider] = true
 		errs = append(errs, a.Err)
 	}
-	if err := s.State.SetOwnership(sortedKeys(keepAggs), sortedKeys(keepProviders)); err != nil {
+	if err := s.State.SetOwnership(sortedKeys(keepAggs), sortedKeys(keepProviders), hosts); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.State.SetLastGood(NovaCounts{Aggregates: len(nova.Aggregates), Hypervisors: len(nova.Nodes)}); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return res, fmt.Errorf("%w: %d of %d provider writes failed: %w", ErrPlacement, len(res.Failed()), len(res.Applied), errors.Join(errs...))
+		return fmt.Errorf("%w: %d of %d provider writes failed: %w", ErrPlacement, len(res.Failed()), len(res.Applied), errors.Join(errs...))
 	}
-	return res, nil
+	return nil
+}
+
+// providerHosts is the host of each current compute node, and the
+// remembered host of providers Nova no longer reports.
+func providerHosts(nova NovaState, remembered map[string]string) map[string]string {
+	out := maps.Clone(remembered)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, n := range nova.Nodes {
+		if n.UUID != "" && n.Host != "" {
+			out[n.UUID] = n.Host
+		}
+	}
+	return out
 }
 
 // read builds the plan input from Placement. full holds providers whose
@@ -275,12 +346,12 @@ func joinComma(s []string) string {
 	return string(b)
 }
 
-// apply writes one provider's change: read its full aggregate list and
+// applyOne writes one provider's change: read its full aggregate list and
 // generation (unless already read), re-derive what to add and remove
 // from that fresh list, and PUT with the generation. A conflict means
 // someone else wrote the provider: re-read and retry, a bounded number
 // of times.
-func (s *AggregateSync) apply(ctx context.Context, c ProviderChange, owned map[string]bool, known Membership) AppliedChange {
+func (s *AggregateSync) applyOne(ctx context.Context, c ProviderChange, owned map[string]bool, known Membership) AppliedChange {
 	out := AppliedChange{Provider: c.Provider, Hosts: c.Hosts}
 	desired := setOf(c.Desired)
 	haveKnown := known.Items != nil

@@ -100,7 +100,10 @@ func TestAggregateSync_ChunkedMemberOf(t *testing.T) {
 			e.nova.set(novaAggs, nodes)
 			log := logMemberOf(e.proxy)
 			state, _ := OpenStateFile("")
-			s := &AggregateSync{Nova: e.nova.source(), Placement: e.pl, State: state, Logger: zaptest.NewLogger(t), Retry: fastRetry}
+			// The removal run below deletes a third of Nova's aggregates on
+			// purpose: allow it, the removal limit has its own tests.
+			s := &AggregateSync{Nova: e.nova.source(), Placement: e.pl, State: state, Logger: zaptest.NewLogger(t), Retry: fastRetry,
+				MaxRemovals: &RemovalLimit{N: 100, Percent: true}}
 
 			res, err := s.Run(ctx, false)
 			if err != nil {

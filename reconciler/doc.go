@@ -1,8 +1,10 @@
 // Package reconciler keeps Placement in step with Nova: it mirrors Nova
 // host aggregates onto the compute-node providers of their hosts, and,
-// once every nova-compute service runs a version that reports
-// OWNER_NOVA (the version gate), stamps that trait on Nova-owned
-// providers that lack it.
+// once every nova-compute service Nova lists runs a version that reports
+// OWNER_NOVA (the version gate: the list from os-services or the cell
+// databases, versions from the cell databases or authenticated
+// heartbeats), stamps that trait on Nova-owned providers that lack it;
+// only then does the API's pre-filter apply.
 //
 // Each piece of work is a job run by a Runner on a cron schedule, once at
 // start and on demand; a job never runs twice at once. Jobs are

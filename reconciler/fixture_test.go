@@ -25,8 +25,11 @@ type novaDouble struct {
 	mu          sync.Mutex
 	aggregates  []novaAggregateJSON
 	hypervisors []novaHypervisorJSON
-	down        bool
-	requests    int
+	// services are the nova-compute hosts of GET /os-services; nil lists
+	// the service host of each hypervisor, as Nova would.
+	services []novaServiceJSON
+	down     bool
+	requests int
 }
 
 func newNovaDouble(t testing.TB) *novaDouble {
@@ -71,9 +74,41 @@ func (d *novaDouble) serve(w http.ResponseWriter, r *http.Request) {
 				"service": map[string]any{"host": h.Service.Host, "id": fmt.Sprintf("svc-%d", i), "disabled_reason": nil}}
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"hypervisors": hvs})
+	case "/os-services":
+		_ = json.NewEncoder(w).Encode(map[string]any{"services": d.servicesJSON(r.URL.Query().Get("binary"))})
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// servicesJSON is the os-services answer: full entries in upstream's
+// shape, filtered by binary as Nova filters them.
+func (d *novaDouble) servicesJSON(binary string) []map[string]any {
+	svcs := d.services
+	if svcs == nil {
+		for _, h := range d.hypervisors {
+			if !slices.ContainsFunc(svcs, func(s novaServiceJSON) bool { return s.Host == h.Service.Host }) {
+				svcs = append(svcs, novaServiceJSON{Host: h.Service.Host, Binary: ComputeBinary})
+			}
+		}
+	}
+	out := []map[string]any{}
+	for i, s := range svcs {
+		if binary != "" && s.Binary != binary {
+			continue
+		}
+		out = append(out, map[string]any{"id": fmt.Sprintf("0000000%d-1111-4111-8111-000000000000", i), "binary": s.Binary, "host": s.Host,
+			"zone": "nova", "status": "enabled", "state": "up", "forced_down": s.ForcedDown, "disabled_reason": nil,
+			"updated_at": "2026-01-01T00:00:00.000000"})
+	}
+	return out
+}
+
+// setServices replaces the os-services list (nil: one per hypervisor host).
+func (d *novaDouble) setServices(svcs []novaServiceJSON) {
+	d.mu.Lock()
+	d.services = svcs
+	d.mu.Unlock()
 }
 
 // set replaces Nova's state.

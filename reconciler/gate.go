@@ -40,8 +40,24 @@ const (
 	GateClosed = "closed" // operator keeps stamping and the pre-filter off
 )
 
+// GateOverrideRecord is an override set with `placement-syncd gate set`,
+// kept in the state file so that it survives restarts and is shown.
+type GateOverrideRecord struct {
+	Override string    `json:"override"`
+	SetAt    time.Time `json:"set_at"`
+}
+
 // GateInput is what EvaluateGate decides from.
 type GateInput struct {
+	// Computes is Nova's list of nova-compute services; Listed is false
+	// while it has never been read.
+	Computes []ComputeService
+	Listed   bool
+	// ListError is the last failure to read the list ("" if none); the
+	// last list read stays in use.
+	ListError string
+	// Records give versions to listed computes whose source has none:
+	// authenticated heartbeats and the operator's configured records.
 	Records []ServiceRecord
 	// Required is the minimum version (MinComputeVersionOwnerTrait by
 	// default).
@@ -55,42 +71,67 @@ type GateState struct {
 	Open     bool   `json:"open"`
 	Reason   string `json:"reason"`
 	Override string `json:"override"`
-	Required int    `json:"required_version"`
-	// MinVersion is the lowest counted compute version, 0 with none.
+	// OverrideSetAt is when `gate set` recorded the override (zero when
+	// it comes from the configuration).
+	OverrideSetAt time.Time `json:"override_set_at,omitzero"`
+	Required      int       `json:"required_version"`
+	// MinVersion is the lowest known compute version, 0 with none.
 	MinVersion int `json:"min_version"`
-	// Computes is the number of counted compute services.
+	// Computes is the number of nova-compute services Nova lists.
 	Computes int `json:"computes"`
-	// Behind lists the counted compute hosts below Required.
-	Behind []string `json:"behind,omitempty"`
+	// Behind lists the computes below Required; Unknown those with no
+	// known version (each keeps the gate closed).
+	Behind  []string `json:"behind,omitempty"`
+	Unknown []string `json:"unknown,omitempty"`
+	// ListError is the last failure to read Nova's compute list.
+	ListError string `json:"list_error,omitempty"`
+	// PrefilterOn: the gate is open and the nova-owned providers carry
+	// OWNER_NOVA, so the API's pre-filter (auto) applies.
+	PrefilterOn bool `json:"prefilter_on"`
+	// OpenedAt is when the gate last opened, PrefilterAt when the
+	// pre-filter followed (after stamping): the window between them is
+	// the time Nova's requests went unfiltered, never emptied.
+	OpenedAt    time.Time `json:"opened_at,omitzero"`
+	PrefilterAt time.Time `json:"prefilter_at,omitzero"`
 }
 
-// EvaluateGate opens the gate when the minimum version over registered,
-// non-deleted, non-forced-down nova-compute records (versions <= 0
-// ignored, as Nova does) is at least Required; with no such record it
-// stays closed. An operator override wins. It is pure.
+// EvaluateGate opens the gate when Nova's compute list has been read,
+// is not empty, and every compute on it has a known version of at least
+// Required: its cell database's, else a trusted record's (an
+// authenticated heartbeat or the operator's configuration). A compute
+// without a known version keeps it closed. An operator override wins.
+// It is pure.
 func EvaluateGate(in GateInput) GateState {
-	st := GateState{Required: in.Required, Override: cmp.Or(in.Override, GateAuto)}
-	for _, r := range in.Records {
-		if r.Binary != ComputeBinary || r.Deleted || r.ForcedDown || r.Version <= 0 {
+	st := GateState{Required: in.Required, Override: cmp.Or(in.Override, GateAuto), ListError: in.ListError}
+	for _, c := range in.Computes {
+		v, excluded := knownVersion(c, in.Records)
+		switch {
+		case excluded:
 			continue
+		case v <= 0:
+			st.Unknown = append(st.Unknown, c.Host)
+		case v < in.Required:
+			st.Behind = append(st.Behind, c.Host)
 		}
-		if st.Computes == 0 || r.Version < st.MinVersion {
-			st.MinVersion = r.Version
+		if v > 0 && (st.MinVersion == 0 || v < st.MinVersion) {
+			st.MinVersion = v
 		}
 		st.Computes++
-		if r.Version < in.Required {
-			st.Behind = append(st.Behind, r.Host)
-		}
 	}
 	slices.Sort(st.Behind)
+	slices.Sort(st.Unknown)
 	switch {
 	case st.Override == GateOpen:
 		st.Open, st.Reason = true, "opened by the operator (override: open)"
 	case st.Override == GateClosed:
 		st.Reason = "closed by the operator (override: closed)"
+	case !in.Listed:
+		st.Reason = "Nova's list of nova-compute services not read yet" + listErr(in.ListError)
 	case st.Computes == 0:
-		st.Reason = "no nova-compute service registered"
-	case st.MinVersion < in.Required:
+		st.Reason = "Nova lists no nova-compute service" + listErr(in.ListError)
+	case len(st.Unknown) > 0:
+		st.Reason = fmt.Sprintf("%d of %d nova-compute services have no known version", len(st.Unknown), st.Computes)
+	case len(st.Behind) > 0:
 		st.Reason = fmt.Sprintf("%d of %d nova-compute services below version %d (minimum %d)", len(st.Behind), st.Computes, in.Required, st.MinVersion)
 	default:
 		st.Open, st.Reason = true, fmt.Sprintf("all %d nova-compute services at version %d or later", st.Computes, in.Required)
@@ -98,11 +139,41 @@ func EvaluateGate(in GateInput) GateState {
 	return st
 }
 
-// mergeRecords overlays the operator's configured records on the
-// heartbeat records: a configured record replaces the one of the same
-// host and binary.
+func listErr(e string) string {
+	if e == "" {
+		return ""
+	}
+	return " (" + e + ")"
+}
+
+// knownVersion is a listed compute's version: its own when the source
+// has it, else that of a trusted nova-compute record of the same host.
+// A trusted record saying the service is deleted or forced down takes
+// it off the count.
+func knownVersion(c ComputeService, records []ServiceRecord) (version int, excluded bool) {
+	if c.Version > 0 {
+		return c.Version, false
+	}
+	for _, r := range records {
+		if r.Host != c.Host || r.Binary != ComputeBinary || !r.Authenticated {
+			continue
+		}
+		if r.Deleted || r.ForcedDown {
+			return 0, true
+		}
+		return r.Version, false
+	}
+	return 0, false
+}
+
+// mergeRecords overlays the operator's configured records, trusted, on
+// the heartbeat records: a configured record replaces the one of the
+// same host and binary.
 func mergeRecords(heartbeats, configured []ServiceRecord) []ServiceRecord {
 	out := slices.Clone(configured)
+	for i := range out {
+		out[i].Authenticated = true
+	}
 	for _, r := range heartbeats {
 		if !slices.ContainsFunc(configured, func(c ServiceRecord) bool { return c.Host == r.Host && c.Binary == r.Binary }) {
 			out = append(out, r)

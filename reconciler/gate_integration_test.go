@@ -85,13 +85,18 @@ func TestOwnerGate_NovaDouble(t *testing.T) {
 				return len(doc.AllocationRequests)
 			}
 
+			// Nova (os-services) lists cn1, cn2 and old; versions come
+			// from the heartbeats, and "old" sends none.
+			if err := r.RefreshComputes(ctx); err != nil {
+				t.Fatal(err)
+			}
 			for _, h := range []ServiceRecord{{Host: "cn1", Binary: ComputeBinary, Version: 73}, {Host: "cn2", Binary: ComputeBinary, Version: 72}} {
 				if err := r.Heartbeat(h); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if r.Gate().Open {
-				t.Fatalf("gate open with an old compute: %+v", r.Gate())
+			if g := r.Gate(); g.Open || !slices.Equal(g.Behind, []string{"cn2"}) || !slices.Equal(g.Unknown, []string{"old"}) {
+				t.Fatalf("gate with an old compute and one without a version: %+v", g)
 			}
 			rec, err := r.RunJob(ctx, JobOwnerTraits)
 			if err != nil || rec.Changes != 0 {
@@ -111,8 +116,20 @@ func TestOwnerGate_NovaDouble(t *testing.T) {
 			if err := r.Heartbeat(ServiceRecord{Host: "cn2", Binary: ComputeBinary, Version: 73}); err != nil {
 				t.Fatal(err)
 			}
-			if !r.Gate().Open {
-				t.Fatalf("gate closed after the upgrade: %+v", r.Gate())
+			if g := r.Gate(); g.Open || !slices.Equal(g.Unknown, []string{"old"}) {
+				t.Fatalf("gate open while a listed compute has no version: %+v", g)
+			}
+			if err := r.Heartbeat(ServiceRecord{Host: "old", Binary: ComputeBinary, Version: 73}); err != nil {
+				t.Fatal(err)
+			}
+			if g := r.Gate(); !g.Open || g.PrefilterOn {
+				t.Fatalf("after the upgrade: %+v, want open with the pre-filter still off (nothing stamped yet)", g)
+			}
+			if kind == placementtest.Ours {
+				// Open but unstamped: the pre-filter waits, the list stays full.
+				if n := candidates(); n != 3 {
+					t.Fatalf("gate open, nothing stamped: %d candidates, want 3", n)
+				}
 			}
 			rec, err = r.RunJob(ctx, JobOwnerTraits)
 			if err != nil || rec.Changes != 3 {
@@ -130,6 +147,9 @@ func TestOwnerGate_NovaDouble(t *testing.T) {
 				if slices.Contains(e.traits(t, p), TraitOwnerNova) {
 					t.Fatalf("OWNER_CYBORG provider %s stamped", p)
 				}
+			}
+			if !r.Gate().PrefilterOn {
+				t.Fatalf("stamped, but the pre-filter is off: %+v", r.Gate())
 			}
 			if rec, _ = r.RunJob(ctx, JobOwnerTraits); rec.Changes != 0 || rec.Drift != 0 {
 				t.Fatalf("second stamping run: %+v", rec)

@@ -14,6 +14,7 @@ const answer = localapi.Indented
 // Handler serves the reconciler's local endpoint:
 //
 //	GET  /v1/gate              the version gate
+//	POST /v1/gate              {"override": "open|closed|auto"}, recorded
 //	GET  /v1/services          the service records the gate decides from
 //	POST /v1/services          a heartbeat: {"host","binary","version",...}
 //	GET  /v1/jobs              jobs, schedules and recent runs
@@ -30,6 +31,20 @@ func (r *Reconciler) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /v1/services", func(w http.ResponseWriter, _ *http.Request) {
 		answer.WriteJSON(w, http.StatusOK, map[string]any{"services": r.Services()})
+	})
+	mux.HandleFunc("POST /v1/gate", func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Override string `json:"override"`
+		}
+		if err := localapi.DecodeJSON(w, req, &body); err != nil {
+			answer.WriteError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		if err := r.SetGateOverride(body.Override); err != nil {
+			answer.WriteError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		answer.WriteJSON(w, http.StatusOK, r.Gate())
 	})
 	mux.HandleFunc("POST /v1/services", r.serveHeartbeat)
 	mux.HandleFunc("GET /v1/jobs", func(w http.ResponseWriter, _ *http.Request) {
@@ -63,7 +78,9 @@ func (r *Reconciler) serveHeartbeat(w http.ResponseWriter, req *http.Request) {
 		answer.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := r.Heartbeat(rec); err != nil {
+	// With a token every request here passed the guard; without one
+	// the record is kept but gives the gate no version.
+	if err := r.heartbeat(rec, r.opts.Token != ""); err != nil {
 		answer.WriteError(w, http.StatusInternalServerError, err.Error())
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,11 +98,13 @@ func TestEndpoint_Token(t *testing.T) {
 func TestEndpoint_GateServicesJobs(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock(time.Second)
-	f := newRunnerFixture(t, Options{Now: clock.Now, Jobs: map[string]string{JobAggregates: "@every 5m", JobOwnerTraits: "0 */10 * * * *"}})
+	// Heartbeats count only when authenticated: the endpoint has a token.
+	const tok = "s3cret"
+	f := newRunnerFixture(t, Options{Now: clock.Now, Token: tok, Jobs: map[string]string{JobAggregates: "@every 5m", JobOwnerTraits: "0 */10 * * * *"}})
 	h := f.r.Handler()
 	gate := func() GateState {
 		t.Helper()
-		status, body := endpointDo(t, h, http.MethodGet, "/v1/gate", "", "")
+		status, body := endpointDo(t, h, http.MethodGet, "/v1/gate", tok, "")
 		if status != http.StatusOK {
 			t.Fatalf("GET /v1/gate: %d %s", status, body)
 		}
@@ -113,14 +116,22 @@ func TestEndpoint_GateServicesJobs(t *testing.T) {
 	}
 	heartbeat := func(body string, want int, wantBody string) {
 		t.Helper()
-		status, got := endpointDo(t, h, http.MethodPost, "/v1/services", "", body)
+		status, got := endpointDo(t, h, http.MethodPost, "/v1/services", tok, body)
 		if status != want || !strings.Contains(got, wantBody) {
 			t.Fatalf("POST /v1/services %s: %d %s, want %d containing %q", body, status, got, want, wantBody)
 		}
 	}
 
-	if g := gate(); g.Open || g.Computes != 0 || g.Required != MinComputeVersionOwnerTrait || g.Reason != "no nova-compute service registered" {
+	if g := gate(); g.Open || g.Computes != 0 || g.Required != MinComputeVersionOwnerTrait || !strings.HasPrefix(g.Reason, "Nova's list of nova-compute services not read yet") {
 		t.Fatalf("initial gate = %+v", g)
+	}
+	// Nova lists c1 and c2; their versions come from the heartbeats.
+	f.e.nova.setServices([]novaServiceJSON{{Host: "c1", Binary: ComputeBinary}, {Host: "c2", Binary: ComputeBinary}})
+	if err := f.r.RefreshComputes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if g := gate(); g.Open || g.Computes != 2 || !slices.Equal(g.Unknown, []string{"c1", "c2"}) {
+		t.Fatalf("gate before any heartbeat = %+v, want closed, both unknown", g)
 	}
 	heartbeat(`{"host":"c1","binary":"nova-compute","version":72}`, http.StatusNoContent, "")
 	heartbeat(`{"host":"c2","binary":"nova-compute","version":73}`, http.StatusNoContent, "")
@@ -156,7 +167,7 @@ func TestEndpoint_GateServicesJobs(t *testing.T) {
 		t.Errorf("owner_nova_gate_open = %v, want 1", got)
 	}
 
-	status, body := endpointDo(t, h, http.MethodGet, "/v1/services", "", "")
+	status, body := endpointDo(t, h, http.MethodGet, "/v1/services", tok, "")
 	var services struct {
 		Services []ServiceRecord `json:"services"`
 	}
@@ -168,7 +179,7 @@ func TestEndpoint_GateServicesJobs(t *testing.T) {
 	}
 
 	// Jobs: listed with their schedules before any run; run one now.
-	status, body = endpointDo(t, h, http.MethodGet, "/v1/jobs", "", "")
+	status, body = endpointDo(t, h, http.MethodGet, "/v1/jobs", tok, "")
 	var jobs struct {
 		Jobs []JobStatus `json:"jobs"`
 	}
@@ -179,19 +190,20 @@ func TestEndpoint_GateServicesJobs(t *testing.T) {
 		jobs.Jobs[1].Name != JobOwnerTraits || jobs.Jobs[1].Schedule != "0 */10 * * * *" || len(jobs.Jobs[0].Runs) != 0 {
 		t.Fatalf("jobs = %+v", jobs.Jobs)
 	}
-	status, body = endpointDo(t, h, http.MethodPost, "/v1/jobs/"+JobOwnerTraits+"/run", "", "")
+	status, body = endpointDo(t, h, http.MethodPost, "/v1/jobs/"+JobOwnerTraits+"/run", tok, "")
 	var rec RunRecord
 	if err := json.Unmarshal([]byte(body), &rec); status != http.StatusOK || err != nil {
 		t.Fatalf("POST run: %d %s %v", status, body, err)
 	}
-	// The gate is open: both compute node providers are stamped.
-	if rec.Job != JobOwnerTraits || rec.Trigger != TriggerDemand || rec.Result != ResultOK || rec.Changes != 2 || rec.Duration != time.Second {
+	// The gate is open: both compute node providers are stamped. The fake
+	// clock ticks once inside the run: the pre-filter's arming time.
+	if rec.Job != JobOwnerTraits || rec.Trigger != TriggerDemand || rec.Result != ResultOK || rec.Changes != 2 || rec.Duration != 2*time.Second {
 		t.Fatalf("run record = %+v", rec)
 	}
 	if got := f.e.traits(t, f.h1); !sameSet(got, []string{"COMPUTE_NODE", TraitOwnerNova}) {
 		t.Errorf("h1 traits after the run: %v", got)
 	}
-	status, body = endpointDo(t, h, http.MethodGet, "/v1/jobs", "", "")
+	status, body = endpointDo(t, h, http.MethodGet, "/v1/jobs", tok, "")
 	if err := json.Unmarshal([]byte(body), &jobs); status != http.StatusOK || err != nil || len(jobs.Jobs[1].Runs) != 1 || jobs.Jobs[1].Runs[0].Changes != 2 {
 		t.Fatalf("GET /v1/jobs after the run: %d %s", status, body)
 	}
@@ -205,7 +217,7 @@ func TestEndpoint_GateServicesJobs(t *testing.T) {
 		{http.MethodDelete, "/v1/gate", http.StatusMethodNotAllowed},
 		{http.MethodPut, "/v1/services", http.StatusMethodNotAllowed},
 	} {
-		if status, body := endpointDo(t, h, tt.method, tt.path, "", ""); status != tt.status {
+		if status, body := endpointDo(t, h, tt.method, tt.path, tok, ""); status != tt.status {
 			t.Errorf("%s %s: %d %s, want %d", tt.method, tt.path, status, body, tt.status)
 		}
 	}

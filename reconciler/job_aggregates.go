@@ -34,5 +34,11 @@ func aggregateOutcome(res *AggregateResult) outcome {
 		o.unmapped = append(o.unmapped, u.Host)
 	}
 	o.detail = fmt.Sprintf("%d providers in sync, %d written, %d failed (read %s)", res.Plan.InSync, res.Writes(), len(res.Failed()), res.Strategy)
+	if len(res.Plan.Held) > 0 {
+		o.detail += fmt.Sprintf(", %d held (host listed without hypervisors)", len(res.Plan.Held))
+	}
+	if res.Refused != "" {
+		o.detail = "refused, nothing written: " + res.Refused
+	}
 	return o
 }

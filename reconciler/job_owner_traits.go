@@ -5,15 +5,24 @@ import (
 	"fmt"
 )
 
-// ownerTraitsJob stamps OWNER_NOVA while the version gate is open
-// (OwnerStamp).
+// ownerTraitsJob reads Nova's compute list, re-evaluates the gate and
+// stamps OWNER_NOVA while it is open (OwnerStamp); a run that leaves
+// nothing unstamped turns the pre-filter on.
 func ownerTraitsJob() jobKind {
 	return jobKind{
 		name: JobOwnerTraits,
 		work: func(r *Reconciler) jobFunc {
 			return func(ctx context.Context) (outcome, error) {
+				listErr := r.RefreshComputes(ctx)
 				res, err := r.stamp.Run(ctx, false)
-				return stampOutcome(res), err
+				if err == nil {
+					r.stamped(res)
+				}
+				o := stampOutcome(res)
+				if listErr != nil {
+					o.detail += "; Nova's compute list not read: " + listErr.Error()
+				}
+				return o, err
 			}
 		},
 	}

@@ -28,7 +28,11 @@ func jobKinds() []jobKind {
 
 // addJobs schedules the configured jobs. A name no job answers to is an
 // error, never another job.
-func (r *Reconciler) addJobs(schedules map[string]string) error {
+func (r *Reconciler) addJobs(given map[string]string) error {
+	schedules := make(map[string]string, len(given))
+	for name, spec := range given {
+		schedules[canonicalJob(name)] = spec
+	}
 	kinds := jobKinds()
 	names := make([]string, len(kinds))
 	for i, k := range kinds {

@@ -23,6 +23,7 @@ type metrics struct {
 	gateRequired prometheus.Gauge
 	gateComputes prometheus.Gauge
 	heartbeats   prometheus.Counter
+	refused      *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -48,6 +49,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		gateRequired: s.Gauge("compute_required_version", "nova-compute version the OWNER_NOVA gate requires."),
 		gateComputes: s.Gauge("compute_services", "nova-compute services counted by the version gate."),
 		heartbeats:   s.Counter("heartbeats_total", "Service heartbeats received."),
+		refused: s.CounterVec("refused_runs_total",
+			"Aggregate mirroring runs refused before writing (reason: empty_answer, max_removals); --force overrides.", "reason"),
 	}
 	return m, s.Register(reg)
 }

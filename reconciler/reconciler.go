@@ -30,13 +30,20 @@ type Options struct {
 	// GateRequired is the compute version that opens the gate
 	// (0: MinComputeVersionOwnerTrait).
 	GateRequired int
-	// GateOverride is GateAuto (or empty), GateOpen or GateClosed.
+	// GateOverride is GateAuto (or empty), GateOpen or GateClosed; an
+	// override recorded in the state file by `gate set` wins over it.
 	GateOverride string
+	// Computes lists Nova's nova-compute services for the gate (the
+	// cell databases); nil uses Nova when it can list them (os-services).
+	Computes ComputeSource
 	// Services are operator-set records that replace heartbeat records of
 	// the same host and binary (e.g. a decommissioned compute, deleted).
 	Services    []ServiceRecord
 	Concurrency int
 	Retry       Retry
+	// MaxRemovals bounds the associations one aggregates run may remove
+	// (nil: DefaultMaxRemovals).
+	MaxRemovals *RemovalLimit
 	// Token, when set, is required on the local endpoint as
 	// "X-Auth-Token" or "Authorization: Bearer".
 	Token      string
@@ -56,8 +63,25 @@ type Reconciler struct {
 	aggs  *AggregateSync
 	stamp *OwnerStamp
 
-	gateMu sync.Mutex
-	gate   GateState
+	// kick asks the loop for a stamping run when the gate opens.
+	kick chan struct{}
+
+	gateMu   sync.Mutex
+	gate     GateState
+	computes gateComputes
+	// armed: the last stamping run since the gate opened left no
+	// nova-owned provider without OWNER_NOVA; only then does the
+	// pre-filter apply, so opening never empties a candidate list.
+	armed       bool
+	openedAt    time.Time
+	prefilterAt time.Time
+}
+
+// gateComputes is the last compute list read from Nova.
+type gateComputes struct {
+	list   []ComputeService
+	listed bool
+	err    string
 }
 
 // New validates opts and builds a Reconciler.
@@ -96,11 +120,17 @@ func New(opts Options) (*Reconciler, error) {
 	if state == nil {
 		state, _ = OpenStateFile("")
 	}
-	r := &Reconciler{opts: opts, log: opts.Logger, m: m, state: state}
+	if opts.Computes == nil {
+		if cs, ok := opts.Nova.(ComputeSource); ok {
+			opts.Computes = cs
+		}
+	}
+	r := &Reconciler{opts: opts, log: opts.Logger, m: m, state: state, kick: make(chan struct{}, 1)}
 	r.run = &runner{byName: map[string]*job{}, timeout: opts.RunTimeout, log: opts.Logger, m: m, now: opts.Now}
 	r.aggs = &AggregateSync{Nova: opts.Nova, Placement: opts.Placement, State: state, Logger: opts.Logger.Named("aggregates"),
-		Concurrency: opts.Concurrency, Retry: opts.Retry}
-	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named("owner-traits"),
+		Concurrency: opts.Concurrency, Retry: opts.Retry, MaxRemovals: opts.MaxRemovals,
+		OnRefuse: func(reason string) { m.refused.WithLabelValues(reason).Inc() }}
+	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named(JobOwnerTraits),
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
 	if err := r.addJobs(opts.Jobs); err != nil {
 		return nil, fmt.Errorf("reconciler: %w", err)
@@ -112,7 +142,29 @@ func New(opts Options) (*Reconciler, error) {
 // Run runs each configured job once, then on its schedule, until ctx
 // ends. It returns after in-flight runs have finished.
 func (r *Reconciler) Run(ctx context.Context) error {
-	return r.run.loop(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.stampOnOpen(ctx)
+	}()
+	err := r.run.loop(ctx)
+	<-done
+	return err
+}
+
+// stampOnOpen runs the stamping job as soon as the gate opens, so that
+// the pre-filter is not left waiting for the job's schedule.
+func (r *Reconciler) stampOnOpen(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.kick:
+			if r.run.byName[JobOwnerTraits] != nil {
+				_, _ = r.run.run(ctx, JobOwnerTraits, TriggerGate)
+			}
+		}
+	}
 }
 
 // RunJob runs one job now, unless it is already running (ErrJobBusy).
@@ -139,18 +191,26 @@ func (r *Reconciler) Jobs() []JobStatus {
 
 // SyncAggregates runs the aggregate mirroring once outside the job
 // schedule (the sync-aggregates command) and returns its full result.
-func (r *Reconciler) SyncAggregates(ctx context.Context, dryRun bool) (*AggregateResult, error) {
+func (r *Reconciler) SyncAggregates(ctx context.Context, flags RunFlags) (*AggregateResult, error) {
 	if r.opts.Nova == nil {
 		return nil, errors.New("no Nova source configured")
 	}
-	return r.aggs.Run(ctx, dryRun)
+	return r.aggs.RunWith(ctx, flags)
 }
 
-// Heartbeat stores a service record and re-evaluates the gate.
+// Heartbeat stores a service record from a trusted caller and
+// re-evaluates the gate.
 func (r *Reconciler) Heartbeat(rec ServiceRecord) error {
+	return r.heartbeat(rec, true)
+}
+
+// heartbeat stores rec; only an authenticated record can give a listed
+// compute its version.
+func (r *Reconciler) heartbeat(rec ServiceRecord, authenticated bool) error {
 	if err := rec.Validate(); err != nil {
 		return err
 	}
+	rec.Authenticated = authenticated
 	if rec.UpdatedAt.IsZero() {
 		rec.UpdatedAt = r.opts.Now().UTC()
 	}
@@ -169,15 +229,104 @@ func (r *Reconciler) Services() []ServiceRecord {
 }
 
 func (r *Reconciler) refreshGate() {
-	g := EvaluateGate(GateInput{Records: r.Services(), Required: r.opts.GateRequired, Override: r.opts.GateOverride})
+	override, setAt := r.override()
 	r.gateMu.Lock()
+	g := EvaluateGate(GateInput{Computes: r.computes.list, Listed: r.computes.listed, ListError: r.computes.err,
+		Records: r.Services(), Required: r.opts.GateRequired, Override: override})
+	g.OverrideSetAt = setAt
 	changed := g.Open != r.gate.Open || r.gate.Required == 0
+	opening := g.Open && !r.gate.Open
+	if !g.Open {
+		r.armed = false // closing turns the pre-filter off at once
+	}
+	if opening {
+		r.openedAt = r.opts.Now()
+	}
+	g.PrefilterOn = g.Open && r.armed
+	if g.Open {
+		g.OpenedAt = r.openedAt
+	}
+	if g.PrefilterOn {
+		g.PrefilterAt = r.prefilterAt
+	}
 	r.gate = g
 	r.gateMu.Unlock()
 	r.m.observeGate(g)
 	if changed {
 		r.log.Info("OWNER_NOVA version gate", zap.Bool("open", g.Open), zap.String("reason", g.Reason))
 	}
+	if opening {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// override is the effective override: the one `gate set` recorded, else
+// the configured one.
+func (r *Reconciler) override() (string, time.Time) {
+	if o := r.state.GateOverride(); o != nil {
+		return o.Override, o.SetAt
+	}
+	return r.opts.GateOverride, time.Time{}
+}
+
+// SetGateOverride records an operator override (auto, open or closed)
+// in the state file and re-evaluates the gate.
+func (r *Reconciler) SetGateOverride(o string) error {
+	switch o {
+	case GateAuto, GateOpen, GateClosed:
+	default:
+		return fmt.Errorf("gate override %q (want auto, open or closed)", o)
+	}
+	if err := r.state.SetGateOverride(GateOverrideRecord{Override: o, SetAt: r.opts.Now().UTC()}); err != nil {
+		return err
+	}
+	r.log.Info("OWNER_NOVA gate override set", zap.String("override", o))
+	r.refreshGate()
+	return nil
+}
+
+// RefreshComputes reads Nova's compute list and re-evaluates the gate.
+// On failure the last list stays in use and the error is shown.
+func (r *Reconciler) RefreshComputes(ctx context.Context) error {
+	if r.opts.Computes == nil {
+		r.gateMu.Lock()
+		r.computes.err = "no source of Nova's compute list configured (reconciler.nova.cell_databases, endpoint, cloud or a file with services)"
+		r.gateMu.Unlock()
+		r.refreshGate()
+		return nil
+	}
+	list, err := r.opts.Computes.Computes(ctx)
+	r.gateMu.Lock()
+	if err == nil {
+		r.computes = gateComputes{list: list, listed: true}
+	} else {
+		r.computes.err = err.Error()
+	}
+	r.gateMu.Unlock()
+	r.refreshGate()
+	return err
+}
+
+// stamped arms the pre-filter after a stamping run that left nothing
+// unstamped while the gate was open.
+func (r *Reconciler) stamped(res *StampResult) {
+	if res == nil || !res.Gate.Open || len(res.Failed) > 0 {
+		return
+	}
+	r.gateMu.Lock()
+	if !r.gate.Open || r.armed {
+		r.gateMu.Unlock()
+		return
+	}
+	r.prefilterAt = r.opts.Now()
+	r.armed, r.gate.PrefilterOn, r.gate.PrefilterAt = true, true, r.prefilterAt
+	window := r.prefilterAt.Sub(r.openedAt)
+	r.gateMu.Unlock()
+	r.log.Info("OWNER_NOVA pre-filter on: nova-owned providers stamped", zap.Int("stamped", len(res.Stamped)),
+		zap.Duration("since_gate_opened", window))
 }
 
 // Gate returns the version gate's current state.
@@ -187,8 +336,10 @@ func (r *Reconciler) Gate() GateState {
 	return r.gate
 }
 
-// OwnerNovaGateOpen reports whether the gate is open; the Placement
-// server's pre-filter asks this on every allocation candidates request.
+// OwnerNovaGateOpen reports whether the pre-filter may apply: the gate
+// is open and the stamping that followed its opening is done. The
+// Placement server's pre-filter asks this on every allocation candidates
+// request.
 func (r *Reconciler) OwnerNovaGateOpen() bool {
-	return r.Gate().Open
+	return r.Gate().PrefilterOn
 }

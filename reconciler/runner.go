@@ -14,14 +14,25 @@ import (
 // Job names.
 const (
 	JobAggregates  = "aggregates"
-	JobOwnerTraits = "owner-traits"
+	JobOwnerTraits = "owner_traits"
 )
+
+// canonicalJob returns the job an older spelling stands for: the
+// stamping job was called owner-traits while its configuration key was
+// owner_traits, so both reach it.
+func canonicalJob(name string) string {
+	if name == "owner-traits" {
+		return JobOwnerTraits
+	}
+	return name
+}
 
 // Run triggers.
 const (
 	TriggerStart    = "start"
 	TriggerSchedule = "schedule"
 	TriggerDemand   = "demand"
+	TriggerGate     = "gate" // the gate opened: stamp before the pre-filter applies
 )
 
 // Run results.
@@ -118,6 +129,7 @@ func (r *runner) add(name, schedule string, fn jobFunc, reportsUnmapped bool) er
 // run runs one job now unless it is already running, records the run
 // and returns the record (Result skipped when it was busy).
 func (r *runner) run(ctx context.Context, name, trigger string) (RunRecord, error) {
+	name = canonicalJob(name)
 	j, ok := r.byName[name]
 	if !ok {
 		return RunRecord{}, fmt.Errorf("%w %q", ErrUnknownJob, name)
@@ -205,7 +217,7 @@ func (r *runner) loop(ctx context.Context) error {
 
 // history returns a job's recent runs, oldest first.
 func (r *runner) history(name string) ([]RunRecord, error) {
-	j, ok := r.byName[name]
+	j, ok := r.byName[canonicalJob(name)]
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownJob, name)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,9 +31,24 @@ type StateFile struct {
 }
 
 type persistedState struct {
-	OwnedAggregates  []string        `json:"owned_aggregates"`
-	ManagedProviders []string        `json:"managed_providers"`
-	Services         []ServiceRecord `json:"services"`
+	OwnedAggregates  []string `json:"owned_aggregates"`
+	ManagedProviders []string `json:"managed_providers"`
+	// ProviderHosts maps managed providers to the Nova host they were
+	// last seen under, so that a provider whose host Nova still lists but
+	// without hypervisors is recognised as unknown, not gone.
+	ProviderHosts map[string]string `json:"provider_hosts,omitempty"`
+	// LastGood is the size of the last Nova answer the aggregates job
+	// applied: an empty answer after a non-empty one is refused.
+	LastGood NovaCounts      `json:"last_good"`
+	Services []ServiceRecord `json:"services"`
+	// GateOverride is the operator's `gate set` (empty: none).
+	GateOverride *GateOverrideRecord `json:"gate_override,omitempty"`
+}
+
+// NovaCounts is the size of one Nova answer.
+type NovaCounts struct {
+	Aggregates  int `json:"aggregates"`
+	Hypervisors int `json:"hypervisors"`
 }
 
 // OpenStateFile loads path, or starts empty when it does not exist. An
@@ -62,16 +78,68 @@ func (f *StateFile) Ownership() (aggregates, providers []string) {
 	return slices.Clone(f.st.OwnedAggregates), slices.Clone(f.st.ManagedProviders)
 }
 
-// SetOwnership replaces the remembered aggregates and providers and
-// saves the file.
-func (f *StateFile) SetOwnership(aggregates, providers []string) error {
+// ProviderHosts returns the remembered host of each managed provider.
+func (f *StateFile) ProviderHosts() map[string]string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if slices.Equal(aggregates, f.st.OwnedAggregates) && slices.Equal(providers, f.st.ManagedProviders) {
+	return maps.Clone(f.st.ProviderHosts)
+}
+
+// SetOwnership replaces the remembered aggregates and providers (with
+// the hosts of those that have one) and saves the file.
+func (f *StateFile) SetOwnership(aggregates, providers []string, hosts map[string]string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	kept := map[string]string{}
+	for _, p := range providers {
+		if h, ok := hosts[p]; ok {
+			kept[p] = h
+		}
+	}
+	if slices.Equal(aggregates, f.st.OwnedAggregates) && slices.Equal(providers, f.st.ManagedProviders) && maps.Equal(kept, f.st.ProviderHosts) {
 		return nil
 	}
 	next := f.st
-	next.OwnedAggregates, next.ManagedProviders = slices.Clone(aggregates), slices.Clone(providers)
+	next.OwnedAggregates, next.ManagedProviders, next.ProviderHosts = slices.Clone(aggregates), slices.Clone(providers), kept
+	return f.saveLocked(next)
+}
+
+// LastGood returns the size of the last Nova answer applied.
+func (f *StateFile) LastGood() NovaCounts {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.st.LastGood
+}
+
+// SetLastGood records the size of a Nova answer that was applied.
+func (f *StateFile) SetLastGood(c NovaCounts) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.st.LastGood == c {
+		return nil
+	}
+	next := f.st
+	next.LastGood = c
+	return f.saveLocked(next)
+}
+
+// GateOverride returns the operator's recorded override, nil when none.
+func (f *StateFile) GateOverride() *GateOverrideRecord {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.st.GateOverride == nil {
+		return nil
+	}
+	o := *f.st.GateOverride
+	return &o
+}
+
+// SetGateOverride records the operator's override.
+func (f *StateFile) SetGateOverride(o GateOverrideRecord) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	next := f.st
+	next.GateOverride = &o
 	return f.saveLocked(next)
 }
 

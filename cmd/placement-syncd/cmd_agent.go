@@ -143,7 +143,8 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
 		Interval: c.Interval, Concurrency: c.Concurrency,
 		ServiceURL: c.ServiceURL, ServiceToken: c.ServiceToken, HeartbeatInterval: c.HeartbeatInterval,
-		Logger: log, Registerer: reg,
+		NovaComputeVersion: c.NovaComputeVersion,
+		Logger:             log, Registerer: reg,
 	})
 	if err != nil {
 		closeAll()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ const (
 	exitNovaUnavailable = 4 // Nova (or the Nova file) could not be read; nothing written
 	exitPlacementError  = 5 // Placement could not be read, or some writes failed
 	exitUnmappedHosts   = 6 // synced, but some hosts have no compute node provider
+	exitRefused         = 7 // the plan would mass-delete (empty Nova answer, max_removals); nothing written
 )
 
 // exitError carries a command's own exit code.
@@ -34,8 +36,9 @@ func (e exitError) Unwrap() error { return e.err }
 
 // cmdSyncAggregates is the one-shot aggregate mirroring.
 func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--verbose] [--config FILE]", stderr)
+	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--force] [--verbose] [--config FILE]", stderr)
 	dryRun := fs.Bool("dry-run", false, "print the plan and write nothing")
+	force := fs.Bool("force", false, "apply a plan refused as a mass deletion (empty Nova answer, more than reconciler.aggregates.max_removals)")
 	verbose := fs.Bool("verbose", false, "also print what was read and providers already in sync")
 	cfg, err := common.load(fs, args)
 	if err != nil {
@@ -50,11 +53,13 @@ func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	start := time.Now()
-	res, runErr := r.SyncAggregates(ctx, *dryRun)
+	res, runErr := r.SyncAggregates(ctx, reconciler.RunFlags{DryRun: *dryRun, Force: *force})
 	if res != nil {
 		printAggregateResult(stdout, res, *verbose, time.Since(start))
 	}
 	switch {
+	case errors.Is(runErr, reconciler.ErrRefused):
+		return exitError{exitRefused, runErr}
 	case errors.Is(runErr, reconciler.ErrNovaUnavailable):
 		return exitError{exitNovaUnavailable, runErr}
 	case runErr != nil:
@@ -75,7 +80,16 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 		}
 		return strings.Join(h, ",")
 	}
-	if res.DryRun {
+	for _, h := range res.Plan.Held {
+		fmt.Fprintf(w, "held: provider %s: host %q listed in an aggregate without hypervisors; keeps %v\n", h.Provider, h.Host, h.Aggregates)
+	}
+	if res.Refused != "" {
+		fmt.Fprintf(w, "refused: %s; nothing written (--force applies it)\n", res.Refused)
+	}
+	if res.Forced != "" {
+		fmt.Fprintf(w, "forced: %s\n", res.Forced)
+	}
+	if res.DryRun || res.Refused != "" {
 		for _, c := range res.Plan.Changes {
 			fmt.Fprintf(w, "plan: host %s: provider %s: add %v remove %v\n", hosts(c.Hosts), c.Provider, c.Add, c.Remove)
 		}
@@ -95,65 +109,17 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 		res.Plan.InSync, len(res.Plan.Changes), res.Plan.Drift(), res.Writes(), res.Conflicts, len(res.Plan.Unmapped), took.Round(time.Millisecond))
 }
 
-// cmdGate prints the version gate from the running reconciler, or,
-// when it is not reachable, from the state file and the config.
-func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("gate", "placement-syncd gate [--config FILE] [--json]", stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
-	cfg, err := common.load(fs, args)
-	if err != nil {
-		return err
-	}
-	var g reconciler.GateState
-	source := "reconciler at " + cfg.Reconciler.Listen
-	if err := endpointCall(ctx, cfg.Reconciler, http.MethodGet, "/v1/gate", &g); err != nil {
-		state, serr := reconciler.OpenStateFile(cfg.Reconciler.StateFile)
-		if serr != nil {
-			return serr
-		}
-		var services []reconciler.ServiceRecord
-		for _, s := range cfg.Reconciler.Gate.Services {
-			services = append(services, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
-		}
-		records := state.Services()
-		for _, s := range services {
-			records = append(records, s)
-		}
-		g = reconciler.EvaluateGate(reconciler.GateInput{Records: records, Required: cfg.Reconciler.Gate.MinVersion, Override: cfg.Reconciler.Gate.Override})
-		source = fmt.Sprintf("state file %s (reconciler not reachable: %v)", cfg.Reconciler.StateFile, err)
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(g)
-	}
-	state := "closed"
-	if g.Open {
-		state = "open"
-	}
-	fmt.Fprintf(stdout, "OWNER_NOVA gate: %s\nreason: %s\nrequired version: %d, minimum reported: %d, computes counted: %d, override: %s\n",
-		state, g.Reason, g.Required, g.MinVersion, g.Computes, g.Override)
-	if len(g.Behind) > 0 {
-		fmt.Fprintf(stdout, "behind: %s\n", strings.Join(g.Behind, ", "))
-	}
-	fmt.Fprintf(stdout, "source: %s\n", source)
-	return nil
-}
-
 // cmdJobs lists the reconciler's jobs or runs one now.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, errHelp) {
-			return errHelp
-		}
-		return usageError{errReported}
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	cfg, err := configure(common.config, common.overrides(fs))
 	if err != nil {
 		return err
 	}
-	rest := fs.Args()
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	switch {
@@ -161,7 +127,7 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		var out struct {
 			Jobs []reconciler.JobStatus `json:"jobs"`
 		}
-		if err := endpointCall(ctx, cfg.Reconciler, http.MethodGet, "/v1/jobs", &out); err != nil {
+		if err := endpointCall(ctx, cfg.Reconciler, http.MethodGet, "/v1/jobs", nil, &out); err != nil {
 			return err
 		}
 		for _, j := range out.Jobs {
@@ -179,7 +145,7 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return nil
 	case len(rest) == 2 && rest[0] == "run":
 		var rec reconciler.RunRecord
-		if err := endpointCall(ctx, cfg.Reconciler, http.MethodPost, "/v1/jobs/"+rest[1]+"/run", &rec); err != nil {
+		if err := endpointCall(ctx, cfg.Reconciler, http.MethodPost, "/v1/jobs/"+rest[1]+"/run", nil, &rec); err != nil {
 			return err
 		}
 		if err := enc.Encode(rec); err != nil {
@@ -195,12 +161,23 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // endpointCall calls the reconciler's local endpoint and decodes the
 // JSON answer into out.
-func endpointCall(ctx context.Context, rc ReconcilerConfig, method, path string, out any) error {
+func endpointCall(ctx context.Context, rc ReconcilerConfig, method, path string, in, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, rc.RunTimeout+10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, localURL(rc.Listen)+path, nil)
+	var reqBody io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		reqBody = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, localURL(rc.Listen)+path, reqBody)
 	if err != nil {
 		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if rc.Token != "" {
 		req.Header.Set("X-Auth-Token", rc.Token)

@@ -13,17 +13,21 @@ import (
 type AgentConfig struct {
 	// Host names this host (service record, FPGA provider names); empty
 	// means the OS host name.
-	Host              string               `yaml:"host"`
-	Interval          time.Duration        `yaml:"interval"`
-	Concurrency       int                  `yaml:"concurrency"`
-	Placement         AgentPlacementConfig `yaml:"placement"`
-	Local             AgentLocalConfig     `yaml:"local"`
-	ServiceURL        string               `yaml:"service_url"`
-	ServiceToken      string               `yaml:"service_token"`
-	HeartbeatInterval time.Duration        `yaml:"heartbeat_interval"`
-	Ironic            IronicConfig         `yaml:"ironic"`
-	FPGA              FPGAConfig           `yaml:"fpga"`
-	Static            StaticConfig         `yaml:"static"`
+	Host         string               `yaml:"host"`
+	Interval     time.Duration        `yaml:"interval"`
+	Concurrency  int                  `yaml:"concurrency"`
+	Placement    AgentPlacementConfig `yaml:"placement"`
+	Local        AgentLocalConfig     `yaml:"local"`
+	ServiceURL   string               `yaml:"service_url"`
+	ServiceToken string               `yaml:"service_token"`
+	// NovaComputeVersion is the service version of the nova-compute on
+	// this host, reported to the reconciler's gate (0: unknown, which
+	// keeps the gate closed when no cell database gives it).
+	NovaComputeVersion int           `yaml:"nova_compute_version"`
+	HeartbeatInterval  time.Duration `yaml:"heartbeat_interval"`
+	Ironic             IronicConfig  `yaml:"ironic"`
+	FPGA               FPGAConfig    `yaml:"fpga"`
+	Static             StaticConfig  `yaml:"static"`
 }
 
 // AgentPlacementConfig is where the agent reports: a noauth endpoint with

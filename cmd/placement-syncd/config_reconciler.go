@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/config"
@@ -33,6 +34,7 @@ type ReconcilerConfig struct {
 	// RetryAttempts bounds tries per provider write on 409 or 5xx.
 	RetryAttempts int                  `yaml:"retry_attempts"`
 	Jobs          ReconcilerJobsConfig `yaml:"jobs"`
+	Aggregates    AggregatesConfig     `yaml:"aggregates"`
 	Placement     ReconcilerPlacement  `yaml:"placement"`
 	Nova          NovaConfig           `yaml:"nova"`
 	Gate          GateConfig           `yaml:"gate"`
@@ -46,6 +48,13 @@ type ReconcilerConfig struct {
 type ReconcilerJobsConfig struct {
 	Aggregates  string `yaml:"aggregates"`
 	OwnerTraits string `yaml:"owner_traits"`
+}
+
+// AggregatesConfig guards aggregate mirroring.
+type AggregatesConfig struct {
+	// MaxRemovals bounds the associations one run may remove: a count
+	// ("50") or a percentage of the mirrored associations ("10%").
+	MaxRemovals string `yaml:"max_removals"`
 }
 
 // ReconcilerPlacement is the Placement the reconciler writes to.
@@ -66,6 +75,18 @@ type NovaConfig struct {
 	Token    string `yaml:"token"`
 	// Cloud is a clouds.yaml entry for Keystone authentication.
 	Cloud string `yaml:"cloud"`
+	// CellDatabases, when set, are where the gate reads nova-compute
+	// services and their versions (read only); otherwise the compute API's
+	// os-services lists them and heartbeats give the versions.
+	CellDatabases []CellDatabaseConfig `yaml:"cell_databases"`
+}
+
+// CellDatabaseConfig is one Nova cell database.
+type CellDatabaseConfig struct {
+	Name string `yaml:"name"`
+	// DSN is a go-sql-driver/mysql data source name,
+	// e.g. nova_ro:secret@tcp(db1:3306)/nova_cell1.
+	DSN string `yaml:"dsn"`
 }
 
 // GateConfig configures the OWNER_NOVA version gate.
@@ -93,6 +114,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		Concurrency:        8,
 		RetryAttempts:      reconciler.DefaultRetry.Attempts,
 		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},
+		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
 		Placement:          ReconcilerPlacement{Token: "admin"},
 		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
 		OwnerNovaPrefilter: "auto",
@@ -124,6 +146,9 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 			}
 		}
 	}
+	if _, err := reconciler.ParseRemovalLimit(c.Aggregates.MaxRemovals); err != nil {
+		bad("reconciler.aggregates.max_removals", "%v", err)
+	}
 	sources := 0
 	for _, s := range []string{c.Nova.File, c.Nova.Endpoint, c.Nova.Cloud} {
 		if s != "" {
@@ -132,6 +157,13 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	}
 	if sources > 1 {
 		bad("reconciler.nova", "set only one of file, endpoint and cloud")
+	}
+	for i, cdb := range c.Nova.CellDatabases {
+		if cdb.Name == "" || cdb.DSN == "" {
+			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d", i), "name and dsn are required")
+		} else if _, err := mysql.ParseDSN(cdb.DSN); err != nil {
+			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d.dsn", i), "%v", err)
+		}
 	}
 	if c.Gate.MinVersion < 1 {
 		bad("reconciler.gate.min_version", "must be at least 1, got %d", c.Gate.MinVersion)
@@ -176,6 +208,34 @@ func novaSource(ctx context.Context, c NovaConfig) (reconciler.NovaSource, error
 	return nil, nil
 }
 
+// computeSource is where the gate reads Nova's computes: the cell
+// databases when configured, else the Nova source (os-services or the
+// file's services); nil when there is none.
+func computeSource(ctx context.Context, c ReconcilerConfig) (reconciler.ComputeSource, error) {
+	if len(c.Nova.CellDatabases) > 0 {
+		var cells reconciler.CellDatabases
+		for _, cdb := range c.Nova.CellDatabases {
+			cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+		}
+		return cells, nil
+	}
+	nova, err := novaSource(ctx, c.Nova)
+	if err != nil {
+		return nil, err
+	}
+	cs, _ := nova.(reconciler.ComputeSource)
+	return cs, nil
+}
+
+// configuredServices are the operator's records from gate.services.
+func configuredServices(c ReconcilerConfig) []reconciler.ServiceRecord {
+	var out []reconciler.ServiceRecord
+	for _, s := range c.Gate.Services {
+		out = append(out, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
+	}
+	return out
+}
+
 // reconcilerPlacement builds the Placement client; localURL is used
 // when no URL is configured.
 func reconcilerPlacement(ctx context.Context, c ReconcilerPlacement, localURL string) (reconciler.Placement, error) {
@@ -214,10 +274,17 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 	if c.Jobs.OwnerTraits != "" {
 		jobs[reconciler.JobOwnerTraits] = c.Jobs.OwnerTraits
 	}
-	var services []reconciler.ServiceRecord
-	for _, s := range c.Gate.Services {
-		services = append(services, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
+	services := configuredServices(c)
+	if len(c.Nova.CellDatabases) > 0 {
+		if opts.Computes, err = computeSource(ctx, c); err != nil {
+			return nil, err
+		}
 	}
+	limit, err := reconciler.ParseRemovalLimit(c.Aggregates.MaxRemovals)
+	if err != nil {
+		return nil, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
+	}
+	opts.MaxRemovals = &limit
 	retry := reconciler.DefaultRetry
 	retry.Attempts = c.RetryAttempts
 	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs

@@ -165,7 +165,13 @@ func (f demoFiles) write(s demoStep) error {
 		{"uuid": demoRackA, "name": "rack-a", "hosts": []string{demoConductor}},
 		{"uuid": demoFPGAHosts, "name": "fpga-hosts", "hosts": fpgaHosts},
 	}
-	return writeJSON(f.Nova, map[string]any{"aggregates": aggregates, "hypervisors": hypervisors})
+	// os-services: the nova-compute of the agent's host and the Ironic
+	// conductor's, whose versions the gate needs.
+	services := []map[string]any{
+		{"binary": "nova-compute", "host": f.Host, "state": "up", "status": "enabled", "forced_down": false},
+		{"binary": "nova-compute", "host": demoConductor, "state": "up", "status": "enabled", "forced_down": false},
+	}
+	return writeJSON(f.Nova, map[string]any{"aggregates": aggregates, "hypervisors": hypervisors, "services": services})
 }
 
 func writeJSON(path string, v any) error {
@@ -317,10 +323,15 @@ func (c *demoCycler) call(ctx context.Context, method, url, token string, body [
 
 // cmdDemo runs `placement-syncd demo init|cycle`.
 func cmdDemo(ctx context.Context, args []string, _, stderr io.Writer) error {
+	const synopsis = "placement-syncd demo init|cycle --config FILE [--period D] [--steps N] [--agent ADDR] [--reconciler ADDR]"
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintf(stderr, "usage: %s\n  init   write the demo's input files\n  cycle  drive the demo through its steps\n", synopsis)
+		return errHelp
+	}
 	if len(args) == 0 || (args[0] != "init" && args[0] != "cycle") {
 		return usageError{errors.New("demo: expected subcommand init or cycle")}
 	}
-	fs := newFlagSet("demo "+args[0], "placement-syncd demo init|cycle --config FILE [--period D] [--steps N] [--agent ADDR] [--reconciler ADDR]", stderr)
+	fs := newFlagSet("demo "+args[0], synopsis, stderr)
 	config := fs.String("config", "configs/demo.yaml", "the demo's `file` (the one serve runs with)")
 	period := fs.Duration("period", 10*time.Second, "cycle: time between steps")
 	steps := fs.Int("steps", 0, "cycle: stop after this many steps (0: until interrupted)")

@@ -130,3 +130,17 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestDemo_Help: asking the demo for help prints its usage and exits 0,
+// like every other command, instead of complaining about the subcommand.
+func TestDemo_Help(t *testing.T) {
+	for _, args := range [][]string{{"demo", "--help"}, {"demo", "-h"}, {"demo", "help"}, {"demo", "init", "-h"}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+			t.Errorf("%v: exit %d, want %d; stderr: %s", args, code, exitOK, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "usage: placement-syncd demo init|cycle") || strings.Contains(stderr.String(), "expected subcommand") {
+			t.Errorf("%v: stderr %q, want the demo's usage", args, stderr.String())
+		}
+	}
+}

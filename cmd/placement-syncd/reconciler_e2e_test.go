@@ -68,6 +68,7 @@ func (e *recEnv) writeNova(t *testing.T, aggs map[string][]string, hosts ...nova
 	var doc struct {
 		Aggregates  []map[string]any `json:"aggregates"`
 		Hypervisors []map[string]any `json:"hypervisors"`
+		Services    []map[string]any `json:"services"`
 	}
 	names := make([]string, 0, len(aggs))
 	for u := range aggs {
@@ -79,6 +80,7 @@ func (e *recEnv) writeNova(t *testing.T, aggs map[string][]string, hosts ...nova
 	}
 	for _, h := range hosts {
 		doc.Hypervisors = append(doc.Hypervisors, map[string]any{"id": h.node, "hypervisor_hostname": h.host, "service": map[string]any{"host": h.host}})
+		doc.Services = append(doc.Services, map[string]any{"binary": "nova-compute", "host": h.host, "forced_down": false})
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
@@ -245,10 +247,13 @@ func TestE2E_GateOffline(t *testing.T) {
 	e := newRecEnv(t)
 	listen := "listen: " + closedAddr(t)
 	r := runBinary(t, e.dir, "gate", "--config", e.config(t, "none.yaml", listen))
-	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "reason: no nova-compute service registered",
+	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "reason: Nova's list of nova-compute services not read yet",
 		"required version: 73, minimum reported: 0, computes counted: 0, override: auto", "source: state file"}, nil)
 
-	cfg := e.config(t, "services.yaml", listen, "gate:", "  services:",
+	// Offline, the command reads Nova's list itself (here the file's
+	// os-services): c1 and c2, c2 decommissioned by the operator.
+	novaPath := e.writeNova(t, nil, novaHost{"c1", "c0c0c0c0-0000-4000-8000-000000000001"}, novaHost{"c2", "c0c0c0c0-0000-4000-8000-000000000002"})
+	cfg := e.config(t, "services.yaml", listen, "nova:", "  file: "+novaPath, "gate:", "  services:",
 		"    - {host: c1, binary: nova-compute, version: 73}", "    - {host: c2, binary: nova-compute, version: 72, deleted: true}")
 	r = runBinary(t, e.dir, "gate", "--config", cfg)
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: open", "computes counted: 1"}, nil)
@@ -390,7 +395,7 @@ reconciler:
 	writeFile(t, client, fmt.Sprintf("reconciler:\n  listen: %q\n  token: s3cret\n", addr))
 
 	r := runBinary(t, e.dir, "jobs", "--config", client, "list")
-	wantOutput(t, r, exitOK, []string{"aggregates (@every 1h):", "owner-traits (@every 1h):",
+	wantOutput(t, r, exitOK, []string{"aggregates (@every 1h):", "owner_traits (@every 1h):",
 		" start    ok ", "changes=1 drift=1 conflicts=0 give_ups=0 hosts_without_provider=0 0 providers in sync, 1 written"}, nil)
 
 	r = runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
@@ -459,11 +464,15 @@ reconciler:
 		}
 		wantOutput(t, runBinary(t, e.dir, "gate", "--config", client), exitOK,
 			[]string{"OWNER_NOVA gate: open", "computes counted: 1"}, nil)
-		r := runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobOwnerTraits)
-		wantOutput(t, r, exitOK, []string{`"changes": 1`}, nil)
+		// Opening the gate runs the stamping at once (trigger gate); the
+		// pre-filter turns on after it.
+		log.wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerGate})
 		if _, traits := e.srv.Traits(t, h1); !slices.Contains(traits, reconciler.TraitOwnerNova) {
 			t.Errorf("h1 traits after stamping: %v", traits)
 		}
+		wantOutput(t, runBinary(t, e.dir, "gate", "--config", client), exitOK, []string{"pre-filter on: true"}, nil)
+		r := runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobOwnerTraits)
+		wantOutput(t, r, exitOK, []string{`"changes": 0`}, nil)
 	})
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -38,8 +38,12 @@ reconciler:
   state_file: %q
   jobs: {aggregates: "@every 1h", owner_traits: "@every 1h"}
   nova: {file: %q}
+  # Nova lists cn-1 and the conductor; the operator vouches for their
+  # versions (no token here, so heartbeats give none).
+  gate: {services: [{host: cn-1, binary: nova-compute, version: 73}, {host: demo-conductor, binary: nova-compute, version: 73}]}
 agent:
   host: cn-1
+  nova_compute_version: 73
   interval: 1h
   heartbeat_interval: 1h
   local: {listen: "127.0.0.1:0", token: local-secret}
@@ -68,7 +72,9 @@ agent:
 		}
 	}
 	do(t, ctx, http.MethodGet, s.reconciler+"/v1/services", "", nil, http.StatusOK, &services)
-	if len(services.Services) != 1 || services.Services[0].Host != "cn-1" || services.Services[0].Binary != "nova-compute" || services.Services[0].Version != 73 {
+	// The configured records (both hosts) come first, then heartbeats of
+	// other hosts; cn-1's is replaced by its configured record.
+	if len(services.Services) != 2 || services.Services[0].Host != "cn-1" || services.Services[0].Binary != "nova-compute" || services.Services[0].Version != 73 {
 		t.Errorf("reconciler's services: %+v", services.Services)
 	}
 

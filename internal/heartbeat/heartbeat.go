@@ -38,6 +38,10 @@ type Record struct {
 	Deleted    bool      `json:"deleted,omitempty"`
 	ForcedDown bool      `json:"forced_down,omitempty"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// Authenticated is set by the receiver, never taken from the body:
+	// the record arrived with the endpoint's token (or was configured by
+	// the operator). Only such records give the gate a version.
+	Authenticated bool `json:"authenticated,omitempty"`
 }
 
 // Validate checks a record received from the network.

@@ -23,10 +23,26 @@ type OwnerNovaGate interface {
 	OwnerNovaGateOpen() bool
 }
 
+// otherOwnerTraits are the owner traits of services other than Nova:
+// every OWNER_* trait of os-traits 2.9.0 but OWNER_NOVA. A provider
+// carrying one belongs to that service, whatever its root says.
+func otherOwnerTraits() []string {
+	return []string{traitOwnerCyborg}
+}
+
+// isOwnerTrait reports whether t is an owner trait of any service.
+func isOwnerTrait(t string) bool {
+	return t == traitOwnerNova || slices.Contains(otherOwnerTraits(), t)
+}
+
 // Prefilter is the scheduler-side filter of the OWNER_NOVA spec done in
-// Placement: allocation candidate requests from the scheduler get
-// root_required=OWNER_NOVA, so resources another owner (Cyborg) reports
-// are not handed out as Nova's. It is safe for concurrent use.
+// Placement. Allocation candidate requests from the scheduler get
+// root_required=OWNER_NOVA, as Nova's owner_nova_filter adds, and every
+// request group that does not itself ask for another service's owner
+// trait (a Cyborg device-profile group does) gets that service's owner
+// traits forbidden, so resources another owner reports, child providers
+// under a Nova root included, are not handed out as Nova's. It is safe
+// for concurrent use.
 type Prefilter struct {
 	mode  string
 	gate  OwnerNovaGate
@@ -51,9 +67,10 @@ func NewPrefilter(mode string, gate OwnerNovaGate, users []string) (*Prefilter, 
 	return p, nil
 }
 
-// Apply adds OWNER_NOVA to the root's required traits when the filter is
-// active, the caller is a scheduler identity, and the request does not
-// already say which owner it wants.
+// Apply rewrites a scheduler identity's request while the filter is
+// active: OWNER_NOVA joins the root's required traits unless the request
+// already says which owner its root must (not) have, and each group that
+// does not ask for another owner's trait forbids those traits.
 func (p *Prefilter) Apply(user string, req *Request) {
 	if p.mode == PrefilterOff || !slices.Contains(p.users, user) {
 		return
@@ -61,25 +78,28 @@ func (p *Prefilter) Apply(user string, req *Request) {
 	if p.mode == PrefilterAuto && !p.gate.OwnerNovaGateOpen() {
 		return
 	}
-	if namesOwner(req) {
-		return
+	if !slices.ContainsFunc(req.RootRequired, isOwnerTrait) && !slices.ContainsFunc(req.RootForbidden, isOwnerTrait) {
+		req.RootRequired = append(req.RootRequired, traitOwnerNova)
 	}
-	req.RootRequired = append(req.RootRequired, traitOwnerNova)
+	for i := range req.Groups {
+		g := &req.Groups[i]
+		if asksOtherOwner(g) {
+			continue // another service's group, e.g. a Cyborg device profile
+		}
+		for _, t := range otherOwnerTraits() {
+			if !slices.Contains(g.Forbidden, t) {
+				g.Forbidden = append(g.Forbidden, t)
+			}
+		}
+	}
 }
 
-// namesOwner reports whether any required or forbidden trait of the
-// request, at the root or in a group, is an owner trait.
-func namesOwner(req *Request) bool {
-	isOwner := func(t string) bool { return t == traitOwnerNova || t == traitOwnerCyborg }
-	if slices.ContainsFunc(req.RootRequired, isOwner) || slices.ContainsFunc(req.RootForbidden, isOwner) {
-		return true
-	}
-	for _, g := range req.Groups {
-		if slices.ContainsFunc(g.Forbidden, isOwner) {
-			return true
-		}
-		for _, anyOf := range g.Required {
-			if slices.ContainsFunc(anyOf, isOwner) {
+// asksOtherOwner reports whether a group requires (alone or in an any-of)
+// the owner trait of a service other than Nova.
+func asksOtherOwner(g *Group) bool {
+	for _, anyOf := range g.Required {
+		for _, t := range anyOf {
+			if slices.Contains(otherOwnerTraits(), t) {
 				return true
 			}
 		}

@@ -1,0 +1,75 @@
+package reconciler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/services"
+)
+
+// ComputeService is one nova-compute service Nova lists. Version is its
+// service version when the source knows it (a cell database), 0 when it
+// does not (the compute API never shows it).
+type ComputeService struct {
+	Host    string `json:"host"`
+	Version int    `json:"version,omitempty"`
+	// Cell names the cell database it was read from, "" for the API.
+	Cell string `json:"cell,omitempty"`
+}
+
+// ComputeSource lists the nova-compute services the gate must count,
+// already filtered as Nova's minimum-version query filters them (not
+// deleted, not forced down). An error means the list is unknown.
+type ComputeSource interface {
+	Computes(ctx context.Context) ([]ComputeService, error)
+}
+
+// novaServiceJSON is one entry of GET /os-services, reduced to what the
+// gate uses. A deleted service is not listed by the API at all.
+type novaServiceJSON struct {
+	Host       string `json:"host"`
+	Binary     string `json:"binary"`
+	ForcedDown bool   `json:"forced_down"`
+}
+
+// computesFromServices keeps the nova-compute services that are not
+// forced down; disabled ones count, as they do for Nova.
+func computesFromServices(svcs []novaServiceJSON) []ComputeService {
+	var out []ComputeService
+	for _, s := range svcs {
+		if s.Binary == ComputeBinary && !s.ForcedDown && s.Host != "" {
+			out = append(out, ComputeService{Host: s.Host})
+		}
+	}
+	return out
+}
+
+// Computes implements ComputeSource: GET /os-services?binary=nova-compute.
+func (n *NovaAPI) Computes(ctx context.Context) ([]ComputeService, error) {
+	svcs, err := allPages[novaServiceJSON](ctx, services.List(n.client, services.ListOpts{Binary: ComputeBinary}), "services")
+	if err != nil {
+		return nil, fmt.Errorf("%w: list services: %w", ErrNovaUnavailable, err)
+	}
+	return computesFromServices(svcs), nil
+}
+
+// Computes implements ComputeSource from the file's "services" key (the
+// answer of GET /os-services); a file without one lists no computes.
+func (f NovaFile) Computes(context.Context) ([]ComputeService, error) {
+	data, err := os.ReadFile(f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %w", ErrNovaUnavailable, f.Path, err)
+	}
+	var doc struct {
+		Services *[]novaServiceJSON `json:"services"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%w: %s: decode: %w", ErrNovaUnavailable, f.Path, err)
+	}
+	if doc.Services == nil {
+		return nil, fmt.Errorf("%w: %s has no \"services\" (the answer of GET /os-services)", ErrNovaUnavailable, f.Path)
+	}
+	return computesFromServices(*doc.Services), nil
+}
