@@ -19,12 +19,18 @@
 # HEALTHCHECK too.
 
 # --- build -----------------------------------------------------------------
+# Where the two stages start from; a registry mirror or a locally built
+# Debian base can stand in (scripts/test-image builds one with debootstrap).
+ARG GO_IMAGE=golang:1.26-bookworm
+ARG BASE_IMAGE=debian:bookworm-slim
 # The SQLite driver (github.com/mattn/go-sqlite3) is cgo, so the build
 # needs gcc and the binary links against glibc: build and run on the same
-# Debian release.
-FROM golang:1.26-bookworm AS build
+# Debian release. packaging/build-binary is the Debian package's build too
+# (scripts/build-deb): same flags, same hardening. To use a binary built
+# elsewhere, replace this stage with a directory holding
+# out/placement-syncd: --build-context build=DIR.
+FROM ${GO_IMAGE} AS build
 WORKDIR /src
-ENV CGO_ENABLED=1 GOFLAGS=-trimpath
 # Modules first, so that a source change does not download them again.
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
@@ -32,12 +38,11 @@ COPY . .
 ARG VERSION=dev
 ARG COMMIT=unknown
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    go build -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
-      -o /out/placement-syncd ./cmd/placement-syncd \
+    packaging/build-binary /out/placement-syncd "${VERSION}" "${COMMIT}" \
  && /out/placement-syncd version
 
 # --- run -------------------------------------------------------------------
-FROM debian:bookworm-slim
+FROM ${BASE_IMAGE}
 # ca-certificates: HTTPS to Keystone, Nova and Ironic; curl: the
 # HEALTHCHECK below.
 RUN apt-get update \

@@ -63,7 +63,7 @@ func TestPackaging(t *testing.T) {
 
 	unit := readRepoFile(t, "packaging/systemd/placement-syncd.service")
 	for _, want := range []string{
-		"ExecStart=/usr/local/bin/placement-syncd serve --config /etc/placement-syncd/placement-syncd.yaml\n",
+		"ExecStart=/usr/bin/placement-syncd serve --config /etc/placement-syncd/placement-syncd.yaml\n",
 		"StateDirectory=placement-syncd\n",
 		"Restart=on-failure\n",
 		"RestartPreventExitStatus=" + strconv.Itoa(exitUsage) + " " + strconv.Itoa(exitSchema) + "\n",
