@@ -1,0 +1,121 @@
+package difftest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// acGroup is one request group of GET /allocation_candidates.
+type acGroup struct {
+	suffix string // "" for the unnumbered group
+	params []string
+}
+
+// kAllocationCandidates asks for candidates with the features of the
+// microversion picked: granular groups (1.25), group_policy, limit (1.16),
+// required/forbidden traits (1.17/1.22/1.39), member_of (1.21/1.32),
+// in_tree (1.31), root_required (1.35), same_subtree and resourceless
+// groups (1.36). With limit, the same query without it goes first: a
+// limited answer is checked against the unlimited one.
+func kAllocationCandidates(g *Generator) []builder {
+	mv := g.mv(10)
+	var kv []string
+	var suffixes []string
+	groups := g.acGroups(mv)
+	for _, gr := range groups {
+		kv = append(kv, gr.params...)
+		if gr.suffix != "" {
+			suffixes = append(suffixes, "_"+gr.suffix)
+		}
+	}
+	if len(suffixes) > 1 || (len(suffixes) == 1 && g.chance(0.3)) {
+		if g.chance(0.9) {
+			kv = append(kv, "group_policy", pick(g, []string{"none", "isolate"}))
+		}
+	}
+	if mv >= 35 && g.chance(0.2) {
+		kv = append(kv, "root_required", g.requiredParam(min(mv, 38)))
+	}
+	if mv >= 36 && len(suffixes) > 1 && g.chance(0.4) {
+		kv = append(kv, "same_subtree", strings.Join(some(g, suffixes, len(suffixes), true), ","))
+	}
+	path := "/allocation_candidates?" + query(kv...)
+	if mv >= 16 && g.chance(0.35) {
+		limited := path + "&limit=" + fmt.Sprint(1+g.intn(4))
+		return []builder{
+			func() *Request { return req("ac-unlimited", "GET", path, mv, nil) },
+			func() *Request { return req("ac", "GET", limited, mv, nil) },
+		}
+	}
+	return once(req("ac", "GET", path, mv, nil))
+}
+
+// acGroups builds the unnumbered group and, from 1.25, granular ones;
+// from 1.36 a granular group may ask for no resources.
+func (g *Generator) acGroups(mv int) []acGroup {
+	var groups []acGroup
+	if mv < 36 || g.chance(0.8) {
+		groups = append(groups, g.acGroup(mv, "", false))
+	}
+	if mv >= 25 {
+		for i := range g.intn(4) {
+			suffix := fmt.Sprint(i + 1)
+			if mv >= 33 && g.chance(0.5) {
+				suffix = pick(g, []string{"COMPUTE", "ACCEL", "NET", "x-y_1"}) + suffix
+			}
+			groups = append(groups, g.acGroup(mv, suffix, mv >= 36 && g.chance(0.2)))
+		}
+	}
+	return groups
+}
+
+// acGroup is the parameters of one group, with amounts taken from
+// inventories that exist (now and then too big).
+func (g *Generator) acGroup(mv int, suffix string, resourceless bool) acGroup {
+	gr := acGroup{suffix: suffix}
+	key := func(k string) string {
+		if suffix == "" {
+			return k
+		}
+		return k + "_" + suffix
+	}
+	if !resourceless {
+		gr.params = append(gr.params, key("resources"), g.acResources())
+	}
+	traitsFrom := 17
+	if suffix != "" {
+		traitsFrom = 25
+	}
+	if mv >= traitsFrom && (resourceless || g.chance(0.4)) {
+		gr.params = append(gr.params, key("required"), g.requiredParam(mv))
+	}
+	if mv >= 21 && g.chance(0.25) {
+		gr.params = append(gr.params, key("member_of"), g.memberOf(mv))
+	}
+	if mv >= 31 && g.chance(0.15) {
+		gr.params = append(gr.params, key("in_tree"), g.rpOrRandom())
+	}
+	return gr
+}
+
+// acResources asks for one or two classes of a provider that has them,
+// in feasible amounts mostly.
+func (g *Generator) acResources() string {
+	var withInv []*provider
+	for _, p := range g.m.providers() {
+		if len(p.Inv) > 0 {
+			withInv = append(withInv, p)
+		}
+	}
+	if len(withInv) == 0 || g.chance(0.1) {
+		return g.resourcesParam(g.chance(0.3))
+	}
+	p := pick(g, withInv)
+	var parts []string
+	for _, rc := range some(g, slices.Sorted(maps.Keys(p.Inv)), 2, true) {
+		parts = append(parts, fmt.Sprintf("%s:%d", rc, g.feasible(p, rc, g.chance(0.05))))
+	}
+	return strings.Join(parts, ",")
+}
