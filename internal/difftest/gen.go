@@ -95,7 +95,7 @@ func KindNames() []string {
 }
 
 func (g *Generator) chance(p float64) bool { return g.rng.Float64() < p }
-func (g *Generator) intn(n int) int       { return g.rng.IntN(n) }
+func (g *Generator) intn(n int) int        { return g.rng.IntN(n) }
 
 func pick[T any](g *Generator, xs []T) T { return xs[g.rng.IntN(len(xs))] }
 
