@@ -9,8 +9,9 @@ import (
 
 // acGroup is one request group of GET /allocation_candidates.
 type acGroup struct {
-	suffix string // "" for the unnumbered group
-	params []string
+	suffix       string // "" for the unnumbered group, "1" or (1.33+) "_NAME1"
+	params       []string
+	resourceless bool
 }
 
 // kAllocationCandidates asks for candidates with the features of the
@@ -22,12 +23,15 @@ type acGroup struct {
 func kAllocationCandidates(g *Generator) []builder {
 	mv := g.mv(10)
 	var kv []string
-	var suffixes []string
+	var suffixes, resourceless []string
 	groups := g.acGroups(mv)
 	for _, gr := range groups {
 		kv = append(kv, gr.params...)
 		if gr.suffix != "" {
-			suffixes = append(suffixes, "_"+gr.suffix)
+			suffixes = append(suffixes, gr.suffix)
+		}
+		if gr.resourceless {
+			resourceless = append(resourceless, gr.suffix)
 		}
 	}
 	if len(suffixes) > 1 || (len(suffixes) == 1 && g.chance(0.3)) {
@@ -38,8 +42,16 @@ func kAllocationCandidates(g *Generator) []builder {
 	if mv >= 35 && g.chance(0.2) {
 		kv = append(kv, "root_required", g.requiredParam(min(mv, 38)))
 	}
-	if mv >= 36 && len(suffixes) > 1 && g.chance(0.4) {
-		kv = append(kv, "same_subtree", strings.Join(some(g, suffixes, len(suffixes), true), ","))
+	// A resourceless group must be in same_subtree (now and then it is
+	// left out, which is an error).
+	if mv >= 36 && len(suffixes) > 1 && (len(resourceless) > 0 || g.chance(0.4)) {
+		same := some(g, suffixes, len(suffixes), true)
+		if g.chance(0.9) {
+			for _, s := range resourceless {
+				same = addName(same, s)
+			}
+		}
+		kv = append(kv, "same_subtree", strings.Join(same, ","))
 	}
 	path := "/allocation_candidates?" + query(kv...)
 	if mv >= 16 && g.chance(0.35) {
@@ -63,7 +75,7 @@ func (g *Generator) acGroups(mv int) []acGroup {
 		for i := range g.intn(4) {
 			suffix := fmt.Sprint(i + 1)
 			if mv >= 33 && g.chance(0.5) {
-				suffix = pick(g, []string{"COMPUTE", "ACCEL", "NET", "x-y_1"}) + suffix
+				suffix = pick(g, []string{"_COMPUTE", "_ACCEL", "_NET", "_x-y_1"}) + suffix
 			}
 			groups = append(groups, g.acGroup(mv, suffix, mv >= 36 && g.chance(0.2)))
 		}
@@ -74,13 +86,8 @@ func (g *Generator) acGroups(mv int) []acGroup {
 // acGroup is the parameters of one group, with amounts taken from
 // inventories that exist (now and then too big).
 func (g *Generator) acGroup(mv int, suffix string, resourceless bool) acGroup {
-	gr := acGroup{suffix: suffix}
-	key := func(k string) string {
-		if suffix == "" {
-			return k
-		}
-		return k + "_" + suffix
-	}
+	gr := acGroup{suffix: suffix, resourceless: resourceless}
+	key := func(k string) string { return k + suffix }
 	if !resourceless {
 		gr.params = append(gr.params, key("resources"), g.acResources())
 	}

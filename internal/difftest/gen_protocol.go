@@ -38,7 +38,8 @@ func kWrongMethod(g *Generator) []builder {
 		{"PUT", rpPath(u, "/allocations")}, {"GET", "/allocations"}, {"POST", "/allocations/" + g.uuid()},
 		{"POST", "/allocation_candidates"}, {"DELETE", "/traits"}, {"POST", "/traits/CUSTOM_X"},
 		{"GET", "/reshaper"}, {"PUT", "/usages"}, {"POST", rpPath(u, "/traits")}, {"PATCH", "/resource_classes"},
-		{"POST", rpPath(u, "/inventories/VCPU")},
+		{"POST", rpPath(u, "/inventories/VCPU")}, {"HEAD", rpPath(u, "/allocations")}, {"HEAD", "/usages"},
+		{"OPTIONS", "/resource_providers"},
 	}
 	c := pick(g, cases)
 	r := req("wrong_method", c.method, c.path, g.mv(0), nil)

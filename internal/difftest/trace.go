@@ -3,17 +3,20 @@ package difftest
 import (
 	"bufio"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // Record is one line of a trace: the JSONL format of ../shared/repro
-// (README there), plus two optional keys of ours: headers (explicit
-// header overrides, null removes the header) and bad (a deliberately
-// wrong request). Without headers, replay derives them from gen and note
+// (README there), plus optional keys of ours: headers (explicit header
+// overrides, null removes the header), bad (a deliberately wrong
+// request) and body_base64 (the body's bytes when they are not UTF-8,
+// which a JSON string cannot hold). Without headers, replay derives them from gen and note
 // as the shared traces spell them.
 type Record struct {
 	Op       int                `json:"op"`
@@ -24,6 +27,7 @@ type Record struct {
 	MV       any                `json:"mv"`
 	Note     string             `json:"note"`
 	Body     string             `json:"body"`
+	BodyB64  string             `json:"body_base64,omitempty"`
 	Headers  map[string]*string `json:"headers,omitempty"`
 	Bad      bool               `json:"bad,omitempty"`
 	Ref      int                `json:"ref"`
@@ -128,6 +132,9 @@ const legacyVersionHeader = "X-OpenStack-Placement-API-Version"
 // FromRecord turns a trace line back into a request to replay.
 func FromRecord(rec *Record) *Request {
 	r := &Request{Gen: rec.Gen, Note: rec.Note, Method: rec.Method, Path: rec.Path, Body: rec.Body, MV: -1, Bad: rec.Bad}
+	if b, err := base64.StdEncoding.DecodeString(rec.BodyB64); err == nil && rec.BodyB64 != "" {
+		r.Body = string(b)
+	}
 	hdr := map[string]*string{}
 	switch v := rec.MV.(type) {
 	case float64:
@@ -136,6 +143,10 @@ func FromRecord(rec *Record) *Request {
 		if name, ok := strings.CutPrefix(v, "legacy "); ok {
 			hdr[name] = hv("placement 1.39")
 		} else {
+			// The shared traces write a raw header as Python's repr.
+			if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+				v = v[1 : len(v)-1]
+			}
 			hdr["OpenStack-API-Version"] = hv(v)
 		}
 	}
@@ -185,6 +196,9 @@ func headersFromNote(rec *Record, hdr map[string]*string) {
 func toRecord(op, step int, r *Request, path, body string) *Record {
 	rec := &Record{Op: op, Step: step, Gen: r.Gen, Method: r.Method, Path: path, Note: r.Note, Body: body,
 		Headers: r.Headers, Bad: r.Bad, Mismatch: []string{}}
+	if !utf8.ValidString(body) {
+		rec.BodyB64 = base64.StdEncoding.EncodeToString([]byte(body))
+	}
 	if r.MV >= 0 {
 		rec.MV = r.MV
 	} else if v, ok := r.Headers["OpenStack-API-Version"]; ok && v != nil {
