@@ -20,7 +20,7 @@ var ComparedHeaders = []string{"Content-Type", "Location", "Vary", "OpenStack-AP
 // (generated uuids in ours already mapped to the reference's) to a
 // request. unlimited is the reference's answer to the same allocation
 // candidates query without limit, when there is one.
-func Compare(method, path string, ref, ours *Answer, unlimited *Answer) []Diff {
+func Compare(path string, ref, ours *Answer, unlimited *Answer) []Diff {
 	var diffs []Diff
 	if ref.Status != ours.Status {
 		diffs = append(diffs, Diff{Kind: "status", Where: "", Ref: fmt.Sprint(ref.Status), Ours: fmt.Sprint(ours.Status)})

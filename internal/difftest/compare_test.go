@@ -42,11 +42,11 @@ func TestCompareCandidatesAsSets(t *testing.T) {
 	path := "/allocation_candidates?resources=VCPU:1"
 	ref := answer(200, candidates(arA, arB, arAB), "Content-Type", "application/json")
 	same := answer(200, candidates(arAB, arA, arB), "Content-Type", "application/json")
-	if ds := Compare("GET", path, ref, same, nil); len(ds) != 0 {
+	if ds := Compare(path, ref, same, nil); len(ds) != 0 {
 		t.Errorf("reordered candidates: %v", ds)
 	}
 	missing := answer(200, candidates(arA, arAB), "Content-Type", "application/json")
-	ds := Compare("GET", path, ref, missing, nil)
+	ds := Compare(path, ref, missing, nil)
 	if got := strings.Join(classesOf(ds), ";"); got != "body $.allocation_requests[*] missing-item" {
 		t.Errorf("a candidate less: %q", got)
 	}
@@ -58,14 +58,14 @@ func TestCompareLimitedCandidates(t *testing.T) {
 	path := "/allocation_candidates?resources=VCPU:1&limit=1"
 	unlimited := answer(200, candidates(arA, arB))
 	ref := answer(200, candidates(arA))
-	if ds := Compare("GET", path, ref, answer(200, candidates(arB)), unlimited); len(ds) != 0 {
+	if ds := Compare(path, ref, answer(200, candidates(arB)), unlimited); len(ds) != 0 {
 		t.Errorf("another candidate of the unlimited answer: %v", ds)
 	}
-	ds := Compare("GET", path, ref, answer(200, candidates(arAB)), unlimited)
+	ds := Compare(path, ref, answer(200, candidates(arAB)), unlimited)
 	if got := strings.Join(classesOf(ds), ";"); got != "body $.allocation_requests[*] ac-limit not-a-candidate" {
 		t.Errorf("a candidate the unlimited answer lacks: %q", got)
 	}
-	ds = Compare("GET", path, ref, answer(200, candidates(arA, arB)), unlimited)
+	ds = Compare(path, ref, answer(200, candidates(arA, arB)), unlimited)
 	if got := strings.Join(classesOf(ds), ";"); got != "body $.allocation_requests ac-limit count" {
 		t.Errorf("two candidates for limit=1: %q", got)
 	}
@@ -76,18 +76,18 @@ func TestCompareReportsRealDifferences(t *testing.T) {
 		"Content-Type", "application/json", "OpenStack-API-Version", "placement 1.39")
 	ours := answer(400, `{"errors":[{"status":400,"title":"Bad Request","detail":"no","code":"placement.undefined_code","request_id":"req-2"}]}`,
 		"Content-Type", "application/json", "OpenStack-API-Version", "placement 1.39", "Vary", "openstack-api-version")
-	ds := Compare("GET", "/resource_providers/x", ref, ours, nil)
+	ds := Compare("/resource_providers/x", ref, ours, nil)
 	if got := strings.Join(classesOf(ds), ";"); got != "header vary" {
 		t.Errorf("request ids must not count, Vary must: %q", got)
 	}
 	ref = answer(200, `{"inventories": {"VCPU": {"total": 4, "allocation_ratio": 16}}, "resource_provider_generation": 1}`)
 	ours = answer(200, `{"inventories": {"VCPU": {"total": 4, "allocation_ratio": 16.0}}, "resource_provider_generation": 2}`)
-	got := classesOf(Compare("PUT", "/resource_providers/x/inventories", ref, ours, nil))
+	got := classesOf(Compare("/resource_providers/x/inventories", ref, ours, nil))
 	want := "body $.inventories.{rc}.allocation_ratio number-format;body $.resource_provider_generation value"
 	if strings.Join(got, ";") != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	got = classesOf(Compare("GET", "/", answer(404, "x"), answer(200, "x"), nil))
+	got = classesOf(Compare("/", answer(404, "x"), answer(200, "x"), nil))
 	if strings.Join(got, ";") != "status " {
 		t.Errorf("status: %q", got)
 	}
@@ -115,7 +115,7 @@ func TestRunnerMapsGeneratedUUIDs(t *testing.T) {
 	}
 	ours := answer(200, `{"uuid": "`+rpB+`"}`, "Location", "/resource_providers/"+rpB)
 	rn.toRef(ours)
-	if ds := Compare("GET", "/", answer(200, `{"uuid": "`+rpA+`"}`, "Location", "/resource_providers/"+rpA), ours, nil); len(ds) != 0 {
+	if ds := Compare("/", answer(200, `{"uuid": "`+rpA+`"}`, "Location", "/resource_providers/"+rpA), ours, nil); len(ds) != 0 {
 		t.Errorf("mapped answer differs: %v", ds)
 	}
 	withUUID := &Request{Method: "POST", Path: "/resource_providers", Body: `{"name": "y", "uuid": "` + rpA + `"}`}
@@ -140,10 +140,10 @@ func TestGroupMismatchesKeepsFirstOp(t *testing.T) {
 
 func TestCompareTraitsAsSets(t *testing.T) {
 	ref := answer(200, `{"traits": ["HW_NIC_SRIOV", "COMPUTE_NODE"], "resource_provider_generation": 3}`)
-	if ds := Compare("GET", "/traits", ref, answer(200, `{"traits":["COMPUTE_NODE","HW_NIC_SRIOV"],"resource_provider_generation":3}`), nil); len(ds) != 0 {
+	if ds := Compare("/traits", ref, answer(200, `{"traits":["COMPUTE_NODE","HW_NIC_SRIOV"],"resource_provider_generation":3}`), nil); len(ds) != 0 {
 		t.Errorf("same traits in another order: %v", ds)
 	}
-	ds := Compare("GET", "/traits", ref, answer(200, `{"traits":["COMPUTE_NODE"],"resource_provider_generation":3}`), nil)
+	ds := Compare("/traits", ref, answer(200, `{"traits":["COMPUTE_NODE"],"resource_provider_generation":3}`), nil)
 	if got := strings.Join(classesOf(ds), ";"); got != "body $.traits[*] missing-item" {
 		t.Errorf("a trait less: %q", got)
 	}

@@ -124,7 +124,7 @@ func (rn *Runner) Do(r *Request, step int) (*Answer, error) {
 	} else if r.Method != "GET" {
 		clear(rn.unlimited)
 	}
-	diffs := Compare(r.Method, refPath, ref, ours, unlimited)
+	diffs := Compare(refPath, ref, ours, unlimited)
 	rn.count(r, refPath, ref, ours, len(diffs) > 0)
 	rec := toRecord(rn.op, step, r, rn.traced(refPath), rn.traced(refBody))
 	rec.Ref, rec.Cand, rec.RefBody = ref.Status, ours.Status, string(ref.Body)
