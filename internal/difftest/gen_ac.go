@@ -67,9 +67,10 @@ func kAllocationCandidates(g *Generator) []builder {
 // acGroups builds the unnumbered group and, from 1.25, granular ones;
 // from 1.36 a granular group may ask for no resources.
 func (g *Generator) acGroups(mv int) []acGroup {
+	tree := g.acTree()
 	var groups []acGroup
 	if mv < 36 || g.chance(0.8) {
-		groups = append(groups, g.acGroup(mv, "", false))
+		groups = append(groups, g.acGroup(mv, tree, "", false))
 	}
 	if mv >= 25 {
 		for i := range g.intn(4) {
@@ -77,7 +78,7 @@ func (g *Generator) acGroups(mv int) []acGroup {
 			if mv >= 33 && g.chance(0.5) {
 				suffix = pick(g, []string{"_COMPUTE", "_ACCEL", "_NET", "_x-y_1"}) + suffix
 			}
-			groups = append(groups, g.acGroup(mv, suffix, mv >= 36 && g.chance(0.2)))
+			groups = append(groups, g.acGroup(mv, tree, suffix, mv >= 36 && g.chance(0.2)))
 		}
 	}
 	return groups
@@ -85,18 +86,22 @@ func (g *Generator) acGroups(mv int) []acGroup {
 
 // acGroup is the parameters of one group, with amounts taken from
 // inventories that exist (now and then too big).
-func (g *Generator) acGroup(mv int, suffix string, resourceless bool) acGroup {
+func (g *Generator) acGroup(mv int, tree []*provider, suffix string, resourceless bool) acGroup {
 	gr := acGroup{suffix: suffix, resourceless: resourceless}
 	key := func(k string) string { return k + suffix }
 	if !resourceless {
-		gr.params = append(gr.params, key("resources"), g.acResources())
+		gr.params = append(gr.params, key("resources"), g.acResources(tree))
 	}
 	traitsFrom := 17
 	if suffix != "" {
 		traitsFrom = 25
 	}
 	if mv >= traitsFrom && (resourceless || g.chance(0.4)) {
-		gr.params = append(gr.params, key("required"), g.requiredParam(mv))
+		pool := g.traitPool()
+		if len(tree) > 0 && g.chance(0.6) {
+			pool = treeTraits(tree)
+		}
+		gr.params = append(gr.params, key("required"), g.requiredFrom(mv, pool))
 	}
 	if mv >= 21 && g.chance(0.25) {
 		gr.params = append(gr.params, key("member_of"), g.memberOf(mv))
@@ -108,13 +113,18 @@ func (g *Generator) acGroup(mv int, suffix string, resourceless bool) acGroup {
 }
 
 // acResources asks for one or two classes of a provider that has them,
-// in feasible amounts mostly.
-func (g *Generator) acResources() string {
+// in feasible amounts mostly; the provider is mostly one of tree (a tree
+// and the sharing providers of its aggregates), so that several groups
+// can be satisfied together.
+func (g *Generator) acResources(tree []*provider) string {
 	var withInv []*provider
 	for _, p := range g.m.providers() {
 		if len(p.Inv) > 0 {
 			withInv = append(withInv, p)
 		}
+	}
+	if len(tree) > 0 && g.chance(0.8) {
+		withInv = tree
 	}
 	if len(withInv) == 0 || g.chance(0.1) {
 		return g.resourcesParam(g.chance(0.3))
@@ -125,4 +135,41 @@ func (g *Generator) acResources() string {
 		parts = append(parts, fmt.Sprintf("%s:%d", rc, g.feasible(p, rc, g.chance(0.05))))
 	}
 	return strings.Join(parts, ",")
+}
+
+// acTree picks a tree with inventory: its providers with inventory and
+// the sharing providers in its root's aggregates.
+func (g *Generator) acTree() []*provider {
+	p := g.rp()
+	if p == nil {
+		return nil
+	}
+	root := g.m.rps[p.Root]
+	var out []*provider
+	for _, q := range g.m.providers() {
+		if len(q.Inv) == 0 {
+			continue
+		}
+		shares := slices.Contains(q.Traits, sharesTrait) && root != nil && overlaps(q.Aggs, root.Aggs)
+		if q.Root == p.Root || shares {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// treeTraits lists the traits the providers of tree have.
+func treeTraits(tree []*provider) []string {
+	var out []string
+	for _, p := range tree {
+		for _, t := range p.Traits {
+			out = addName(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func overlaps(a, b []string) bool {
+	return slices.ContainsFunc(a, func(s string) bool { return slices.Contains(b, s) })
 }

@@ -115,16 +115,22 @@ func (g *Generator) memberOf(mv int) string {
 
 // requiredParam is a required value: traits, forbidden ones (1.22+) and
 // any-of in: lists (1.39+).
-func (g *Generator) requiredParam(mv int) string {
+func (g *Generator) requiredParam(mv int) string { return g.requiredFrom(mv, g.traitPool()) }
+
+// requiredFrom is a required value over the traits of pool.
+func (g *Generator) requiredFrom(mv int, pool []string) string {
+	if len(pool) == 0 {
+		pool = g.traitPool()
+	}
 	var parts []string
-	for _, t := range some(g, g.traitPool(), 2, true) {
+	for _, t := range some(g, pool, 2, true) {
 		if mv >= 22 && g.chance(0.3) {
 			t = "!" + t
 		}
 		parts = append(parts, t)
 	}
 	if mv >= 39 && g.chance(0.3) {
-		return "in:" + strings.Join(some(g, g.traitPool(), 3, true), ",")
+		return "in:" + strings.Join(some(g, pool, 3, true), ",")
 	}
 	return strings.Join(parts, ",")
 }
