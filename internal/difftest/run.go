@@ -23,6 +23,10 @@ type Mismatch struct {
 	Ref    Answer
 	Ours   Answer
 	Diffs  []Diff
+	// Diverged is the first earlier write whose status differed (0:
+	// none): from there on the two servers' states may differ, and a
+	// mismatch may be its consequence.
+	Diverged int
 }
 
 // Stats counts what a run sent and found.
@@ -52,6 +56,7 @@ type Runner struct {
 	genRef    []string // uuids the reference generated, in order (@gen1@ first)
 	genOurs   []string // ours, in the same order ("" when ours failed)
 	unlimited map[string]*Answer
+	diverged  int
 }
 
 // NewRunner makes a runner for two servers' base URLs.
@@ -133,7 +138,11 @@ func (rn *Runner) Do(r *Request, step int) (*Answer, error) {
 	}
 	if len(diffs) > 0 {
 		rn.Mismatches = append(rn.Mismatches, Mismatch{Seed: rn.Seed, Op: rn.op, Step: step, Gen: r.Gen,
-			Method: r.Method, Path: rec.Path, MV: rec.MV, Note: r.Note, Body: rec.Body, Ref: *ref, Ours: *ours, Diffs: diffs})
+			Method: r.Method, Path: rec.Path, MV: rec.MV, Note: r.Note, Body: rec.Body, Ref: *ref, Ours: *ours,
+			Diffs: diffs, Diverged: rn.diverged})
+	}
+	if rn.diverged == 0 && r.Method != "GET" && r.Method != "HEAD" && ref.Status != ours.Status {
+		rn.diverged = rn.op
 	}
 	if rn.Trace != nil {
 		if err := rn.Trace.Write(rec); err != nil {
