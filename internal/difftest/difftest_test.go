@@ -32,7 +32,7 @@ var (
 // and class with the op to replay up to. Deliberately wrong requests must
 // never be answered with a 5xx, by either server.
 func TestDifferential(t *testing.T) {
-	var total Stats
+	total := Stats{Routes: map[string]int{}, Minors: map[int]int{}}
 	var report strings.Builder
 	if *flagReplay != "" {
 		recs, err := ReadTrace(*flagReplay)
@@ -69,6 +69,15 @@ func TestDifferential(t *testing.T) {
 	// unless ours fails the same way, and are counted in the report.
 	if total.Ours5xx > 0 {
 		t.Errorf("ours answered %d requests with a 5xx (%d of them deliberately wrong)", total.Ours5xx, total.BadOurs5xx)
+	}
+	// A budget of CI's size must reach every route and microversion.
+	if *flagReplay == "" && total.Requests >= 2000 {
+		if missing := Uncovered(total); len(missing) > 0 {
+			t.Errorf("routes never sent: %v", missing)
+		}
+		if missing := MissingMinors(total); len(missing) > 0 {
+			t.Errorf("microversions never sent: %v", missing)
+		}
 	}
 	if *flagMax >= 0 && total.Mismatched > *flagMax {
 		t.Errorf("%d requests mismatched; at most %d may", total.Mismatched, *flagMax)
@@ -137,6 +146,12 @@ func addStats(total *Stats, s Stats) {
 	total.Requests += s.Requests
 	total.Mismatched += s.Mismatched
 	total.Bad += s.Bad
+	for k, v := range s.Routes {
+		total.Routes[k] += v
+	}
+	for k, v := range s.Minors {
+		total.Minors[k] += v
+	}
 	total.BadRef5xx += s.BadRef5xx
 	total.BadOurs5xx += s.BadOurs5xx
 	total.Ref5xx += s.Ref5xx
