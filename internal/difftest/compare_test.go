@@ -148,3 +148,15 @@ func TestCompareTraitsAsSets(t *testing.T) {
 		t.Errorf("a trait less: %q", got)
 	}
 }
+
+func TestCompareIgnoresTimestampsOnly(t *testing.T) {
+	ref := answer(409, `{"errors": [{"status": 409, "title": "Conflict", "detail": "conflict [parameters: ('2026-11-24 20:00:45.258031', 114)]"}]}`)
+	ours := answer(409, `{"errors": [{"status": 409, "title": "Conflict", "detail": "conflict [parameters: ('2026-11-24 20:00:46.001', 114)]"}]}`)
+	if ds := Compare("/x", ref, ours, nil); len(ds) != 0 {
+		t.Errorf("only the time differs: %v", ds)
+	}
+	ours = answer(409, `{"errors": [{"status": 409, "title": "Conflict", "detail": "conflict [parameters: ('2026-11-24 20:00:46.001', 115)]"}]}`)
+	if got := strings.Join(classesOf(Compare("/x", ref, ours, nil)), ";"); got != "body $.errors[*].detail value" {
+		t.Errorf("another id: %q", got)
+	}
+}

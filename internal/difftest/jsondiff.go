@@ -43,27 +43,34 @@ func decodeJSON(b []byte) (any, bool) {
 	if err := dec.Decode(&v); err != nil || dec.More() {
 		return nil, false
 	}
-	sortTraits(v)
-	return v, true
+	return normalize(v), true
 }
 
-// sortTraits sorts every "traits" list in place. They are sets: the
-// reference builds them from Python sets, whose order changes with each
-// process's string hash seed, so no order of theirs can be matched.
-func sortTraits(v any) {
+// timestampRE matches the times a body may carry (an error detail that
+// quotes a row's created_at, for one): they differ between any two runs.
+var timestampRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
+
+// normalize replaces timestamps in strings with <time> and sorts every
+// "traits" list. Traits are sets: the reference builds the lists from
+// Python sets, whose order changes with each process's string hash seed,
+// so no order of theirs can be matched.
+func normalize(v any) any {
 	switch x := v.(type) {
+	case string:
+		return timestampRE.ReplaceAllString(x, "<time>")
 	case map[string]any:
 		for k, e := range x {
-			if list, ok := e.([]any); ok && k == "traits" {
+			x[k] = normalize(e)
+			if list, ok := x[k].([]any); ok && k == "traits" {
 				slices.SortFunc(list, func(a, b any) int { return strings.Compare(canonical(a), canonical(b)) })
 			}
-			sortTraits(e)
 		}
 	case []any:
-		for _, e := range x {
-			sortTraits(e)
+		for i, e := range x {
+			x[i] = normalize(e)
 		}
 	}
+	return v
 }
 
 // canonical is a value's JSON with sorted keys, for set comparisons.
