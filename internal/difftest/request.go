@@ -7,6 +7,7 @@ package difftest
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -43,17 +44,11 @@ func hv(s string) *string { return &s }
 // httpRequest builds the request for a server at base, with text already
 // translated for that server.
 func (r *Request) httpRequest(base, path, body string) (*http.Request, error) {
-	var rd *strings.Reader
+	var rd io.Reader // a nil *strings.Reader would be a non-nil io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	var req *http.Request
-	var err error
-	if rd != nil {
-		req, err = http.NewRequest(r.Method, base+path, rd)
-	} else {
-		req, err = http.NewRequest(r.Method, base+path, nil)
-	}
+	req, err := http.NewRequest(r.Method, base+path, rd)
 	if err != nil {
 		return nil, fmt.Errorf("build %s %s: %w", r.Method, path, err)
 	}
