@@ -46,7 +46,11 @@ func TestDifferential(t *testing.T) {
 		WriteReport(&report, "replay "+filepath.Base(*flagReplay), rn.Stats, rn.Mismatches)
 		total = rn.Stats
 	} else {
-		for _, seed := range parseSeeds(t, *flagSeeds) {
+		seeds := parseSeeds(t, *flagSeeds)
+		if len(seeds) > 1 && (*flagRef != "" || *flagOurs != "") {
+			t.Fatal("running servers keep their state: give one seed with -difftest.ref or -difftest.ours")
+		}
+		for _, seed := range seeds {
 			t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 				rn := runSeed(t, seed)
 				WriteReport(&report, fmt.Sprintf("seed %d, %d steps", seed, *flagSteps), rn.Stats, rn.Mismatches)
