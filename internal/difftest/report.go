@@ -58,7 +58,7 @@ func WriteReport(w io.Writer, label string, s Stats, ms []Mismatch) {
 		fmt.Fprintf(w, "\n[%d] %s — %d requests; first at op %d (replay up to op %d)\n", i+1, g.Key, len(g.Ops), m.Op, m.Op)
 		fmt.Fprintf(w, "    ops: %s\n", opList(g.Ops))
 		if m.Diverged > 0 {
-			fmt.Fprintf(w, "    (after op %d, a write answered with different statuses: the states may differ from there)\n", m.Diverged)
+			fmt.Fprintf(w, "    (after op %d, a write one server carried out and the other refused: the states may differ from there)\n", m.Diverged)
 		}
 		fmt.Fprintf(w, "    %s %s mv=%v gen=%s", m.Method, m.Path, mvText(m.MV), m.Gen)
 		if m.Note != "" {

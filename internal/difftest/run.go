@@ -23,9 +23,9 @@ type Mismatch struct {
 	Ref    Answer
 	Ours   Answer
 	Diffs  []Diff
-	// Diverged is the first earlier write whose status differed (0:
-	// none): from there on the two servers' states may differ, and a
-	// mismatch may be its consequence.
+	// Diverged is the first earlier write that one server carried out
+	// and the other refused (0: none): from there on their states may
+	// differ, and a mismatch may be its consequence.
 	Diverged int
 }
 
@@ -141,7 +141,7 @@ func (rn *Runner) Do(r *Request, step int) (*Answer, error) {
 			Method: r.Method, Path: rec.Path, MV: rec.MV, Note: r.Note, Body: rec.Body, Ref: *ref, Ours: *ours,
 			Diffs: diffs, Diverged: rn.diverged})
 	}
-	if rn.diverged == 0 && r.Method != "GET" && r.Method != "HEAD" && ref.Status != ours.Status {
+	if rn.diverged == 0 && r.Method != "GET" && r.Method != "HEAD" && (ref.Status/100 == 2) != (ours.Status/100 == 2) {
 		rn.diverged = rn.op
 	}
 	if rn.Trace != nil {
