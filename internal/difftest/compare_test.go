@@ -156,7 +156,20 @@ func TestCompareIgnoresTimestampsOnly(t *testing.T) {
 		t.Errorf("only the time differs: %v", ds)
 	}
 	ours = answer(409, `{"errors": [{"status": 409, "title": "Conflict", "detail": "conflict [parameters: ('2026-11-24 20:00:46.001', 115)]"}]}`)
-	if got := strings.Join(classesOf(Compare("/x", ref, ours, nil)), ";"); got != "body $.errors[*].detail value" {
+	if got := strings.Join(classesOf(Compare("/x", ref, ours, nil)), ";"); got != "body $.errors[*].detail value [conflict [parameters]" {
 		t.Errorf("another id: %q", got)
+	}
+}
+
+// Error details of one route group by the kind of error they report.
+func TestDetailKindSeparatesErrors(t *testing.T) {
+	for detail, want := range map[string]string{
+		"The server could not comply.\n\n Malformed JSON: Expecting value: line 1":  "Malformed JSON",
+		"Conflict.\n\n Unable to allocate inventory: Inventory for 'VCPU' invalid.": "Unable to allocate inventory",
+		"no paragraph": "no paragraph",
+	} {
+		if got := detailKind(detail); got != want {
+			t.Errorf("detailKind(%q) = %q, want %q", detail, got, want)
+		}
 	}
 }

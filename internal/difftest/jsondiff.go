@@ -151,10 +151,24 @@ func (df *differ) walk(path []string, parent string, ref, ours any) {
 			what := "value"
 			if fmt.Sprintf("%T", ref) != fmt.Sprintf("%T", ours) {
 				what = "type"
+			} else if s, ok := ref.(string); ok && len(path) > 0 && path[len(path)-1] == ".detail" {
+				what += " [" + detailKind(s) + "]"
 			}
 			df.add(path, what, ref, ours)
 		}
 	}
+}
+
+// detailKind names an error detail by the first words of its specific
+// part (after the status's generic sentence), so that different errors of
+// one route group apart: "Malformed JSON", "Invalid microversion", ...
+func detailKind(s string) string {
+	if i := strings.LastIndex(s, "\n\n"); i >= 0 {
+		s = s[i+2:]
+	}
+	s, _, _ = strings.Cut(s, ":")
+	words := strings.Fields(s)
+	return strings.TrimRight(strings.Join(words[:min(len(words), 4)], " "), ".,")
 }
 
 func sameNumber(a, b json.Number) bool {
