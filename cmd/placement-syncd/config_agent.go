@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
 )
@@ -16,6 +17,7 @@ type AgentConfig struct {
 	Host              string               `yaml:"host"`
 	Interval          time.Duration        `yaml:"interval"`
 	Concurrency       int                  `yaml:"concurrency"`
+	RefreshInterval   time.Duration        `yaml:"refresh_interval"`
 	Placement         AgentPlacementConfig `yaml:"placement"`
 	Local             AgentLocalConfig     `yaml:"local"`
 	ServiceURL        string               `yaml:"service_url"`
@@ -39,6 +41,15 @@ type AgentPlacementConfig struct {
 type AgentLocalConfig struct {
 	Listen string `yaml:"listen"`
 	Token  string `yaml:"token"`
+}
+
+// agentRefresh maps agent.refresh_interval to agent.Options, where 0
+// means the default: 0 in the file turns the periodic re-read off.
+func agentRefresh(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // IronicConfig configures drivers/ironic.
@@ -74,6 +85,7 @@ type StaticConfig struct {
 const (
 	defaultAgentInterval      = 10 * time.Second
 	defaultAgentConcurrency   = 8
+	defaultAgentRefresh       = agent.DefaultRefreshInterval
 	defaultAgentPlacement     = "http://127.0.0.1:8778"
 	defaultAgentToken         = "admin"
 	defaultAgentLocalListen   = "127.0.0.1:8780"
@@ -85,6 +97,7 @@ func defaultAgentConfig() AgentConfig {
 	return AgentConfig{
 		Interval:          defaultAgentInterval,
 		Concurrency:       defaultAgentConcurrency,
+		RefreshInterval:   defaultAgentRefresh,
 		Placement:         AgentPlacementConfig{Endpoint: defaultAgentPlacement, Token: defaultAgentToken},
 		Local:             AgentLocalConfig{Listen: defaultAgentLocalListen},
 		HeartbeatInterval: defaultAgentHeartbeat,
@@ -100,6 +113,9 @@ func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
 	}
 	if c.Concurrency < 1 || c.Concurrency > 256 {
 		bad("agent.concurrency", "must be from 1 to 256, got %d", c.Concurrency)
+	}
+	if c.RefreshInterval < 0 {
+		bad("agent.refresh_interval", "must not be negative (0 turns the periodic re-read off), got %s", c.RefreshInterval)
 	}
 	if c.HeartbeatInterval <= 0 {
 		bad("agent.heartbeat_interval", "must be positive, got %s", c.HeartbeatInterval)
