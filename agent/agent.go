@@ -35,6 +35,7 @@ const (
 	DefaultBackoffBase       = time.Second
 	DefaultListAllThreshold  = 32
 	DefaultHeartbeatInterval = time.Minute
+	DefaultRefreshInterval   = time.Hour
 	// DefaultServiceBinary is the binary the reconciler's version gate
 	// counts: the agent reports for the host as nova-compute does.
 	DefaultServiceBinary      = heartbeat.ComputeBinary
@@ -54,8 +55,16 @@ type Options struct {
 	// Interval between passes (default 10 s). A state change reaches
 	// Placement within one interval.
 	Interval time.Duration
-	// Concurrency is how many provider trees are written at once.
+	// Concurrency is how many provider trees are read or written at once
+	// (the first pass over a fleet, a large change).
 	Concurrency int
+	// RefreshInterval is how often each provider is read in full even
+	// though its generation has not moved (nova's
+	// resource_provider_association_refresh); each provider has its own
+	// phase, so a fleet's re-reads spread over the period: about
+	// 2 x providers / RefreshInterval reads. 0 means
+	// DefaultRefreshInterval, a negative value never.
+	RefreshInterval time.Duration
 	// ConflictRetries bounds re-read-and-retry rounds per provider on 409.
 	ConflictRetries int
 	// BackoffBase is the first wait after a failed pass (doubling, with
@@ -130,6 +139,9 @@ func New(opts Options) (*Agent, error) {
 	opts.BackoffBase = positiveOr(opts.BackoffBase, DefaultBackoffBase)
 	opts.ListAllThreshold = positiveOr(opts.ListAllThreshold, DefaultListAllThreshold)
 	opts.HeartbeatInterval = positiveOr(opts.HeartbeatInterval, DefaultHeartbeatInterval)
+	if opts.RefreshInterval == 0 {
+		opts.RefreshInterval = DefaultRefreshInterval
+	}
 	opts.ServiceBinary = cmp.Or(opts.ServiceBinary, DefaultServiceBinary)
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -161,8 +173,14 @@ type Result struct {
 	// FallbackDeleted counts unavailable inventories deleted because the
 	// server is older than 1.26.
 	FallbackDeleted int
-	Duration        time.Duration
-	Err             error
+	// Reread counts providers read afresh, by reason; CacheHits those
+	// taken from the cache.
+	Reread    map[string]int
+	CacheHits int
+	// Requests are the HTTP requests the pass sent to Placement.
+	Requests placementclient.Requests
+	Duration time.Duration
+	Err      error
 }
 
 // Run passes every Interval (or at once on Resync) until ctx ends. After a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -51,7 +52,7 @@ func (a *Agent) apply(ctx context.Context, pp providerPlan, have *actual, t *tal
 		if err != nil {
 			return &opError{"create", err}
 		}
-		*have = created(prov.Generation)
+		*have = created(prov.Generation, time.Now())
 		a.setCache(p.UUID, *have)
 		a.wrote("create", t, func(t *tally) { t.created++ })
 		a.log.Info("created provider", zap.String("provider", p.UUID), zap.String("name", p.Name), zap.String("parent", pp.parent))
@@ -60,7 +61,8 @@ func (a *Agent) apply(ctx context.Context, pp providerPlan, have *actual, t *tal
 	// Traits before inventories: a device released after programming must
 	// already carry its new function trait when it becomes usable.
 	if pp.traits != nil {
-		if err := a.ensureTraits(ctx, pp.traits); err != nil {
+		// The others in the set are on the provider already, so exist.
+		if err := a.ensureTraits(ctx, pp.owned); err != nil {
 			return err
 		}
 		gen, err := a.pc.PutTraits(ctx, p.UUID, have.gen, pp.traits)
@@ -114,7 +116,7 @@ func (a *Agent) applyInventories(ctx context.Context, pp providerPlan, have *act
 	if !pp.putInv {
 		return nil
 	}
-	for rc := range plan.invs {
+	for _, rc := range pp.putClasses() {
 		if err := a.ensureClass(ctx, rc); err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func (a *Agent) DryRun(ctx context.Context) []Plan {
 		tree, err := observeTree(ctx, d)
 		if err == nil {
 			var st *treeState
-			if st, err = a.readTree(ctx, tree); err == nil {
+			if st, err = a.readTree(ctx, d.Name(), tree); err == nil {
 				pl.Writes, err = a.planTree(tree, st).lines(), errors.Join(st.errs...)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/internal/metricset"
+	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
 // metrics are the agent's collectors, registered on Options.Registerer.
@@ -21,6 +22,10 @@ type metrics struct {
 	devicesFailed    prometheus.Gauge
 	placementUp      prometheus.Gauge
 	serviceHeartbeat *prometheus.CounterVec
+	requests         *prometheus.CounterVec
+	passRequests     *prometheus.GaugeVec
+	reread           *prometheus.CounterVec
+	cacheHits        *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -45,8 +50,25 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		devicesFailed:    s.Gauge("fpga_devices_failed", "FPGA devices whose last programming failed or timed out (kept reserved)."),
 		placementUp:      s.Gauge("placement_up", "1 if the last pass reached Placement, else 0."),
 		serviceHeartbeat: s.CounterVec("service_heartbeats_total", "Service record posts, by result (success, error).", "result"),
+		requests: s.CounterVec("placement_requests_total",
+			"HTTP requests sent to Placement, by kind (list: GET /resource_providers, read: other GETs, write).", "kind"),
+		passRequests: s.GaugeVec("pass_requests",
+			"HTTP requests the driver's last pass sent to Placement, by kind (list, read, write).", "driver", "kind"),
+		reread: s.CounterVec("providers_reread_total",
+			"Providers whose inventories and traits were read from Placement rather than taken from the agent's cache, "+
+				"by reason (uncached, generation, aggregates, refresh, conflict).", "reason"),
+		cacheHits: s.CounterVec("cache_hits_total",
+			"Providers whose state was taken from the agent's cache because their listed generation had not moved.", "driver"),
 	}
 	return m, s.Register(reg)
+}
+
+// setRequests publishes one driver pass's requests by kind.
+func (m *metrics) setRequests(driver string, r placementclient.Requests) {
+	for kind, n := range r.ByKind() {
+		m.requests.WithLabelValues(kind).Add(float64(n))
+		m.passRequests.WithLabelValues(driver, kind).Set(float64(n))
+	}
 }
 
 // setUnavailable publishes one driver's per-reason counts (every reason,

@@ -3,23 +3,26 @@ package agent
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
 // actual is what Placement holds for one provider, as last read or
-// written. aggs is nil when not read.
+// written. aggs is nil when not read. readAt is when it was last known
+// whole: read, or created.
 type actual struct {
 	gen    int
 	invs   map[string]placementclient.Inventory
 	traits []string
 	aggs   []string
+	readAt time.Time
 }
 
-// created is what a provider holds right after it is created.
-func created(gen int) actual {
-	return actual{gen: gen, invs: map[string]placementclient.Inventory{}, traits: []string{}, aggs: []string{}}
+// created is what a provider holds right after it is created at now.
+func created(gen int, now time.Time) actual {
+	return actual{gen: gen, invs: map[string]placementclient.Inventory{}, traits: []string{}, aggs: []string{}, readAt: now}
 }
 
 // observed is what a pass knows of one provider before planning it.
@@ -60,7 +63,7 @@ type providerPlan struct {
 func planProvider(p drivers.Provider, parent string, obs observed, previously []string, reservedOK bool) providerPlan {
 	pp := providerPlan{p: p, parent: parent, have: obs.have, create: !obs.exists, owned: desiredTraits(p)}
 	if pp.create {
-		pp.have = created(0)
+		pp.have = created(0, time.Time{})
 	}
 	have := pp.have
 	if t := planTraits(have.traits, pp.owned, previously); !slices.Equal(t, have.traits) {
@@ -96,28 +99,39 @@ type memory struct {
 
 // treePlan is one pass's writes for a driver's tree.
 type treePlan struct {
-	// classes and traits are the custom names the tree uses that the
-	// agent has not created yet; they are written first, once.
+	// classes and traits are the custom names that the planned writes
+	// use and that the agent has not created yet; they are written
+	// first, once. A provider that needs no write needs no name, so an
+	// unchanged pass writes nothing, even in a fresh process.
 	classes, traits []string
 	// groups are written concurrently, each in order.
 	groups [][]providerPlan
 }
 
+// writes reports whether the plan writes anything for the provider.
+func (pp providerPlan) writes() bool {
+	return pp.create || pp.traits != nil || pp.putInv || pp.aggs != nil
+}
+
+// putClasses are the classes the inventory write sets that the driver
+// wants; the others (kept in use) are on the provider, so exist.
+func (pp providerPlan) putClasses() []string {
+	if !pp.putInv {
+		return nil
+	}
+	var out []string
+	for rc := range pp.p.Inventories {
+		if _, ok := pp.inv.invs[rc]; ok {
+			out = append(out, rc)
+		}
+	}
+	return out
+}
+
 // planTree plans the whole pass from the desired tree, what Placement
 // holds (st) and what the agent remembers (mem). It is pure.
 func planTree(tree *drivers.Tree, st *treeState, mem memory) treePlan {
-	classes := map[string]bool{}
-	var traits []string
-	for _, p := range tree.Providers {
-		for rc := range p.Inventories {
-			classes[rc] = true
-		}
-		traits = append(traits, desiredTraits(p)...)
-	}
-	plan := treePlan{
-		classes: missingCustom(slices.Sorted(maps.Keys(classes)), mem.classes),
-		traits:  missingCustom(sortedCopy(traits), mem.traits),
-	}
+	var plan treePlan
 	for _, g := range st.groups {
 		if len(g) == 0 {
 			continue
@@ -128,6 +142,20 @@ func planTree(tree *drivers.Tree, st *treeState, mem memory) treePlan {
 		}
 		plan.groups = append(plan.groups, pg)
 	}
+	classes := map[string]bool{}
+	var traits []string
+	for _, g := range plan.groups {
+		for _, pp := range g {
+			for _, rc := range pp.putClasses() {
+				classes[rc] = true
+			}
+			if pp.traits != nil {
+				traits = append(traits, pp.owned...)
+			}
+		}
+	}
+	plan.classes = missingCustom(slices.Sorted(maps.Keys(classes)), mem.classes)
+	plan.traits = missingCustom(sortedCopy(traits), mem.traits)
 	return plan
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/placementclient"
@@ -24,18 +25,22 @@ type treeState struct {
 	// errs name the providers left out: an external parent not found, a
 	// read that failed.
 	errs []error
+	// hits counts providers taken from the cache, reread those read
+	// afresh by reason.
+	hits   int
+	reread map[string]int
 }
 
 // readTree reads what Placement holds for tree: the server's version,
-// the external parents, the providers that exist and the state of each.
-// An error means nothing can be planned.
-func (a *Agent) readTree(ctx context.Context, tree *drivers.Tree) (*treeState, error) {
+// the external parents, the providers that exist and the state of each
+// (from the cache where it holds). An error means nothing can be planned.
+func (a *Agent) readTree(ctx context.Context, driver string, tree *drivers.Tree) (*treeState, error) {
 	_, max, err := a.pc.Versions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	a.metrics.placementUp.Set(1)
-	st := &treeState{reservedOK: max.AtLeast(placementclient.ReservedEqualsTotal), observed: map[string]observed{}}
+	st := &treeState{reservedOK: max.AtLeast(placementclient.ReservedEqualsTotal), observed: map[string]observed{}, reread: map[string]int{}}
 	a.groupTree(ctx, tree, st)
 	if len(st.errs) > 0 && errors.Is(errors.Join(st.errs...), placementclient.ErrUnavailable) {
 		return nil, errors.Join(st.errs...)
@@ -45,9 +50,12 @@ func (a *Agent) readTree(ctx context.Context, tree *drivers.Tree) (*treeState, e
 		return nil, err
 	}
 	var mu sync.Mutex
+	prog := newProgress(a.log, driver, "read", len(tree.Providers))
+	now := time.Now()
 	eachGroup(a.opts.Concurrency, st.groups, func(i int, g []drivers.Provider) {
 		for j, p := range g {
-			obs, err := a.observe(ctx, p, listed, st.reservedOK)
+			obs, why, err := a.observe(ctx, p, listed, st.reservedOK, now)
+			prog.step()
 			mu.Lock()
 			if err != nil {
 				st.errs = append(st.errs, fmt.Errorf("provider %s: %w", p.Name, err))
@@ -56,10 +64,23 @@ func (a *Agent) readTree(ctx context.Context, tree *drivers.Tree) (*treeState, e
 				return
 			}
 			st.observed[p.UUID] = obs
+			st.count(why, obs.exists)
 			mu.Unlock()
 		}
 	})
+	prog.end()
 	return st, nil
+}
+
+// count tallies one observed provider: a cache hit, or a re-read and why
+// (guarded by the caller).
+func (st *treeState) count(why string, exists bool) {
+	switch {
+	case why != "":
+		st.reread[why]++
+	case exists:
+		st.hits++
+	}
 }
 
 // groupTree splits the tree into st.groups, resolving external parents;
@@ -157,22 +178,25 @@ func (a *Agent) listActual(ctx context.Context, tree *drivers.Tree, groups [][]d
 }
 
 // observe returns what Placement holds for p: nothing when it was not
-// listed, else its state (the cache when the listed generation matches
-// it) and, when the plan would drop a class, its usages.
-func (a *Agent) observe(ctx context.Context, p drivers.Provider, listed map[string]placementclient.Provider, reservedOK bool) (observed, error) {
+// listed, else its state (the cache when it holds, see staleReason) and,
+// when the plan would drop a class, its usages. why is the reason it was
+// re-read, "" when it was not.
+func (a *Agent) observe(ctx context.Context, p drivers.Provider, listed map[string]placementclient.Provider, reservedOK bool, now time.Time) (obs observed, why string, err error) {
 	lp, ok := listed[p.UUID]
 	if !ok {
-		return observed{}, nil
+		return observed{}, "", nil
 	}
-	have, exists, err := a.actualFor(ctx, p, lp.Generation)
+	have, why, exists, err := a.actualFor(ctx, p, lp.Generation, now)
 	if err != nil || !exists {
-		return observed{}, err
+		return observed{}, why, err
 	}
-	return a.withUsages(ctx, p, have, reservedOK)
+	obs, err = a.withUsages(ctx, p, have, reservedOK)
+	return obs, why, err
 }
 
 // reobserve reads p afresh, after a write lost a race.
 func (a *Agent) reobserve(ctx context.Context, p drivers.Provider, reservedOK bool) (observed, error) {
+	a.metrics.reread.WithLabelValues(rereadConflict).Inc()
 	have, exists, err := a.read(ctx, p)
 	if err != nil || !exists {
 		return observed{}, err
@@ -195,17 +219,19 @@ func (a *Agent) withUsages(ctx context.Context, p drivers.Provider, have actual,
 	return obs, nil
 }
 
-// actualFor returns the provider's actual state: the cache when the
-// listed generation matches it (every inventory, trait and, from 1.19,
-// aggregate write bumps the generation), else a fresh read.
-func (a *Agent) actualFor(ctx context.Context, p drivers.Provider, gen int) (actual, bool, error) {
+// actualFor returns the provider's actual state: the cache when it holds
+// for the listed generation, else a fresh read (why says the reason).
+func (a *Agent) actualFor(ctx context.Context, p drivers.Provider, gen int, now time.Time) (have actual, why string, exists bool, err error) {
 	a.mu.Lock()
 	c, ok := a.cache[p.UUID]
 	a.mu.Unlock()
-	if ok && c.gen == gen && (p.Aggregates == nil || c.aggs != nil) {
-		return c, true, nil
+	why = a.staleReason(c, ok, p.Aggregates != nil, p.UUID, gen, now)
+	if why == "" {
+		return c, "", true, nil
 	}
-	return a.read(ctx, p)
+	a.metrics.reread.WithLabelValues(why).Inc()
+	have, exists, err = a.read(ctx, p)
+	return have, why, exists, err
 }
 
 // read fetches inventories, traits and (when managed) aggregates, until
@@ -223,7 +249,7 @@ func (a *Agent) read(ctx context.Context, p drivers.Provider) (actual, bool, err
 		if err != nil {
 			return actual{}, false, err
 		}
-		have := actual{gen: inv.Generation, invs: inv.Inventories, traits: tr.Traits}
+		have := actual{gen: inv.Generation, invs: inv.Inventories, traits: tr.Traits, readAt: time.Now()}
 		same := tr.Generation == inv.Generation
 		if p.Aggregates != nil {
 			ag, err := a.pc.GetAggregates(ctx, p.UUID)

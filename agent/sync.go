@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -36,6 +37,9 @@ type tally struct {
 	mu                                sync.Mutex
 	created, writes, conflicts, fbDel int
 	unavailable                       map[string]int
+	// hits and reread are set once, from the pass's read.
+	hits   int
+	reread map[string]int
 }
 
 func (t *tally) add(f func(*tally)) {
@@ -46,11 +50,14 @@ func (t *tally) add(f func(*tally)) {
 
 // syncDriver runs one driver's pass.
 func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
-	start := time.Now()
-	r = Result{Driver: d.Name(), Unavailable: map[string]int{}}
+	start, sent := time.Now(), a.pc.Requests()
+	r = Result{Driver: d.Name(), Unavailable: map[string]int{}, Reread: map[string]int{}}
 	result := "success"
 	defer func() {
 		r.Duration = time.Since(start)
+		r.Requests = a.pc.Requests().Sub(sent)
+		a.metrics.setRequests(r.Driver, r.Requests)
+		a.logPass(r)
 		a.metrics.syncs.WithLabelValues(r.Driver, result).Inc()
 		a.metrics.syncDuration.WithLabelValues(r.Driver).Observe(r.Duration.Seconds())
 		if r.Err == nil {
@@ -66,13 +73,30 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 		return r
 	}
 	r.Providers = len(tree.Providers)
-	t := &tally{unavailable: r.Unavailable}
-	r.Err = a.syncTree(ctx, tree, t)
+	t := &tally{unavailable: r.Unavailable, reread: r.Reread}
+	r.Err = a.syncTree(ctx, d.Name(), tree, t)
 	r.Created, r.Writes, r.Conflicts, r.FallbackDeleted = t.created, t.writes, t.conflicts, t.fbDel
+	r.CacheHits = t.hits
+	a.metrics.cacheHits.WithLabelValues(r.Driver).Add(float64(t.hits))
 	if r.Err != nil {
 		result = "error"
 	}
 	return r
+}
+
+// logPass logs a pass's figures: at info when it wrote, lost a race or
+// had to re-read providers for another reason than the periodic refresh
+// (a first pass, a change made by someone else), else at debug.
+func (a *Agent) logPass(r Result) {
+	level := zap.DebugLevel
+	if r.Writes > 0 || r.Conflicts > 0 || len(r.Reread) > 1 || (len(r.Reread) == 1 && r.Reread[rereadRefresh] == 0) {
+		level = zap.InfoLevel
+	}
+	a.log.Log(level, "sync pass", zap.String("driver", r.Driver), zap.Int("providers", r.Providers),
+		zap.Int("writes", r.Writes), zap.Int("created", r.Created), zap.Int("conflicts", r.Conflicts),
+		zap.Int("cache_hits", r.CacheHits), zap.Any("reread", r.Reread),
+		zap.Int64("requests", r.Requests.Total()), zap.Int64("request_writes", r.Requests.Write),
+		zap.Duration("duration", r.Duration.Round(time.Millisecond)), zap.Error(r.Err))
 }
 
 // observeTree asks the driver for its desired tree and checks its shape.
@@ -89,18 +113,20 @@ func observeTree(ctx context.Context, d drivers.Driver) (*drivers.Tree, error) {
 
 // syncTree reads what Placement holds for the tree, plans the whole
 // pass, then applies the plan.
-func (a *Agent) syncTree(ctx context.Context, tree *drivers.Tree, t *tally) error {
-	st, err := a.readTree(ctx, tree)
+func (a *Agent) syncTree(ctx context.Context, driver string, tree *drivers.Tree, t *tally) error {
+	st, err := a.readTree(ctx, driver, tree)
 	if err != nil {
 		return a.placementErr(err)
 	}
+	t.hits = st.hits
+	maps.Copy(t.reread, st.reread)
 	plan := a.planTree(tree, st)
 	// Custom classes and traits first, once, rather than racing to create
 	// them from every tree's goroutine.
 	if err := a.ensureNames(ctx, plan); err != nil {
 		return a.placementErr(err)
 	}
-	err = errors.Join(append(st.errs, a.applyGroups(ctx, plan, st, t)...)...)
+	err = errors.Join(append(st.errs, a.applyGroups(ctx, driver, plan, st, t)...)...)
 	if errors.Is(err, placementclient.ErrUnavailable) {
 		return a.placementErr(err)
 	}
@@ -137,14 +163,28 @@ func eachGroup[G any](limit int, groups []G, f func(i int, g G)) {
 // applyGroups writes the plan's groups concurrently, each in order; a
 // provider that fails stops its group, so that its children wait for
 // the next pass. It returns one error per failed provider.
-func (a *Agent) applyGroups(ctx context.Context, plan treePlan, st *treeState, t *tally) []error {
+func (a *Agent) applyGroups(ctx context.Context, driver string, plan treePlan, st *treeState, t *tally) []error {
 	var (
 		mu   sync.Mutex
 		errs []error
 	)
+	total := 0
+	for _, g := range plan.groups {
+		for _, pp := range g {
+			if pp.writes() {
+				total++
+			}
+		}
+	}
+	prog := newProgress(a.log, driver, "write", total)
+	defer prog.end()
 	eachGroup(a.opts.Concurrency, plan.groups, func(_ int, g []providerPlan) {
 		for _, pp := range g {
-			if err := a.syncProvider(ctx, pp, st.reservedOK, t); err != nil {
+			err := a.syncProvider(ctx, pp, st.reservedOK, t)
+			if pp.writes() {
+				prog.step()
+			}
+			if err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("provider %s: %w", pp.p.Name, err))
 				mu.Unlock()

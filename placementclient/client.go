@@ -67,6 +67,7 @@ type KeystoneOptions struct {
 type Client struct {
 	base *gophercloud.ServiceClient
 	cap  Version
+	sent *requestCounter
 
 	mu       sync.Mutex
 	min, max Version
@@ -81,7 +82,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: defaultTimeout}
 	}
-	hc = withReplayableWrites(hc)
+	sent := &requestCounter{}
+	hc = withReplayableWrites(hc, sent)
 	var sc *gophercloud.ServiceClient
 	switch {
 	case opts.Keystone != nil:
@@ -112,7 +114,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if capv == (Version{}) || Latest.Less(capv) {
 		capv = Latest
 	}
-	return &Client{base: sc, cap: capv}, nil
+	return &Client{base: sc, cap: capv, sent: sent}, nil
 }
 
 const defaultTimeout = 30 * time.Second

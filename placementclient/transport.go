@@ -28,13 +28,14 @@ func (t replayableWrites) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // withReplayableWrites returns a copy of hc whose transport marks writes
-// replayable.
-func withReplayableWrites(hc *http.Client) *http.Client {
+// replayable and counts every request in sent (once, however often
+// net/http resends it).
+func withReplayableWrites(hc *http.Client, sent *requestCounter) *http.Client {
 	c := *hc
 	next := c.Transport
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	c.Transport = replayableWrites{next: next}
+	c.Transport = countingTransport{next: replayableWrites{next: next}, n: sent}
 	return &c
 }

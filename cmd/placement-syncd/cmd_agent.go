@@ -141,7 +141,7 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 	}
 	a, err := agent.New(agent.Options{
 		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
-		Interval: c.Interval, Concurrency: c.Concurrency,
+		Interval: c.Interval, Concurrency: c.Concurrency, RefreshInterval: agentRefresh(c.RefreshInterval),
 		ServiceURL: c.ServiceURL, ServiceToken: c.ServiceToken, HeartbeatInterval: c.HeartbeatInterval,
 		NovaComputeVersion: c.NovaComputeVersion,
 		Logger:             log, Registerer: reg,

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
 )
@@ -13,13 +14,14 @@ import (
 type AgentConfig struct {
 	// Host names this host (service record, FPGA provider names); empty
 	// means the OS host name.
-	Host         string               `yaml:"host"`
-	Interval     time.Duration        `yaml:"interval"`
-	Concurrency  int                  `yaml:"concurrency"`
-	Placement    AgentPlacementConfig `yaml:"placement"`
-	Local        AgentLocalConfig     `yaml:"local"`
-	ServiceURL   string               `yaml:"service_url"`
-	ServiceToken string               `yaml:"service_token"`
+	Host            string               `yaml:"host"`
+	Interval        time.Duration        `yaml:"interval"`
+	Concurrency     int                  `yaml:"concurrency"`
+	RefreshInterval time.Duration        `yaml:"refresh_interval"`
+	Placement       AgentPlacementConfig `yaml:"placement"`
+	Local           AgentLocalConfig     `yaml:"local"`
+	ServiceURL      string               `yaml:"service_url"`
+	ServiceToken    string               `yaml:"service_token"`
 	// NovaComputeVersion is the service version of the nova-compute on
 	// this host, reported to the reconciler's gate (0: unknown, which
 	// keeps the gate closed when no cell database gives it).
@@ -43,6 +45,15 @@ type AgentPlacementConfig struct {
 type AgentLocalConfig struct {
 	Listen string `yaml:"listen"`
 	Token  string `yaml:"token"`
+}
+
+// agentRefresh maps agent.refresh_interval to agent.Options, where 0
+// means the default: 0 in the file turns the periodic re-read off.
+func agentRefresh(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // IronicConfig configures drivers/ironic.
@@ -78,6 +89,7 @@ type StaticConfig struct {
 const (
 	defaultAgentInterval      = 10 * time.Second
 	defaultAgentConcurrency   = 8
+	defaultAgentRefresh       = agent.DefaultRefreshInterval
 	defaultAgentPlacement     = "http://127.0.0.1:8778"
 	defaultAgentToken         = "admin"
 	defaultAgentLocalListen   = "127.0.0.1:8780"
@@ -89,6 +101,7 @@ func defaultAgentConfig() AgentConfig {
 	return AgentConfig{
 		Interval:          defaultAgentInterval,
 		Concurrency:       defaultAgentConcurrency,
+		RefreshInterval:   defaultAgentRefresh,
 		Placement:         AgentPlacementConfig{Endpoint: defaultAgentPlacement, Token: defaultAgentToken},
 		Local:             AgentLocalConfig{Listen: defaultAgentLocalListen},
 		HeartbeatInterval: defaultAgentHeartbeat,
@@ -104,6 +117,9 @@ func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
 	}
 	if c.Concurrency < 1 || c.Concurrency > 256 {
 		bad("agent.concurrency", "must be from 1 to 256, got %d", c.Concurrency)
+	}
+	if c.RefreshInterval < 0 {
+		bad("agent.refresh_interval", "must not be negative (0 turns the periodic re-read off), got %s", c.RefreshInterval)
 	}
 	if c.HeartbeatInterval <= 0 {
 		bad("agent.heartbeat_interval", "must be positive, got %s", c.HeartbeatInterval)

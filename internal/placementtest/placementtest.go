@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
@@ -68,7 +71,9 @@ func StartOurs(t testing.TB, opts Options) *Server {
 			t.Fatalf("placementtest: %v", err)
 		}
 	}
-	so := placementsrv.Options{Store: st, MaxMicroversion: capv}
+	// /metrics, so that tests can count requests on the server's side.
+	reg := prometheus.NewRegistry()
+	so := placementsrv.Options{Store: st, MaxMicroversion: capv, Registerer: reg, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	if opts.OwnerNovaGate != nil {
 		so.OwnerNovaPrefilter = placementsrv.PrefilterAuto
 		so.OwnerNovaGate = opts.OwnerNovaGate
