@@ -84,8 +84,8 @@ func (rr *router) Dispatch(w http.ResponseWriter, req *middleware.Request) {
 	}
 	req.Route, req.Params = rt.template, params
 	h, ok := rt.methods[req.Method]
-	w.Header().Set("vary", "openstack-api-version")
 	if !ok {
+		w.Header().Set("vary", "openstack-api-version")
 		w.Header().Set("Allow", strings.Join(rt.order, ", "))
 		middleware.WriteError(w, req, &apierror.Error{
 			Status: http.StatusMethodNotAllowed,
@@ -95,6 +95,11 @@ func (rr *router) Dispatch(w http.ResponseWriter, req *middleware.Request) {
 		return
 	}
 	resp, err := h(req)
+	// Upstream's microversion middleware varies only the responses a
+	// handler returned, not the exceptions that escaped it.
+	if err == nil || !handlers.Escaped(err) {
+		w.Header().Set("vary", "openstack-api-version")
+	}
 	middleware.WriteResult(w, req, resp, err)
 }
 
