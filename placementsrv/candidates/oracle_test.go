@@ -29,6 +29,7 @@ type oracle struct {
 	s       *Snapshot
 	anchors map[int32]bool // nil: no root filter
 	sharing map[int32]bool
+	pool    *pypool // every Python set of the request
 }
 
 func (o *oracle) inAnchors(r int32) bool { return o.anchors == nil || o.anchors[r] }
@@ -70,17 +71,17 @@ func (o *oracle) classSet(with map[int32]bool, c int32, sharing bool, inAggs map
 	}
 	slices.Sort(provs)
 	triples := func(pairs *pyset) *pyset {
-		out := newPyset()
-		pairs.each(func(k pytuple) { out.add(pytuple{k.a, k.b, o.classDB(c), 3}) })
+		out := o.pool.newSet()
+		pairs.each(func(k *pytuple) { out.add(pytuple{a: k.a, b: k.b, c: o.classDB(c), n: 3}) })
 		return out
 	}
-	pairs := newPyset()
+	pairs := o.pool.newSet()
 	for _, p := range provs {
-		pairs.add(pytuple{ps[p].ID, ps[ps[p].Root].ID, 0, 2})
+		pairs.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2})
 	}
-	set := newPyset()
+	set := o.pool.newSet()
 	set.merge(triples(pairs))
-	anchors := newPyset()
+	anchors := o.pool.newSet()
 	for _, p := range provs {
 		if !sharing || !o.sharing[p] || (inAggs != nil && !inAggs[p]) {
 			continue
@@ -91,7 +92,7 @@ func (o *oracle) classSet(with map[int32]bool, c int32, sharing bool, inAggs map
 		}
 		slices.SortFunc(roots, func(a, b int32) int { return int(ps[a].ID - ps[b].ID) })
 		for _, r := range roots {
-			anchors.add(pytuple{ps[p].ID, ps[r].ID, 0, 2})
+			anchors.add(pytuple{a: ps[p].ID, b: ps[r].ID, n: 2})
 		}
 	}
 	if anchors.len() > 0 {
@@ -125,7 +126,7 @@ func (o *oracle) hasAnyT(p int32, ts []int32) bool {
 
 // oracleFind returns candidate keys and the summary providers, or an error.
 func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, error) {
-	o := &oracle{s: s, sharing: map[int32]bool{}}
+	o := &oracle{s: s, sharing: map[int32]bool{}, pool: &pypool{}}
 	if len(req.RootRequired)+len(req.RootForbidden) > 0 {
 		var rq, fb []int32
 		var err error
@@ -614,13 +615,13 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 			}
 		}
 		if o.anchors != nil {
-			rcSet = rcSet.filter(func(k pytuple) bool { return o.inAnchors(o.byID(k.b)) })
+			rcSet = rcSet.filter(func(k *pytuple) bool { return o.inAnchors(o.byID(k.b)) })
 		}
 		if rpsInAggs != nil {
-			rcSet = rcSet.filter(func(k pytuple) bool { return rpsInAggs[o.byID(k.a)] || rpsInAggs[o.byID(k.b)] })
+			rcSet = rcSet.filter(func(k *pytuple) bool { return rpsInAggs[o.byID(k.a)] || rpsInAggs[o.byID(k.b)] })
 		}
 		if len(g.ForbiddenAggs) > 0 {
-			rcSet = rcSet.filter(func(k pytuple) bool { return !badAgg[o.byID(k.a)] && !badAgg[o.byID(k.b)] })
+			rcSet = rcSet.filter(func(k *pytuple) bool { return !badAgg[o.byID(k.a)] && !badAgg[o.byID(k.b)] })
 		}
 		if len(rc) == 0 {
 			return nil, nil
@@ -645,7 +646,7 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 				}
 			}
 			allSet.merge(rcSet)
-			allSet = allSet.filter(func(k pytuple) bool { return t1[o.byID(k.b)] && t2[o.byID(k.b)] })
+			allSet = allSet.filter(func(k *pytuple) bool { return t1[o.byID(k.b)] && t2[o.byID(k.b)] })
 		}
 		if len(all) == 0 {
 			return nil, nil
@@ -653,7 +654,7 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 	}
 	// tree_dict's order: roots as they first appear in the set.
 	var rootOrder []int32
-	allSet.each(func(k pytuple) {
+	allSet.each(func(k *pytuple) {
 		if r := o.byID(k.b); !slices.Contains(rootOrder, r) {
 			rootOrder = append(rootOrder, r)
 		}

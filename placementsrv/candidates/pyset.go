@@ -11,19 +11,30 @@ import "math/bits"
 type pyset struct {
 	mask  uint64
 	fill  int
-	slots []pyentry
+	slots []pyslot
+	pool  *pypool
 }
 
-type pyentry struct {
-	used bool
+// pyslot is one table entry: the key's hash and its position in the
+// pool plus one (0: empty).
+type pyslot struct {
 	hash uint64
-	key  pytuple
+	key  int32
 }
 
-// pytuple is a tuple of two or three ints (n is its length).
+// pypool holds the keys of the sets built from it, so that sets copied
+// into one another pass positions, not tuples.
+type pypool struct {
+	keys []pytuple
+}
+
+// pytuple is a tuple of two or three ints (n is its length). pa and pb
+// carry the snapshot indexes of the providers a and b name; they follow
+// from a and b, so they take no part in hashing.
 type pytuple struct {
 	a, b, c int64
 	n       int8
+	pa, pb  int32
 }
 
 const (
@@ -52,27 +63,34 @@ func (t pytuple) hash() uint64 {
 	return acc
 }
 
-func newPyset() *pyset {
-	return &pyset{mask: pyMinSize - 1, slots: make([]pyentry, pyMinSize)}
+func (pl *pypool) newSet() *pyset {
+	return &pyset{mask: pyMinSize - 1, slots: make([]pyslot, pyMinSize), pool: pl}
 }
 
 func (s *pyset) len() int { return s.fill }
 
-// add is set_add_entry: probe for the key or a free slot, then resize at
-// 3/5 fill.
+// add adds a new tuple to s (and to the pool).
 func (s *pyset) add(k pytuple) {
-	h := k.hash()
+	s.pool.keys = append(s.pool.keys, k)
+	s.addSlot(pyslot{k.hash(), int32(len(s.pool.keys))})
+}
+
+// addSlot is set_add_entry: probe for the key or a free slot, then
+// resize at 3/5 fill.
+func (s *pyset) addSlot(e pyslot) {
+	keys := s.pool.keys
+	k := &keys[e.key-1]
 	mask := s.mask
-	i, perturb := h&mask, h
+	i, perturb := e.hash&mask, e.hash
 	for {
-		probes := 0
+		probes := uint64(0)
 		if i+pyLinearProbe <= mask {
 			probes = pyLinearProbe
 		}
-		for j := uint64(0); j <= uint64(probes); j++ {
-			e := &s.slots[i+j]
-			if !e.used {
-				*e = pyentry{true, h, k}
+		for j := uint64(0); j <= probes; j++ {
+			t := &s.slots[i+j]
+			if t.key == 0 {
+				*t = e
 				s.fill++
 				if uint64(s.fill)*5 >= mask*3 {
 					if s.fill > 50000 {
@@ -83,7 +101,7 @@ func (s *pyset) add(k pytuple) {
 				}
 				return
 			}
-			if e.hash == h && e.key == k {
+			if t.hash == e.hash && (t.key == e.key || keys[t.key-1] == *k) {
 				return
 			}
 		}
@@ -92,8 +110,32 @@ func (s *pyset) add(k pytuple) {
 	}
 }
 
+// contains probes for k as add would.
+func (s *pyset) contains(k pytuple) bool {
+	h := k.hash()
+	mask := s.mask
+	i, perturb := h&mask, h
+	for {
+		probes := uint64(0)
+		if i+pyLinearProbe <= mask {
+			probes = pyLinearProbe
+		}
+		for j := uint64(0); j <= probes; j++ {
+			t := s.slots[i+j]
+			if t.key == 0 {
+				return false
+			}
+			if t.hash == h && s.pool.keys[t.key-1] == k {
+				return true
+			}
+		}
+		perturb >>= pyPerturb
+		i = (i*5 + 1 + perturb) & mask
+	}
+}
+
 // insertClean places a key known to be absent (set_insert_clean).
-func insertClean(slots []pyentry, mask uint64, e pyentry) {
+func insertClean(slots []pyslot, mask uint64, e pyslot) {
 	i, perturb := e.hash&mask, e.hash
 	for {
 		probes := uint64(0)
@@ -101,7 +143,7 @@ func insertClean(slots []pyentry, mask uint64, e pyentry) {
 			probes = pyLinearProbe
 		}
 		for j := uint64(0); j <= probes; j++ {
-			if !slots[i+j].used {
+			if slots[i+j].key == 0 {
 				slots[i+j] = e
 				return
 			}
@@ -119,15 +161,15 @@ func (s *pyset) resize(minused int) {
 		size <<= 1
 	}
 	old := s.slots
-	s.slots, s.mask = make([]pyentry, size), size-1
+	s.slots, s.mask = make([]pyslot, size), size-1
 	for _, e := range old {
-		if e.used {
+		if e.key != 0 {
 			insertClean(s.slots, s.mask, e)
 		}
 	}
 }
 
-// merge is set |= other (set_merge).
+// merge is set |= other (set_merge); both come from one pool.
 func (s *pyset) merge(o *pyset) {
 	if o == s || o.fill == 0 {
 		return
@@ -140,7 +182,7 @@ func (s *pyset) merge(o *pyset) {
 			copy(s.slots, o.slots)
 		} else {
 			for _, e := range o.slots {
-				if e.used {
+				if e.key != 0 {
 					insertClean(s.slots, s.mask, e)
 				}
 			}
@@ -149,28 +191,28 @@ func (s *pyset) merge(o *pyset) {
 		return
 	}
 	for _, e := range o.slots {
-		if e.used {
-			s.add(e.key)
+		if e.key != 0 {
+			s.addSlot(e)
 		}
 	}
 }
 
 // filter is a set comprehension over s keeping the keys keep accepts.
-func (s *pyset) filter(keep func(pytuple) bool) *pyset {
-	out := newPyset()
+func (s *pyset) filter(keep func(*pytuple) bool) *pyset {
+	out := s.pool.newSet()
 	for _, e := range s.slots {
-		if e.used && keep(e.key) {
-			out.add(e.key)
+		if e.key != 0 && keep(&s.pool.keys[e.key-1]) {
+			out.addSlot(e)
 		}
 	}
 	return out
 }
 
 // each calls f on the keys in iteration order.
-func (s *pyset) each(f func(pytuple)) {
+func (s *pyset) each(f func(*pytuple)) {
 	for _, e := range s.slots {
-		if e.used {
-			f(e.key)
+		if e.key != 0 {
+			f(&s.pool.keys[e.key-1])
 		}
 	}
 }

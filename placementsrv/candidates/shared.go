@@ -2,8 +2,9 @@ package candidates
 
 import (
 	"cmp"
-	"math"
+	"fmt"
 	"slices"
+	"sync"
 )
 
 // sharedOwners decides, for the unsuffixed group, at which anchor an
@@ -21,49 +22,101 @@ import (
 // by uuid strings, in per-process hash order) is taken as ascending ids,
 // which matters only when two tuples collide.
 type sharedOwners struct {
-	rank  map[int32]int         // root -> position of its first tuple
-	roots map[[2]int32][]int32  // (provider, class) -> roots holding it
-	has   map[[3]int32]struct{} // (provider, root, class) kept
-	owner map[string]int32      // option key -> owning root (-1: none)
+	*ownerOrder
+	owner map[string]int32 // option key -> owning root (-1: none)
+}
+
+// ownerOrder is the immutable part: the group's final tuples and each
+// root's rank in their order.
+type ownerOrder struct {
+	final *pyset  // the group's (provider, root, class) tuples, nil: none
+	rank  []int32 // by provider: position of a root's first tuple, or -1
+}
+
+// OwnerCache keeps ownerOrders for one snapshot, keyed by what they
+// depend on (the group's amounts and filters, root_required), so that
+// repeated requests between two writes replay Python's sets once. It is
+// safe for concurrent use.
+type OwnerCache struct {
+	mu    sync.Mutex
+	snap  *Snapshot
+	byKey map[string]*ownerOrder
+}
+
+// ownerCacheSize bounds the orders kept per snapshot.
+const ownerCacheSize = 64
+
+func (c *OwnerCache) get(s *Snapshot, key string, build func() *ownerOrder) *ownerOrder {
+	c.mu.Lock()
+	if c.snap == s {
+		if o, ok := c.byKey[key]; ok {
+			c.mu.Unlock()
+			return o
+		}
+	}
+	c.mu.Unlock()
+	o := build()
+	c.mu.Lock()
+	if c.snap != s || len(c.byKey) >= ownerCacheSize {
+		c.snap, c.byKey = s, map[string]*ownerOrder{}
+	}
+	c.byKey[key] = o
+	c.mu.Unlock()
+	return o
+}
+
+// ownerKey names what an ownerOrder depends on.
+func (e *engine) ownerKey(g *group) string {
+	in := &e.req.Groups[g.idx]
+	return fmt.Sprint(g.res, in.MemberOf, in.ForbiddenAggs, g.inTree, e.anchorReq, e.anchorForb)
 }
 
 // sharedOwner returns the anchor that keeps option o of the unsuffixed
 // group g.
 func (e *engine) sharedOwner(g *group, o *option) int32 {
 	if e.owners == nil {
-		e.owners = e.buildSharedOwners(g)
+		build := func() *ownerOrder { return e.buildOwnerOrder(g) }
+		var order *ownerOrder
+		if e.opt.Owners != nil {
+			order = e.opt.Owners.get(e.s, e.ownerKey(g), build)
+		} else {
+			order = build()
+		}
+		e.owners = &sharedOwners{ownerOrder: order, owner: map[string]int32{}}
 	}
 	so := e.owners
 	key := e.optionKey(o)
 	if r, ok := so.owner[key]; ok {
 		return r
 	}
-	allocs := e.allocBuf[o.a0:o.a1]
-	best, bestRank := int32(-1), math.MaxInt
-	for _, r := range so.roots[[2]int32{allocs[0].Provider, allocs[0].Class}] {
-		all := true
-		for _, a := range allocs[1:] {
-			if _, ok := so.has[[3]int32{a.Provider, r, a.Class}]; !ok {
-				all = false
-				break
+	best := int32(-1)
+	if so.final != nil {
+		allocs := e.allocBuf[o.a0:o.a1]
+		first, c0 := allocs[0].Provider, e.s.classDBID(allocs[0].Class)
+		so.final.each(func(k *pytuple) {
+			if k.pa != first || k.c != c0 || (best >= 0 && so.rank[k.pb] >= so.rank[best]) {
+				return
 			}
-		}
-		if rk := so.rank[r]; all && rk < bestRank {
-			best, bestRank = r, rk
-		}
+			for _, a := range allocs[1:] {
+				t := pytuple{a: e.s.Providers[a.Provider].ID, b: k.b, c: e.s.classDBID(a.Class), n: 3, pa: a.Provider, pb: k.pb}
+				if !so.final.contains(t) {
+					return
+				}
+			}
+			best = k.pb
+		})
 	}
 	so.owner[key] = best
 	return best
 }
 
-// buildSharedOwners replays get_trees_matching_all's set operations for g.
-func (e *engine) buildSharedOwners(g *group) *sharedOwners {
-	s := e.s
-	so := &sharedOwners{rank: map[int32]int{}, roots: map[[2]int32][]int32{},
-		has: map[[3]int32]struct{}{}, owner: map[string]int32{}}
+// buildOwnerOrder replays get_trees_matching_all's set operations for g.
+func (e *engine) buildOwnerOrder(g *group) *ownerOrder {
+	so := &ownerOrder{}
+	pool := &pypool{}
 	var cands *pyset
 	for _, ra := range g.res {
-		rc := e.classTuples(g, ra)
+		rc := e.classTuples(pool, g, ra)
 		if rc.len() == 0 {
 			return so
 		}
@@ -71,31 +124,28 @@ func (e *engine) buildSharedOwners(g *group) *sharedOwners {
 			cands = rc
 			continue
 		}
-		both := map[int64]bool{}
-		trees := map[int64]bool{}
-		cands.each(func(k pytuple) { trees[k.b] = true })
-		rc.each(func(k pytuple) {
-			if trees[k.b] {
-				both[k.b] = true
-			}
-		})
+		// merge_common_trees: roots in both, union, keep those roots.
+		both := make([]bool, len(e.s.Providers))
+		trees := make([]bool, len(e.s.Providers))
+		cands.each(func(k *pytuple) { trees[k.pb] = true })
+		rc.each(func(k *pytuple) { both[k.pb] = trees[k.pb] })
 		cands.merge(rc)
-		cands = cands.filter(func(k pytuple) bool { return both[k.b] })
+		cands = cands.filter(func(k *pytuple) bool { return both[k.pb] })
 	}
 	if cands == nil {
 		return so
 	}
-	classOf := map[int64]int32{}
-	for _, ra := range g.res {
-		classOf[s.classDBID(ra.class)] = ra.class
+	so.final = cands
+	so.rank = make([]int32, len(e.s.Providers))
+	for i := range so.rank {
+		so.rank[i] = -1
 	}
-	cands.each(func(k pytuple) {
-		p, r, c := s.byStoreID(k.a), s.byStoreID(k.b), classOf[k.c]
-		if _, ok := so.rank[r]; !ok {
-			so.rank[r] = len(so.rank)
+	n := int32(0)
+	cands.each(func(k *pytuple) {
+		if so.rank[k.pb] < 0 {
+			so.rank[k.pb] = n
+			n++
 		}
-		so.has[[3]int32{p, r, c}] = struct{}{}
-		so.roots[[2]int32{p, c}] = append(so.roots[[2]int32{p, c}], r)
 	})
 	return so
 }
@@ -104,11 +154,11 @@ func (e *engine) buildSharedOwners(g *group) *sharedOwners {
 // providers with capacity under their own root, sharing providers under
 // each root they anchor, then root_required, member_of (the provider or
 // its root a member) and forbidden aggregates (neither a member).
-func (e *engine) classTuples(g *group, ra resAmt) *pyset {
+func (e *engine) classTuples(pool *pypool, g *group, ra resAmt) *pyset {
 	s := e.s
 	ps := s.Providers
 	cls := s.classDBID(ra.class)
-	two := newPyset()
+	two := pool.newSet()
 	var sharing []int32
 	for _, p := range s.ByClass[ra.class] {
 		if g.inTree >= 0 && ps[p].Root != g.inTree {
@@ -117,49 +167,45 @@ func (e *engine) classTuples(g *group, ra resAmt) *pyset {
 		if !fits(ps[p].Inventory(ra.class), ra.amount) {
 			continue
 		}
-		two.add(pytuple{ps[p].ID, ps[ps[p].Root].ID, 0, 2})
+		two.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2, pa: p, pb: ps[p].Root})
 		if ps[p].Sharing && g.member(p) && len(ps[p].Aggregates) > 0 {
 			sharing = append(sharing, p)
 		}
 	}
-	rc := newPyset()
+	rc := pool.newSet()
 	rc.merge(withClass(two, cls))
 	if g.inTree < 0 && len(sharing) > 0 {
-		anchors := newPyset()
+		anchors := pool.newSet()
 		for _, p := range sharing {
 			roots := append([]int32{ps[p].Root}, ps[p].Anchors...)
 			slices.SortFunc(roots, func(a, b int32) int { return cmp.Compare(ps[a].ID, ps[b].ID) })
 			for _, r := range roots {
-				anchors.add(pytuple{ps[p].ID, ps[r].ID, 0, 2})
+				anchors.add(pytuple{a: ps[p].ID, b: ps[r].ID, n: 2, pa: p, pb: r})
 			}
 		}
 		rc.merge(withClass(anchors, cls))
 	}
 	if len(e.anchorReq)+len(e.anchorForb) > 0 {
-		rc = rc.filter(func(k pytuple) bool { return e.anchorOK(s.byStoreID(k.b)) })
+		rc = rc.filter(func(k *pytuple) bool { return e.anchorOK(k.pb) })
 	}
 	if g.memberOf != nil {
-		rc = rc.filter(func(k pytuple) bool { return g.member(s.byStoreID(k.a)) || g.member(s.byStoreID(k.b)) })
+		rc = rc.filter(func(k *pytuple) bool { return g.member(k.pa) || g.member(k.pb) })
 	}
 	if g.forbidsAggs {
-		rc = rc.filter(func(k pytuple) bool {
-			return !inAny(&ps[s.byStoreID(k.a)], g.badAggs) && !inAny(&ps[s.byStoreID(k.b)], g.badAggs)
-		})
+		rc = rc.filter(func(k *pytuple) bool { return !inAny(&ps[k.pa], g.badAggs) && !inAny(&ps[k.pb], g.badAggs) })
 	}
 	return rc
 }
 
 // withClass is add_rps: the pairs, in their set's order, as triples.
 func withClass(pairs *pyset, cls int64) *pyset {
-	out := newPyset()
-	pairs.each(func(k pytuple) { out.add(pytuple{k.a, k.b, cls, 3}) })
+	out := pairs.pool.newSet()
+	pairs.each(func(k *pytuple) {
+		t := *k
+		t.c, t.n = cls, 3
+		out.add(t)
+	})
 	return out
-}
-
-// byStoreID finds a provider by store id (Providers are in id order).
-func (s *Snapshot) byStoreID(id int64) int32 {
-	i, _ := slices.BinarySearchFunc(s.Providers, id, func(p SnapProvider, id int64) int { return cmp.Compare(p.ID, id) })
-	return int32(i)
 }
 
 func (s *Snapshot) classDBID(c int32) int64 {
