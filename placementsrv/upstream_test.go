@@ -184,6 +184,8 @@ func TestVaryOnlyOnHandlerResponses(t *testing.T) {
 			{"GET", "/resource_providers/" + uR2 + "/inventories/VCPU", "admin", 404, true},
 			{"DELETE", "/resource_providers/" + uR2 + "/traits", "admin", 404, false},
 			{"GET", "/resource_classes/CUSTOM_NONE", "admin", 404, false},
+			{"GET", "/traits/CUSTOM_NONE", "admin", 404, true},
+			{"DELETE", "/traits/CUSTOM_NONE", "admin", 404, true},
 			{"GET", "/resource_providers", "someone", 403, false},
 		}
 		for _, c := range cases {

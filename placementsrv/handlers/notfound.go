@@ -48,6 +48,16 @@ func escape(err error) error {
 	return err
 }
 
+// handled undoes escape for the handlers that catch the NotFound
+// exception and raise their own 404 with its words.
+func handled(err error) error {
+	var esc *escapedError
+	if errors.As(err, &esc) {
+		return esc.err
+	}
+	return err
+}
+
 // Escaped reports whether err reaches the client without passing through
 // the handler's own response: a NotFound exception (see escapedError) or
 // a policy refusal (upstream's PolicyNotAuthorized, always turned into
