@@ -256,3 +256,50 @@ func TestAllocationRatioEcho(t *testing.T) {
 		}
 	})
 }
+
+// TestRequestHeaderEdges: webob's strictness on media types and HEAD.
+func TestRequestHeaderEdges(t *testing.T) {
+	forKinds(t, func(t *testing.T, s *placementtest.Server) {
+		send := func(method, path, accept, ctype, body string) (int, http.Header, []byte) {
+			req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-Auth-Token", "admin")
+			req.Header.Set("Accept", accept)
+			if ctype != "" {
+				req.Header.Set("Content-Type", ctype)
+			}
+			req.Close = true
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, resp.Header, b
+		}
+		// A media range with parameters matches no offer without them.
+		status, h, b := send("GET", "/resource_providers", "application/json; charset=utf-8", "", "")
+		if status != 406 || h.Get("Content-Type") != "text/plain; charset=UTF-8" ||
+			!strings.Contains(string(b), "(content of type application/json; charset=utf-8.") {
+			t.Errorf("%s: Accept with charset: %d %q %s", s.Kind, status, h.Get("Content-Type"), b)
+		}
+		// The content type is compared as sent.
+		status, _, b = send("POST", "/resource_providers", "application/json", "application/JSON", `{"name":"x"}`)
+		if status != 415 || !strings.Contains(string(b), "The media type application/JSON is not supported, use application/json") {
+			t.Errorf("%s: application/JSON: %d %s", s.Kind, status, b)
+		}
+		// HEAD gets webob's bare exception: no body, text/html.
+		status, h, b = send("HEAD", "/resource_providers", "application/json", "", "")
+		if status != 405 || h.Get("Content-Type") != "text/html; charset=UTF-8" || h.Get("Content-Length") != "0" || len(b) != 0 {
+			t.Errorf("%s: HEAD: %d %q length %q %q", s.Kind, status, h.Get("Content-Type"), h.Get("Content-Length"), b)
+		}
+		// Path segments are read as Latin-1, as WSGI passes them.
+		status, _, b = call(t, s, "GET", "/resource_classes/CUSTOM_%C3%89T%C3%89", "1.39", "admin", "")
+		if status != 404 || !strings.Contains(string(b), "No such resource class CUSTOM_\u00c3\u0089T\u00c3\u0089.") &&
+			!strings.Contains(string(b), `No such resource class CUSTOM_\u00c3\u0089T\u00c3\u0089.`) {
+			t.Errorf("%s: non-ASCII path: %d %s", s.Kind, status, b)
+		}
+	})
+}
