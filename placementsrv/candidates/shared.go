@@ -31,6 +31,9 @@ type sharedOwners struct {
 type ownerOrder struct {
 	final *pyset  // the group's (provider, root, class) tuples, nil: none
 	rank  []int32 // by provider: position of a root's first tuple, or -1
+	// single is the owner of each one-allocation option, by (provider,
+	// class store id): its best-ranked root.
+	single map[[2]int64]int32
 }
 
 // OwnerCache keeps ownerOrders for one snapshot, keyed by what they
@@ -85,13 +88,19 @@ func (e *engine) sharedOwner(g *group, o *option) int32 {
 		e.owners = &sharedOwners{ownerOrder: order, owner: map[string]int32{}}
 	}
 	so := e.owners
+	allocs := e.allocBuf[o.a0:o.a1]
+	if len(allocs) == 1 {
+		if r, ok := so.single[[2]int64{int64(allocs[0].Provider), e.s.classDBID(allocs[0].Class)}]; ok {
+			return r
+		}
+		return -1
+	}
 	key := e.optionKey(o)
 	if r, ok := so.owner[key]; ok {
 		return r
 	}
 	best := int32(-1)
 	if so.final != nil {
-		allocs := e.allocBuf[o.a0:o.a1]
 		first, c0 := allocs[0].Provider, e.s.classDBID(allocs[0].Class)
 		so.final.each(func(k *pytuple) {
 			if k.pa != first || k.c != c0 || (best >= 0 && so.rank[k.pb] >= so.rank[best]) {
@@ -145,6 +154,16 @@ func (e *engine) buildOwnerOrder(g *group) *ownerOrder {
 		if so.rank[k.pb] < 0 {
 			so.rank[k.pb] = n
 			n++
+		}
+	})
+	so.single = map[[2]int64]int32{}
+	cands.each(func(k *pytuple) {
+		if !e.s.Providers[k.pa].Sharing {
+			return // only options of sharing providers have owners
+		}
+		key := [2]int64{int64(k.pa), k.c}
+		if r, ok := so.single[key]; !ok || so.rank[k.pb] < so.rank[r] {
+			so.single[key] = k.pb
 		}
 	})
 	return so
