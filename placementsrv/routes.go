@@ -84,8 +84,8 @@ func (rr *router) Dispatch(w http.ResponseWriter, req *middleware.Request) {
 	}
 	req.Route, req.Params = rt.template, params
 	h, ok := rt.methods[req.Method]
-	w.Header().Set("vary", "openstack-api-version")
 	if !ok {
+		w.Header().Set("vary", "openstack-api-version")
 		w.Header().Set("Allow", strings.Join(rt.order, ", "))
 		middleware.WriteError(w, req, &apierror.Error{
 			Status: http.StatusMethodNotAllowed,
@@ -95,6 +95,11 @@ func (rr *router) Dispatch(w http.ResponseWriter, req *middleware.Request) {
 		return
 	}
 	resp, err := h(req)
+	// Upstream's microversion middleware varies only the responses a
+	// handler returned, not the exceptions that escaped it.
+	if err == nil || !handlers.Escaped(err) {
+		w.Header().Set("vary", "openstack-api-version")
+	}
 	middleware.WriteResult(w, req, resp, err)
 }
 
@@ -135,7 +140,7 @@ func (rr *router) match(path string) (*route, map[string]string) {
 				if params == nil {
 					params = map[string]string{}
 				}
-				params[seg[1:len(seg)-1]] = segs[j]
+				params[seg[1:len(seg)-1]] = latin1(segs[j])
 				continue
 			}
 			if seg != segs[j] {
@@ -148,4 +153,19 @@ func (rr *router) match(path string) (*route, map[string]string) {
 		}
 	}
 	return nil, nil
+}
+
+// latin1 reads a path segment's bytes as Latin-1, as WSGI hands the path
+// to upstream: what it looks up, validates and quotes in its errors.
+func latin1(seg string) string {
+	for i := 0; i < len(seg); i++ {
+		if seg[i] >= 0x80 {
+			r := make([]rune, len(seg))
+			for j := 0; j < len(seg); j++ {
+				r[j] = rune(seg[j])
+			}
+			return string(r)
+		}
+	}
+	return seg
 }

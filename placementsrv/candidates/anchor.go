@@ -68,6 +68,7 @@ func (e *engine) narrowAnchors() []int32 {
 // inventories, and empties the option buffers.
 func (e *engine) enterAnchor(r int32) {
 	ps := e.s.Providers
+	e.anchor = r
 	e.allocBuf, e.refBuf, e.provBuf, e.lprovBuf = e.allocBuf[:0], e.refBuf[:0], e.provBuf[:0], e.lprovBuf[:0]
 	e.aprov = append(append(e.aprov[:0], ps[r].Tree...), ps[r].SharedTo...)
 	e.nTree = len(ps[r].Tree)

@@ -9,7 +9,8 @@ type option struct {
 	single  int32 // the only provider involved, or -1
 	lsingle int32 // its anchor-local id
 	// sharedOnly marks an unsuffixed-group option drawn entirely from
-	// sharing providers: the same allocations at every anchor they serve.
+	// sharing providers: the same allocations at every anchor they serve,
+	// offered at one of them only (see sharedOwners).
 	sharedOnly bool
 	// frozen is the mapping providers copied out of the per-anchor
 	// buffer the first time a candidate uses the option.
@@ -96,14 +97,15 @@ type engine struct {
 	rootBits []uint64 // stream: roots of the candidates produced
 	usedBits []uint64 // stream, pre-1.29: providers of those candidates
 	dedup    map[string]struct{}
-	// sharedClaimed holds the sharedOnly options of the unsuffixed group
-	// that an anchor has already used (see claimShared).
-	sharedClaimed map[string]bool
-	keyBuf        []byte
-	allocOut      arena[Alloc]
-	mapOut        arena[int32]
-	mapsOut       arena[[]int32]
-	stopped       bool
+	// owners says which anchor keeps each sharedOnly option (built on
+	// first use); anchor is the root whose options are being listed.
+	owners   *sharedOwners
+	anchor   int32
+	keyBuf   []byte
+	allocOut arena[Alloc]
+	mapOut   arena[int32]
+	mapsOut  arena[[]int32]
+	stopped  bool
 }
 
 // Query is a request resolved against a snapshot: name errors are known,

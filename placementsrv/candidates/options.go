@@ -118,8 +118,8 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 }
 
 // addTreeOption appends the unsuffixed group's option taking class k from
-// local provider lists[k][idx[k]], unless it is a sharing-only one another
-// anchor already used.
+// local provider lists[k][idx[k]], unless it is a sharing-only one that
+// another anchor keeps.
 func (e *engine) addTreeOption(g *group, lists [][]int32, idx []int, out []option) []option {
 	ps := e.s.Providers
 	lp0 := lists[0][idx[0]]
@@ -147,7 +147,7 @@ func (e *engine) addTreeOption(g *group, lists [][]int32, idx []int, out []optio
 	for _, p := range e.provBuf[o.p0:o.p1] {
 		o.sharedOnly = o.sharedOnly && ps[p].Sharing
 	}
-	if o.sharedOnly && e.sharedClaimed[e.optionKey(&o)] {
+	if o.sharedOnly && e.sharedOwner(g, &o) != e.anchor {
 		e.allocBuf, e.refBuf = e.allocBuf[:o.a0], e.refBuf[:o.a0]
 		e.provBuf, e.lprovBuf = e.provBuf[:o.p0], e.lprovBuf[:o.p0]
 		return out
@@ -172,22 +172,6 @@ func (e *engine) requiredTogether(g *group, lists [][]int32, idx []int) bool {
 		}
 	}
 	return true
-}
-
-// claimShared records that the current anchor used a sharedOnly option.
-//
-// Placement 8.0.0 collects the unsuffixed group's allocation requests for
-// all anchors in one set whose equality ignores the anchor, so a request
-// served only by sharing providers survives for a single anchor and is
-// combined with the other groups there alone. Keeping the first anchor
-// (in root order) that yields a candidate with it gives the same number
-// of candidates; which anchor upstream keeps depends on Python's set
-// iteration order, so it may differ.
-func (e *engine) claimShared(o *option) {
-	if e.sharedClaimed == nil {
-		e.sharedClaimed = map[string]bool{}
-	}
-	e.sharedClaimed[e.optionKey(o)] = true
 }
 
 // optionKey identifies an option by its allocations.

@@ -29,6 +29,7 @@ type oracle struct {
 	s       *Snapshot
 	anchors map[int32]bool // nil: no root filter
 	sharing map[int32]bool
+	pool    *pypool // every Python set of the request
 }
 
 func (o *oracle) inAnchors(r int32) bool { return o.anchors == nil || o.anchors[r] }
@@ -45,6 +46,59 @@ func (o *oracle) anchorsFor(sp int32) map[int32]bool {
 		}
 	}
 	return out
+}
+
+// byID finds a provider by store id.
+func (o *oracle) byID(id int64) int32 {
+	for i := range o.s.Providers {
+		if o.s.Providers[i].ID == id {
+			return int32(i)
+		}
+	}
+	panic(fmt.Sprint("no provider with id ", id))
+}
+
+func (o *oracle) classDB(c int32) int64 { return o.s.ClassDBIDs[c] }
+
+// classSet is RPCandidateList.add_rps for one class: its providers with
+// capacity under their roots (a set of pairs from the query rows, in id
+// order), then, unless in_tree, the sharing providers' anchors.
+func (o *oracle) classSet(with map[int32]bool, c int32, sharing bool, inAggs map[int32]bool) *pyset {
+	ps := o.s.Providers
+	var provs []int32
+	for p := range with {
+		provs = append(provs, p)
+	}
+	slices.Sort(provs)
+	triples := func(pairs *pyset) *pyset {
+		out := o.pool.newSet()
+		pairs.each(func(k *pytuple) { out.add(pytuple{a: k.a, b: k.b, c: o.classDB(c), n: 3}) })
+		return out
+	}
+	pairs := o.pool.newSet()
+	for _, p := range provs {
+		pairs.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2})
+	}
+	set := o.pool.newSet()
+	set.merge(triples(pairs))
+	anchors := o.pool.newSet()
+	for _, p := range provs {
+		if !sharing || !o.sharing[p] || (inAggs != nil && !inAggs[p]) {
+			continue
+		}
+		var roots []int32
+		for r := range o.anchorsFor(p) {
+			roots = append(roots, r)
+		}
+		slices.SortFunc(roots, func(a, b int32) int { return int(ps[a].ID - ps[b].ID) })
+		for _, r := range roots {
+			anchors.add(pytuple{a: ps[p].ID, b: ps[r].ID, n: 2})
+		}
+	}
+	if anchors.len() > 0 {
+		set.merge(triples(anchors))
+	}
+	return set
 }
 
 func (o *oracle) traitIDs(names []string) ([]int32, error) {
@@ -72,7 +126,7 @@ func (o *oracle) hasAnyT(p int32, ts []int32) bool {
 
 // oracleFind returns candidate keys and the summary providers, or an error.
 func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, error) {
-	o := &oracle{s: s, sharing: map[int32]bool{}}
+	o := &oracle{s: s, sharing: map[int32]bool{}, pool: &pypool{}}
 	if len(req.RootRequired)+len(req.RootForbidden) > 0 {
 		var rq, fb []int32
 		var err error
@@ -151,57 +205,20 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 		mappings map[string][]int32
 	}
 	results := map[string]final{}
-	// Placement collects the unsuffixed group's requests for all anchors
-	// in one set whose equality ignores the anchor: a request drawn only
-	// from sharing providers survives for one anchor. Model that as the
-	// first anchor, in root order, where it yields a candidate.
-	anchorOrder := make([]int32, 0, len(byAnchor))
-	for a := range byAnchor {
-		anchorOrder = append(anchorOrder, a)
-	}
-	slices.Sort(anchorOrder)
-	claimed := map[string]bool{}
-	sharedKey := func(a oAreq) (string, bool) {
-		if a.sameProv {
-			return "", false
-		}
-		for _, rr := range a.rrs {
-			if !o.sharing[rr.prov] {
-				return "", false
-			}
-		}
-		return fmt.Sprint(a.rrs), true
-	}
-	for _, anchor := range anchorOrder {
-		bySuf := byAnchor[anchor]
+	for _, bySuf := range byAnchor {
 		if len(bySuf) != len(order) {
 			continue
 		}
-		claimNow := map[string]bool{}
 		idx := make([]int, len(order))
 		for {
 			combo := make([]oAreq, len(order))
 			for k, suf := range order {
 				combo[k] = bySuf[suf][idx[k]]
 			}
-			skip := false
-			var shared string
-			for k, suf := range order {
-				if suf != "" {
-					continue
-				}
-				if key, ok := sharedKey(combo[k]); ok {
-					shared = key
-					skip = claimed[key]
-				}
-			}
-			if !skip && o.groupPolicyOK(combo, req.GroupPolicy, numGranular) && o.sameSubtreeOK(combo, req.SameSubtree) {
+			if o.groupPolicyOK(combo, req.GroupPolicy, numGranular) && o.sameSubtreeOK(combo, req.SameSubtree) {
 				rrs, maps := consolidate(combo)
 				if !o.exceeds(rrs) {
 					results[oKey(rrs, maps, order)] = final{rrs, maps}
-					if shared != "" {
-						claimNow[shared] = true
-					}
 				}
 			}
 			k := len(idx) - 1
@@ -215,9 +232,6 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 			if k < 0 {
 				break
 			}
-		}
-		for key := range claimNow {
-			claimed[key] = true
 		}
 	}
 	keys := map[string]bool{}
@@ -574,8 +588,10 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 	}
 	type cand struct{ p, root, c int32 }
 	var all map[cand]bool
+	var allSet *pyset // the same candidates as Python's set, for its order
 	for _, r := range res {
 		rc := map[cand]bool{}
+		rcSet := o.classSet(withRes[r.c], r.c, treeRoot < 0, rpsInAggs)
 		for p := range withRes[r.c] {
 			rc[cand{p, s.Providers[p].Root, r.c}] = true
 		}
@@ -598,11 +614,20 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 				delete(rc, k)
 			}
 		}
+		if o.anchors != nil {
+			rcSet = rcSet.filter(func(k *pytuple) bool { return o.inAnchors(o.byID(k.b)) })
+		}
+		if rpsInAggs != nil {
+			rcSet = rcSet.filter(func(k *pytuple) bool { return rpsInAggs[o.byID(k.a)] || rpsInAggs[o.byID(k.b)] })
+		}
+		if len(g.ForbiddenAggs) > 0 {
+			rcSet = rcSet.filter(func(k *pytuple) bool { return !badAgg[o.byID(k.a)] && !badAgg[o.byID(k.b)] })
+		}
 		if len(rc) == 0 {
 			return nil, nil
 		}
 		if all == nil {
-			all = rc
+			all, allSet = rc, rcSet
 		} else {
 			trees := func(m map[cand]bool) map[int32]bool {
 				t := map[int32]bool{}
@@ -620,11 +645,20 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 					delete(all, k)
 				}
 			}
+			allSet.merge(rcSet)
+			allSet = allSet.filter(func(k *pytuple) bool { return t1[o.byID(k.b)] && t2[o.byID(k.b)] })
 		}
 		if len(all) == 0 {
 			return nil, nil
 		}
 	}
+	// tree_dict's order: roots as they first appear in the set.
+	var rootOrder []int32
+	allSet.each(func(k *pytuple) {
+		if r := o.byID(k.b); !slices.Contains(rootOrder, r) {
+			rootOrder = append(rootOrder, r)
+		}
+	})
 	// _alloc_candidates_multiple_providers
 	byTree := map[int32]map[int32][]int32{}
 	for k := range all {
@@ -634,7 +668,9 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 		byTree[k.root][k.c] = append(byTree[k.root][k.c], k.p)
 	}
 	var out []oAreq
-	for root, byClass := range byTree {
+	seen := map[string]bool{} // alloc_requests |= ...: equality ignores the anchor
+	for _, root := range rootOrder {
+		byClass := byTree[root]
 		var classes []int32
 		for c := range byClass {
 			classes = append(classes, c)
@@ -674,7 +710,12 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 						a.mappings[suffix] = append(a.mappings[suffix], provs[k])
 					}
 				}
-				out = append(out, a)
+				rrs := slices.Clone(a.rrs)
+				slices.SortFunc(rrs, func(x, y oArr) int { return int(x.prov-y.prov)*1000 + int(x.class-y.class) })
+				if key := fmt.Sprint(rrs); !seen[key] {
+					seen[key] = true
+					out = append(out, a)
+				}
 			}
 			k := len(idx) - 1
 			for ; k >= 0; k-- {

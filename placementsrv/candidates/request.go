@@ -114,6 +114,9 @@ type Options struct {
 	Order         Order
 	// Rand is the randomness source; nil uses math/rand/v2's global one.
 	Rand *rand.Rand
+	// Owners, when set, keeps the sharing-provider anchor order of
+	// unsuffixed groups across requests on one snapshot (see OwnerCache).
+	Owners *OwnerCache
 }
 
 // Alloc is an amount of one class from one provider (snapshot indexes).

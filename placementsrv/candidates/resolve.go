@@ -20,7 +20,9 @@ type group struct {
 	// every member_of clause; nil when the group has no member_of.
 	memberOf []int32
 	badAggs  []int32 // known forbidden aggregates
-	inTree   int32   // root of the in_tree provider, or -1
+	// forbidsAggs: the group names forbidden aggregates, known or not.
+	forbidsAggs bool
+	inTree      int32 // root of the in_tree provider, or -1
 }
 
 // resolveOutcome tells Find how resolving one group ended.
@@ -67,6 +69,7 @@ func resolveGroup(s *Snapshot, idx int, in *Group) (*group, resolveOutcome, erro
 		}
 		g.forbid = ids
 	}
+	g.forbidsAggs = len(in.ForbiddenAggs) > 0
 	for _, a := range in.ForbiddenAggs {
 		if id, ok := s.AggByUUID[a]; ok {
 			g.badAggs = append(g.badAggs, id)

@@ -74,9 +74,6 @@ func (e *engine) search(d int, r int32) bool {
 		}
 		e.touch(o, -1)
 		e.release(o, o.a1-o.a0)
-		if o.sharedOnly && e.emitted > before {
-			e.claimShared(o)
-		}
 		if stop {
 			return true
 		}

@@ -17,7 +17,9 @@ type Snapshot struct {
 	// ByUUID maps a provider uuid to its index in Providers.
 	ByUUID map[string]int32
 
-	Classes     []string // resource class names by ClassID
+	Classes []string // resource class names by ClassID
+	// ClassDBIDs are the classes' store ids by ClassID (0 where unknown).
+	ClassDBIDs  []int64
 	ClassByName map[string]int32
 	Traits      []string // trait names by TraitID
 	TraitByName map[string]int32
@@ -39,6 +41,8 @@ type Snapshot struct {
 
 // SnapProvider is one provider in a Snapshot.
 type SnapProvider struct {
+	// ID is the provider's store id (0 where unknown).
+	ID         int64
 	UUID       string
 	Name       string
 	Generation int64

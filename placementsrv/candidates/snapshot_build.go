@@ -38,7 +38,19 @@ func intern(names *[]string, ids map[string]int32, name string) int32 {
 
 // Class interns a resource class name.
 func (b *SnapshotBuilder) Class(name string) int32 {
-	return intern(&b.s.Classes, b.s.ClassByName, name)
+	id := intern(&b.s.Classes, b.s.ClassByName, name)
+	if int(id) == len(b.s.ClassDBIDs) {
+		// Until ClassWithID says otherwise, a distinct stand-in.
+		b.s.ClassDBIDs = append(b.s.ClassDBIDs, int64(id))
+	}
+	return id
+}
+
+// ClassWithID interns a resource class name and records its store id.
+func (b *SnapshotBuilder) ClassWithID(name string, dbID int64) int32 {
+	id := b.Class(name)
+	b.s.ClassDBIDs[id] = dbID
+	return id
 }
 
 // Trait interns a trait name.
@@ -61,6 +73,10 @@ func (b *SnapshotBuilder) AddProvider(p SnapProvider) int32 {
 	s := b.s
 	idx := int32(len(s.Providers))
 	p.Parent, p.Root = -1, idx
+	if p.ID == 0 {
+		// Builders without store ids: index order stands in for id order.
+		p.ID = int64(idx) + 1
+	}
 	s.Providers = append(s.Providers, p)
 	s.ByUUID[p.UUID] = idx
 	return idx

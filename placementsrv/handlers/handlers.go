@@ -46,6 +46,9 @@ type API struct {
 func New(opts Options) *API {
 	a := &API{store: opts.Store, now: opts.Now, schemas: schema.New(),
 		cands: candidateSettings{opts: opts.Candidates, prefilter: opts.Prefilter}}
+	if a.cands.opts.Owners == nil {
+		a.cands.opts.Owners = &candidates.OwnerCache{}
+	}
 	if a.now == nil {
 		a.now = time.Now
 	}

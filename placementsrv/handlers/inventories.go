@@ -16,12 +16,12 @@ import (
 // inventoryJSON is one inventory as the API shows it, fields in upstream's
 // order.
 type inventoryJSON struct {
-	Total           int64   `json:"total"`
-	Reserved        int64   `json:"reserved"`
-	MinUnit         int64   `json:"min_unit"`
-	MaxUnit         int64   `json:"max_unit"`
-	StepSize        int64   `json:"step_size"`
-	AllocationRatio pyFloat `json:"allocation_ratio"`
+	Total           int64     `json:"total"`
+	Reserved        int64     `json:"reserved"`
+	MinUnit         int64     `json:"min_unit"`
+	MaxUnit         int64     `json:"max_unit"`
+	StepSize        int64     `json:"step_size"`
+	AllocationRatio ratioJSON `json:"allocation_ratio"`
 	// Generation is left out when zero, as upstream's truthiness test does.
 	Generation int64 `json:"resource_provider_generation,omitempty"`
 }
@@ -33,19 +33,35 @@ func serializeInventory(inv store.Inventory, generation int64) inventoryJSON {
 		MinUnit:         inv.MinUnit,
 		MaxUnit:         inv.MaxUnit,
 		StepSize:        inv.StepSize,
-		AllocationRatio: pyFloat(inv.AllocationRatio),
+		AllocationRatio: ratioJSON{value: inv.AllocationRatio},
 		Generation:      generation,
 	}
 }
 
+// ratioJSON is an allocation ratio: the stored float in Python's repr, or
+// the integer the client sent when a write answers (see sentRatio).
+type ratioJSON struct {
+	value float64
+	sent  string
+}
+
+func (r ratioJSON) MarshalJSON() ([]byte, error) {
+	if r.sent != "" {
+		return []byte(r.sent), nil
+	}
+	return pyFloat(r.value).MarshalJSON()
+}
+
 // inventoriesResponse renders a provider's inventories; Last-Modified is
 // the newest inventory's, and absent (with Cache-Control kept) when there
-// is none, as upstream.
-func inventoriesResponse(r *middleware.Request, p store.Provider, invs []store.Inventory) *middleware.Response {
+// is none, as upstream. sent holds the ratios a write echoes, by class.
+func inventoriesResponse(r *middleware.Request, p store.Provider, invs []store.Inventory, sent map[string]string) *middleware.Response {
 	byClass := make(map[string]inventoryJSON, len(invs))
 	var modified time.Time
 	for _, inv := range invs {
-		byClass[inv.ResourceClass] = serializeInventory(inv, 0)
+		j := serializeInventory(inv, 0)
+		j.AllocationRatio.sent = sent[inv.ResourceClass]
+		byClass[inv.ResourceClass] = j
 		modified = latest(modified, lastModified(inv.CreatedAt, inv.UpdatedAt))
 	}
 	resp := middleware.OK(map[string]any{"resource_provider_generation": p.Generation, "inventories": byClass})
@@ -58,8 +74,12 @@ func inventoriesResponse(r *middleware.Request, p store.Provider, invs []store.I
 	return resp.WithLastModified(modified)
 }
 
-func inventoryResponse(p store.Provider, inv store.Inventory, status int) *middleware.Response {
-	resp := middleware.OK(serializeInventory(inv, p.Generation)).WithLastModified(lastModified(inv.CreatedAt, inv.UpdatedAt))
+// inventoryResponse renders one inventory; sent is the ratio a write
+// echoes ("" for a read).
+func inventoryResponse(p store.Provider, inv store.Inventory, status int, sent string) *middleware.Response {
+	j := serializeInventory(inv, p.Generation)
+	j.AllocationRatio.sent = sent
+	resp := middleware.OK(j).WithLastModified(lastModified(inv.CreatedAt, inv.UpdatedAt))
 	resp.Status = status
 	return resp
 }
@@ -90,7 +110,7 @@ func (a *API) GetInventories(r *middleware.Request) (*middleware.Response, error
 	if err != nil {
 		return nil, err
 	}
-	return inventoriesResponse(r, p, invs), nil
+	return inventoriesResponse(r, p, invs, nil), nil
 }
 
 // GetInventory is GET
@@ -103,7 +123,7 @@ func (a *API) GetInventory(r *middleware.Request) (*middleware.Response, error) 
 	uuid, class := r.Param("uuid"), r.Param("resource_class")
 	for _, inv := range invs {
 		if inv.ResourceClass == class {
-			return inventoryResponse(p, inv, http.StatusOK), nil
+			return inventoryResponse(p, inv, http.StatusOK, ""), nil
 		}
 	}
 	return nil, apierror.NotFound("No inventory of class %s for %s", class, uuid)
@@ -137,7 +157,7 @@ func (a *API) CreateInventory(r *middleware.Request) (*middleware.Response, erro
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
-	resp := inventoryResponse(p, saved, http.StatusCreated)
+	resp := inventoryResponse(p, saved, http.StatusCreated, sentRatio(m))
 	resp.SetHeader("Location", absoluteURL(r, inventoryURL(uuid, class)))
 	return resp, nil
 }
@@ -154,7 +174,7 @@ func (a *API) SetInventories(r *middleware.Request) (*middleware.Response, error
 	if err != nil {
 		return nil, err
 	}
-	gen, invs, err := decodeInventories(body, a.schemas.InventoriesReplace())
+	gen, invs, sent, err := decodeInventories(body, a.schemas.InventoriesReplace())
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +197,7 @@ func (a *API) SetInventories(r *middleware.Request) (*middleware.Response, error
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
-	return inventoriesResponse(r, p, saved), nil
+	return inventoriesResponse(r, p, saved, sent), nil
 }
 
 // UpdateInventory is PUT
@@ -219,7 +239,7 @@ func (a *API) UpdateInventory(r *middleware.Request) (*middleware.Response, erro
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
-	return inventoryResponse(p, saved, http.StatusOK), nil
+	return inventoryResponse(p, saved, http.StatusOK, sentRatio(m)), nil
 }
 
 // DeleteInventory is DELETE

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"strings"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
@@ -15,46 +17,50 @@ import (
 
 // decodeInventories reads a PUT /resource_providers/{uuid}/inventories
 // body: it checks syntax and schema (keeping the request's key order for
-// jsonschema-identical messages) and returns the generation and the
-// inventories, in request order, with defaults applied. Errors are
-// *apierror.Error 400s.
-func decodeInventories(body []byte, sch *schema.Schema) (int64, []store.Inventory, error) {
+// jsonschema-identical messages) and returns the generation, the
+// inventories, in request order, with defaults applied, and the allocation
+// ratios as sent (see sentRatio). Errors are *apierror.Error 400s.
+func decodeInventories(body []byte, sch *schema.Schema) (int64, []store.Inventory, map[string]string, error) {
 	doc, err := middleware.ParseJSON(body)
 	if err != nil {
-		return 0, nil, apierror.BadRequest("Malformed JSON: %s", err)
+		return 0, nil, nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if err := sch.ValidateJSON(body); err != nil {
-		return 0, nil, apierror.BadRequest("JSON does not validate: %s", err)
+		return 0, nil, nil, apierror.BadRequest("JSON does not validate: %s", err)
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return 0, nil, apierror.BadRequest("JSON does not validate: the body must be an object")
+		return 0, nil, nil, apierror.BadRequest("JSON does not validate: the body must be an object")
 	}
 	gen, err := jsonInt(m["resource_provider_generation"])
 	if err != nil {
-		return 0, nil, apierror.BadRequest("JSON does not validate: resource_provider_generation: %s", err)
+		return 0, nil, nil, apierror.BadRequest("JSON does not validate: resource_provider_generation: %s", err)
 	}
 	byClass, ok := m["inventories"].(map[string]any)
 	if !ok {
-		return 0, nil, apierror.BadRequest("JSON does not validate: inventories must be an object")
+		return 0, nil, nil, apierror.BadRequest("JSON does not validate: inventories must be an object")
 	}
 	order, err := inventoryKeyOrder(body)
 	if err != nil {
-		return 0, nil, apierror.BadRequest("Malformed JSON: %s", err)
+		return 0, nil, nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	invs := make([]store.Inventory, 0, len(byClass))
+	sent := map[string]string{}
 	for _, class := range order {
 		raw, ok := byClass[class].(map[string]any)
 		if !ok {
-			return 0, nil, apierror.BadRequest("Bad inventory %s: the inventory must be an object", class)
+			return 0, nil, nil, apierror.BadRequest("Bad inventory %s: the inventory must be an object", class)
 		}
 		inv, err := inventoryFields(class, raw)
 		if err != nil {
-			return 0, nil, apierror.BadRequest("Bad inventory %s: %s", class, err)
+			return 0, nil, nil, apierror.BadRequest("Bad inventory %s: %s", class, err)
 		}
 		invs = append(invs, inv)
+		if lit := sentRatio(raw); lit != "" {
+			sent[class] = lit
+		}
 	}
-	return gen, invs, nil
+	return gen, invs, sent, nil
 }
 
 // inventoryKeyOrder returns the keys of the top-level "inventories" object
@@ -160,4 +166,21 @@ func inventoryFields(class string, m map[string]any) (store.Inventory, error) {
 		inv.AllocationRatio = f
 	}
 	return inv, nil
+}
+
+// sentRatio returns the allocation_ratio of an inventory body when the
+// client wrote it as an integer ("1", "16"), else "". Upstream answers a
+// write with the number as Python parsed it: an int stays an int ("1"),
+// a float prints as its repr ("1.5", "1.0" for 1.0 or 1e0); reads show
+// the stored float.
+func sentRatio(m map[string]any) string {
+	n, ok := m["allocation_ratio"].(json.Number)
+	if !ok || strings.ContainsAny(string(n), ".eE") {
+		return ""
+	}
+	var i big.Int
+	if _, ok := i.SetString(string(n), 10); !ok {
+		return ""
+	}
+	return i.String()
 }

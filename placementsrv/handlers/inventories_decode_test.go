@@ -17,7 +17,7 @@ func FuzzDecodeInventories(f *testing.F) {
 	f.Add([]byte(`{"inventories": {"A": {"total": 1}}, "inventories": {"B": {"total": 2}}, "resource_provider_generation": 0}`))
 	sch := schema.New().InventoriesReplace()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		gen, invs, err := decodeInventories(body, sch)
+		gen, invs, _, err := decodeInventories(body, sch)
 		if err != nil {
 			if _, ok := apierror.As(err); !ok {
 				t.Fatalf("non-HTTP error %T: %v", err, err)

@@ -22,12 +22,53 @@ func missing(err error, format string, args ...any) error {
 // storeNotFound is the 404 upstream's wrapper makes of a NotFound
 // exception: the store's own words.
 func storeNotFound(err error) error {
-	return missing(err, "%s", store.Detail(err))
+	return escape(missing(err, "%s", store.Detail(err)))
 }
 
-// providerNotFound is the plain 404 of a missing provider.
+// providerNotFound is the plain 404 of a missing provider (upstream's
+// NotFound exception, escaping the handler).
 func providerNotFound(err error, uuid string) error {
-	return missing(err, "No resource provider with uuid %s found", uuid)
+	return escape(missing(err, "No resource provider with uuid %s found", uuid))
+}
+
+// escapedError marks an error that upstream raises past its handler's
+// wsgify wrapper: an object's NotFound exception, which the outer
+// dispatcher turns into the 404. The microversion middleware adds
+// "Vary: openstack-api-version" only to responses the handler returned,
+// so these go out without it.
+type escapedError struct{ err error }
+
+func (e *escapedError) Error() string { return e.err.Error() }
+func (e *escapedError) Unwrap() error { return e.err }
+
+func escape(err error) error {
+	if _, ok := apierror.As(err); ok {
+		return &escapedError{err}
+	}
+	return err
+}
+
+// handled undoes escape for the handlers that catch the NotFound
+// exception and raise their own 404 with its words.
+func handled(err error) error {
+	var esc *escapedError
+	if errors.As(err, &esc) {
+		return esc.err
+	}
+	return err
+}
+
+// Escaped reports whether err reaches the client without passing through
+// the handler's own response: a NotFound exception (see escapedError) or
+// a policy refusal (upstream's PolicyNotAuthorized, always turned into
+// the 403 outside the handler).
+func Escaped(err error) bool {
+	var esc *escapedError
+	if errors.As(err, &esc) {
+		return true
+	}
+	e, ok := apierror.As(err)
+	return ok && e.Status == 403
 }
 
 // providerNotFoundTwice is the 404 of the GET handlers, which repeat the

@@ -98,7 +98,8 @@ func (a *API) ListTraits(r *middleware.Request) (*middleware.Response, error) {
 func (a *API) GetTrait(r *middleware.Request) (*middleware.Response, error) {
 	t, err := named(r, policyOnly(policy.TraitShow).from(microversion.Traits), a.store.GetTrait)
 	if err != nil {
-		return nil, err
+		// The trait handlers turn TraitNotFound into their own 404.
+		return nil, handled(err)
 	}
 	return middleware.NoContent().WithLastModified(t.CreatedAt), nil
 }
@@ -137,7 +138,7 @@ func (a *API) DeleteTrait(r *middleware.Request) (*middleware.Response, error) {
 	case errors.Is(err, store.ErrTraitInUse):
 		return nil, apierror.Conflict(apierror.CodeDefault, "%s", store.Detail(err))
 	}
-	return nil, storeNotFound(err)
+	return nil, handled(storeNotFound(err))
 }
 
 // ListProviderTraits is GET /resource_providers/{uuid}/traits (1.6).

@@ -147,7 +147,7 @@ func buildSnapshot(st *state, version uint64) *candidates.Snapshot {
 	// Intern through pointer-keyed maps: cheaper than hashing names for
 	// every provider. Id order keeps snapshot ids stable across builds.
 	classID := internByID(st.classes, func(c *resourceClass) int64 { return c.id },
-		func(c *resourceClass) int32 { return b.Class(c.name) })
+		func(c *resourceClass) int32 { return b.ClassWithID(c.name, c.id) })
 	traitID := internByID(st.traits, func(t *trait) int64 { return t.id },
 		func(t *trait) int32 { return b.Trait(t.name) })
 	aggID := internByID(st.aggregates, func(a *aggregate) int64 { return a.id },
@@ -162,7 +162,7 @@ func buildSnapshot(st *state, version uint64) *candidates.Snapshot {
 	invs := make([]candidates.SnapInventory, 0, nInv)
 	ids := make([]int32, 0, nTr+nAgg)
 	for _, p := range provs {
-		sp := candidates.SnapProvider{UUID: p.uuid, Name: p.name, Generation: p.generation}
+		sp := candidates.SnapProvider{ID: p.id, UUID: p.uuid, Name: p.name, Generation: p.generation}
 		start := len(invs)
 		for c, inv := range p.inventories {
 			invs = append(invs, snapInventory(classID[c], inv, p.usage[c]))

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -24,15 +23,9 @@ const maxBodyBytes = 64 << 20
 // RequireJSON enforces Content-Type: application/json like upstream's
 // require_content decorator (415 otherwise).
 func (r *Request) RequireJSON() *apierror.Error {
-	ct := r.Header.Get("Content-Type")
-	mt := ""
-	if ct != "" {
-		if m, _, err := mime.ParseMediaType(ct); err == nil {
-			mt = m
-		} else {
-			mt = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])
-		}
-	}
+	// webob's content_type: the header up to its first ";", compared as
+	// it is (application/JSON is a 415 there).
+	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
 	if mt == "application/json" {
 		return nil
 	}
@@ -69,8 +62,28 @@ func acceptsJSON(accept string) bool {
 		if strings.Contains(strings.ReplaceAll(params, " ", ""), "q=0") && !strings.Contains(params, "q=0.") {
 			continue
 		}
+		if hasMediaParams(params) {
+			continue
+		}
 		switch mt {
 		case "application/json", "application/*", "*/*":
+			return true
+		}
+	}
+	return false
+}
+
+// hasMediaParams reports whether a media range's parameters (after its
+// first ";") hold any before q: webob matches such a range ("application/
+// json; charset=utf-8") only with an offer carrying the same parameters,
+// and Placement offers plain application/json.
+func hasMediaParams(params string) bool {
+	for _, p := range strings.Split(params, ";") {
+		k, _, _ := strings.Cut(strings.TrimSpace(p), "=")
+		switch k = strings.TrimSpace(k); {
+		case strings.EqualFold(k, "q"):
+			return false
+		case k != "":
 			return true
 		}
 	}

@@ -47,6 +47,7 @@ func errorFormat(accept []string) string {
 type acceptRange struct {
 	typ, sub string
 	q        float64
+	params   bool // media type parameters: matches no plain offer
 }
 
 // parseAccept parses an Accept header into media ranges; false when any
@@ -64,6 +65,7 @@ func parseAccept(value string) ([]acceptRange, bool) {
 			return nil, false
 		}
 		r := acceptRange{typ: strings.ToLower(typ), sub: strings.ToLower(sub), q: 1}
+		r.params = len(fields) > 1 && hasMediaParams(strings.Join(fields[1:], ";"))
 		for _, param := range fields[1:] {
 			k, v, ok := strings.Cut(strings.TrimSpace(param), "=")
 			if !ok {
@@ -102,6 +104,7 @@ func acceptQuality(ranges []acceptRange, typ, sub string) float64 {
 	for _, r := range ranges {
 		spec := -1
 		switch {
+		case r.params:
 		case r.typ == typ && r.sub == sub:
 			spec = 2
 		case r.typ == typ && r.sub == "*":

@@ -31,6 +31,11 @@ func WriteError(w http.ResponseWriter, req *Request, e *apierror.Error) {
 	req.errCode = e.Code // for the metrics
 	h := w.Header()
 	b, ctype := errorBodyFor(req, e, func() []byte { return jsonErrorBody(req, e) })
+	if req.Method == http.MethodHead {
+		// webob answers HEAD with the bare exception: its default
+		// content type and no body.
+		b, ctype = nil, "text/html; charset=UTF-8"
+	}
 	h.Set("Content-Type", ctype)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(e.Status)

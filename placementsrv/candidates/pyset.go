@@ -1,0 +1,218 @@
+package candidates
+
+import "math/bits"
+
+// pyset reproduces the slot layout, and so the iteration order, of a
+// CPython 3.11 set of tuples of small non-negative integers. Placement
+// 8.0.0 lets that order decide which anchor keeps an unsuffixed request
+// served only by sharing providers (see sharedOwners), so the same
+// answer needs the same order. Keys are never removed, as upstream never
+// removes from these sets (filters build new ones).
+type pyset struct {
+	mask  uint64
+	fill  int
+	slots []pyslot
+	pool  *pypool
+}
+
+// pyslot is one table entry: the key's hash and its position in the
+// pool plus one (0: empty).
+type pyslot struct {
+	hash uint64
+	key  int32
+}
+
+// pypool holds the keys of the sets built from it, so that sets copied
+// into one another pass positions, not tuples.
+type pypool struct {
+	keys []pytuple
+}
+
+// pytuple is a tuple of two or three ints (n is its length). pa and pb
+// carry the snapshot indexes of the providers a and b name; they follow
+// from a and b, so they take no part in hashing.
+type pytuple struct {
+	a, b, c int64
+	n       int8
+	pa, pb  int32
+}
+
+const (
+	pyPrime1      = 11400714785074694791
+	pyPrime2      = 14029467366897019727
+	pyPrime5      = 2870177450012600261
+	pyLinearProbe = 9
+	pyPerturb     = 5
+	pyMinSize     = 8
+)
+
+// hash is CPython's tuple hash (xxHash-based, 64-bit) of ints that hash
+// to themselves.
+func (t pytuple) hash() uint64 {
+	acc := uint64(pyPrime5)
+	lanes := [3]int64{t.a, t.b, t.c}
+	for _, lane := range lanes[:t.n] {
+		acc += uint64(lane) * pyPrime2
+		acc = bits.RotateLeft64(acc, 31)
+		acc *= pyPrime1
+	}
+	acc += uint64(t.n) ^ (pyPrime5 ^ 3527539)
+	if acc == ^uint64(0) {
+		return 1546275796
+	}
+	return acc
+}
+
+func (pl *pypool) newSet() *pyset {
+	return &pyset{mask: pyMinSize - 1, slots: make([]pyslot, pyMinSize), pool: pl}
+}
+
+func (s *pyset) len() int { return s.fill }
+
+// add adds a new tuple to s (and to the pool).
+func (s *pyset) add(k pytuple) {
+	s.pool.keys = append(s.pool.keys, k)
+	s.addSlot(pyslot{k.hash(), int32(len(s.pool.keys))})
+}
+
+// addSlot is set_add_entry: probe for the key or a free slot, then
+// resize at 3/5 fill.
+func (s *pyset) addSlot(e pyslot) {
+	keys := s.pool.keys
+	k := &keys[e.key-1]
+	mask := s.mask
+	i, perturb := e.hash&mask, e.hash
+	for {
+		probes := uint64(0)
+		if i+pyLinearProbe <= mask {
+			probes = pyLinearProbe
+		}
+		for j := uint64(0); j <= probes; j++ {
+			t := &s.slots[i+j]
+			if t.key == 0 {
+				*t = e
+				s.fill++
+				if uint64(s.fill)*5 >= mask*3 {
+					if s.fill > 50000 {
+						s.resize(s.fill * 2)
+					} else {
+						s.resize(s.fill * 4)
+					}
+				}
+				return
+			}
+			if t.hash == e.hash && (t.key == e.key || keys[t.key-1] == *k) {
+				return
+			}
+		}
+		perturb >>= pyPerturb
+		i = (i*5 + 1 + perturb) & mask
+	}
+}
+
+// contains probes for k as add would.
+func (s *pyset) contains(k pytuple) bool {
+	h := k.hash()
+	mask := s.mask
+	i, perturb := h&mask, h
+	for {
+		probes := uint64(0)
+		if i+pyLinearProbe <= mask {
+			probes = pyLinearProbe
+		}
+		for j := uint64(0); j <= probes; j++ {
+			t := s.slots[i+j]
+			if t.key == 0 {
+				return false
+			}
+			if t.hash == h && s.pool.keys[t.key-1] == k {
+				return true
+			}
+		}
+		perturb >>= pyPerturb
+		i = (i*5 + 1 + perturb) & mask
+	}
+}
+
+// insertClean places a key known to be absent (set_insert_clean).
+func insertClean(slots []pyslot, mask uint64, e pyslot) {
+	i, perturb := e.hash&mask, e.hash
+	for {
+		probes := uint64(0)
+		if i+pyLinearProbe <= mask {
+			probes = pyLinearProbe
+		}
+		for j := uint64(0); j <= probes; j++ {
+			if slots[i+j].key == 0 {
+				slots[i+j] = e
+				return
+			}
+		}
+		perturb >>= pyPerturb
+		i = (i*5 + 1 + perturb) & mask
+	}
+}
+
+// resize is set_table_resize: the smallest power of two above minused,
+// old entries reinserted in slot order.
+func (s *pyset) resize(minused int) {
+	size := uint64(pyMinSize)
+	for size <= uint64(minused) {
+		size <<= 1
+	}
+	old := s.slots
+	s.slots, s.mask = make([]pyslot, size), size-1
+	for _, e := range old {
+		if e.key != 0 {
+			insertClean(s.slots, s.mask, e)
+		}
+	}
+}
+
+// merge is set |= other (set_merge); both come from one pool.
+func (s *pyset) merge(o *pyset) {
+	if o == s || o.fill == 0 {
+		return
+	}
+	if uint64(s.fill+o.fill)*5 >= s.mask*3 {
+		s.resize((s.fill + o.fill) * 2)
+	}
+	if s.fill == 0 {
+		if s.mask == o.mask {
+			copy(s.slots, o.slots)
+		} else {
+			for _, e := range o.slots {
+				if e.key != 0 {
+					insertClean(s.slots, s.mask, e)
+				}
+			}
+		}
+		s.fill = o.fill
+		return
+	}
+	for _, e := range o.slots {
+		if e.key != 0 {
+			s.addSlot(e)
+		}
+	}
+}
+
+// filter is a set comprehension over s keeping the keys keep accepts.
+func (s *pyset) filter(keep func(*pytuple) bool) *pyset {
+	out := s.pool.newSet()
+	for _, e := range s.slots {
+		if e.key != 0 && keep(&s.pool.keys[e.key-1]) {
+			out.addSlot(e)
+		}
+	}
+	return out
+}
+
+// each calls f on the keys in iteration order.
+func (s *pyset) each(f func(*pytuple)) {
+	for _, e := range s.slots {
+		if e.key != 0 {
+			f(&s.pool.keys[e.key-1])
+		}
+	}
+}

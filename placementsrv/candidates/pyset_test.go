@@ -1,0 +1,40 @@
+package candidates
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestPysetOrder checks the emulated iteration order against CPython
+// 3.11's for a sequence of adds, a merge that resizes and a filter:
+//
+//	a = set(); [a.add((i, i % 5, 2)) for i in range(40)]
+//	b = set(((7 * i) % 97, 3) for i in range(60))
+//	a |= set((x, y, 10001) for (x, y) in b)
+//	d = set(t for t in a if t[1] % 2 == 0); print(d)
+func TestPysetOrder(t *testing.T) {
+	want := "{30,0,2},{2,2,2},{34,4,2},{12,2,2},{37,2,2},{9,4,2},{20,0,2},{24,4,2},{10,0,2},{14,4,2},{22,2,2},{32,2,2}," +
+		"{35,0,2},{17,2,2},{29,4,2},{15,0,2},{19,4,2},{7,2,2},{4,4,2},{5,0,2},{27,2,2},{0,0,2},{39,4,2},{25,0,2}"
+	pool := &pypool{}
+	a := pool.newSet()
+	for i := int64(0); i < 40; i++ {
+		a.add(pytuple{a: i, b: i % 5, c: 2, n: 3})
+	}
+	b := pool.newSet()
+	for i := int64(0); i < 60; i++ {
+		b.add(pytuple{a: (7 * i) % 97, b: 3, n: 2})
+	}
+	c := pool.newSet()
+	b.each(func(k *pytuple) { c.add(pytuple{a: k.a, b: k.b, c: 10001, n: 3}) })
+	a.merge(c)
+	d := a.filter(func(k *pytuple) bool { return k.b%2 == 0 })
+	var got []string
+	d.each(func(k *pytuple) { got = append(got, fmt.Sprintf("{%d,%d,%d}", k.a, k.b, k.c)) })
+	if g := strings.Join(got, ","); g != want {
+		t.Fatalf("order\n got %s\nwant %s", g, want)
+	}
+	if h := (pytuple{a: 1, b: 2, c: 3, n: 3}).hash(); h != 529344067295497451 {
+		t.Errorf("hash((1, 2, 3)) = %d, want 529344067295497451", h)
+	}
+}
