@@ -173,3 +173,25 @@ func TestDetailKindSeparatesErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSetListsAsSets: aggregates and a mapping's providers follow
+// the reference's per-process set order, so only their members count.
+func TestCompareSetListsAsSets(t *testing.T) {
+	const a, b = "3f64b20e-40b6-4a84-a6f2-da9ae05c11f3", "d6ad0991-f206-4642-a462-17268295f4ae"
+	ref := answer(200, `{"aggregates": ["`+b+`", "`+a+`"], "resource_provider_generation": 5}`)
+	if ds := Compare("/resource_providers/x/aggregates", ref, answer(200, `{"aggregates":["`+a+`","`+b+`"],"resource_provider_generation":5}`), nil); len(ds) != 0 {
+		t.Errorf("same aggregates in another order: %v", ds)
+	}
+	if ds := Compare("/resource_providers/x/aggregates", ref, answer(200, `{"aggregates":["`+a+`"],"resource_provider_generation":5}`), nil); len(ds) == 0 {
+		t.Error("an aggregate less is not reported")
+	}
+	ac := func(first, second string) string {
+		return `{"allocation_requests": [{"allocations": {}, "mappings": {"": ["` + first + `", "` + second + `"]}}], "provider_summaries": {}}`
+	}
+	if ds := Compare("/allocation_candidates?resources=VCPU:1", answer(200, ac(b, a)), answer(200, ac(a, b)), nil); len(ds) != 0 {
+		t.Errorf("same mapping in another order: %v", ds)
+	}
+	if ds := Compare("/allocation_candidates?resources=VCPU:1", answer(200, ac(b, a)), answer(200, ac(a, a)), nil); len(ds) == 0 {
+		t.Error("a different mapping is not reported")
+	}
+}

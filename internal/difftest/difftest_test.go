@@ -32,7 +32,7 @@ var (
 // and class with the op to replay up to. Deliberately wrong requests must
 // never be answered with a 5xx, by either server.
 func TestDifferential(t *testing.T) {
-	total := Stats{Routes: map[string]int{}, Minors: map[int]int{}}
+	total := Stats{Routes: map[string]int{}, Minors: map[int]int{}, Deliberate: map[string]int{}}
 	var report strings.Builder
 	if *flagReplay != "" {
 		recs, err := ReadTrace(*flagReplay)
@@ -149,6 +149,9 @@ func tracePath(p string, seed uint64, several bool) string {
 func addStats(total *Stats, s Stats) {
 	total.Requests += s.Requests
 	total.Mismatched += s.Mismatched
+	for k, n := range s.Deliberate {
+		total.Deliberate[k] += n
+	}
 	total.Bad += s.Bad
 	for k, v := range s.Routes {
 		total.Routes[k] += v

@@ -50,10 +50,20 @@ func decodeJSON(b []byte) (any, bool) {
 // quotes a row's created_at, for one): they differ between any two runs.
 var timestampRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
 
-// normalize replaces timestamps in strings with <time> and sorts every
-// "traits" list. Traits are sets: the reference builds the lists from
-// Python sets, whose order changes with each process's string hash seed,
-// so no order of theirs can be matched.
+// setLists are the keys whose lists are sets: the reference builds them
+// from Python sets (or stores them in the order it iterated one), whose
+// order changes with each process's string hash seed, so no order of
+// theirs can be matched. Traits; a provider's aggregates (new ones are
+// created in the order of a set of uuids); allocation candidates'
+// pre-1.12 allocation lists; and each group's providers in mappings.
+var setLists = map[string]bool{"traits": true, "aggregates": true, "allocations": true}
+
+func sortSet(list []any) {
+	slices.SortFunc(list, func(a, b any) int { return strings.Compare(canonical(a), canonical(b)) })
+}
+
+// normalize replaces timestamps in strings with <time> and sorts the
+// lists that are sets (setLists, and the lists of "mappings").
 func normalize(v any) any {
 	switch x := v.(type) {
 	case string:
@@ -61,8 +71,15 @@ func normalize(v any) any {
 	case map[string]any:
 		for k, e := range x {
 			x[k] = normalize(e)
-			if list, ok := x[k].([]any); ok && k == "traits" {
-				slices.SortFunc(list, func(a, b any) int { return strings.Compare(canonical(a), canonical(b)) })
+			if list, ok := x[k].([]any); ok && setLists[k] {
+				sortSet(list)
+			}
+			if groups, ok := x[k].(map[string]any); ok && k == "mappings" {
+				for _, g := range groups {
+					if list, ok := g.([]any); ok {
+						sortSet(list)
+					}
+				}
 			}
 		}
 	case []any:

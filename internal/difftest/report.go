@@ -3,6 +3,7 @@ package difftest
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -78,8 +79,17 @@ func WriteReport(w io.Writer, label string, s Stats, ms []Mismatch) {
 
 // Summary is the run's figures on one line.
 func (s Stats) Summary() string {
-	return fmt.Sprintf("%d requests, %d mismatched; %d deliberately wrong, answered 5xx by ref %d, ours %d; all 5xx: ref %d, ours %d",
+	line := fmt.Sprintf("%d requests, %d mismatched; %d deliberately wrong, answered 5xx by ref %d, ours %d; all 5xx: ref %d, ours %d",
 		s.Requests, s.Mismatched, s.Bad, s.BadRef5xx, s.BadOurs5xx, s.Ref5xx, s.Ours5xx)
+	names := slices.Sorted(maps.Keys(s.Deliberate))
+	for i, name := range names {
+		sep := ", "
+		if i == 0 {
+			sep = "; documented differences (DESIGN.md): "
+		}
+		line += fmt.Sprintf("%s%s %d", sep, name, s.Deliberate[name])
+	}
+	return line
 }
 
 func mvText(mv any) string {
