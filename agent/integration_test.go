@@ -19,6 +19,7 @@ func TestIntegration(t *testing.T) {
 			t.Run("maintenance", func(t *testing.T) { testMaintenance(t, srv) })
 			t.Run("faults", func(t *testing.T) { testFaults(t, srv) })
 			t.Run("fpga", func(t *testing.T) { testFPGA(t, srv) })
+			t.Run("retire", func(t *testing.T) { testRetire(t, srv) })
 		})
 	}
 }

@@ -141,6 +141,10 @@ func atLeast146(v string) bool {
 // Name implements drivers.Driver.
 func (d *Driver) Name() string { return "ironic" }
 
+// RetiresVanished implements drivers.Retiring: a node deleted from
+// Ironic (or moved out of the conductor group) is retired as Nova does.
+func (d *Driver) RetiresVanished() {}
+
 // Close implements drivers.Driver; the driver holds no resources.
 func (d *Driver) Close() error { return nil }
 
