@@ -139,12 +139,17 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 	if err != nil {
 		return nil, nil, err
 	}
+	limit, err := agent.ParseRetireLimit(c.MaxRetirements)
+	if err != nil {
+		closeAll()
+		return nil, nil, usageError{fmt.Errorf("agent.max_retirements: %w", err)}
+	}
 	a, err := agent.New(agent.Options{
 		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
 		Interval: c.Interval, Concurrency: c.Concurrency, RefreshInterval: agentRefresh(c.RefreshInterval),
 		ServiceURL: c.ServiceURL, ServiceToken: c.ServiceToken, HeartbeatInterval: c.HeartbeatInterval,
-		NovaComputeVersion: c.NovaComputeVersion,
-		Logger:             log, Registerer: reg,
+		NovaComputeVersion: c.NovaComputeVersion, StateFile: c.StateFile, MaxRetirements: &limit,
+		Logger: log, Registerer: reg,
 	})
 	if err != nil {
 		closeAll()
