@@ -82,6 +82,11 @@ func testIronicLifecycle(t *testing.T, srv *placementtest.Server) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		checkNode(t, srv, node, s.reserved)
+		if s.name == "active with instance" {
+			if got := e.counter(t, "placement_syncd_agent_unavailable_resources", "reason", drivers.ReasonInUse); got != 1 {
+				t.Fatalf("active node with an instance: unavailable{in_use} = %v, want 1", got)
+			}
+		}
 		// A second pass with nothing changed writes nothing.
 		if err := e.agent.SyncOnce(ctx); err != nil {
 			t.Fatalf("%s (again): %v", s.name, err)
