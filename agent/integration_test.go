@@ -20,6 +20,7 @@ func TestIntegration(t *testing.T) {
 			t.Run("faults", func(t *testing.T) { testFaults(t, srv) })
 			t.Run("fpga", func(t *testing.T) { testFPGA(t, srv) })
 			t.Run("retire", func(t *testing.T) { testRetire(t, srv) })
+			t.Run("fpga durable", func(t *testing.T) { testFPGADurable(t, srv) })
 		})
 	}
 }

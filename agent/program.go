@@ -185,3 +185,39 @@ func (a *Agent) updateFailedDevices(p Programmer) {
 		a.metrics.devicesFailed.Set(float64(s.FailedDevices()))
 	}
 }
+
+// clearer is a programmer whose failed state the operator can clear.
+type clearer interface {
+	ClearFailed(device string) error
+}
+
+// ClearFailed is the operator's command for a device whose programming
+// failed: its failed state is cleared without programming it and the
+// device is released in Placement.
+func (a *Agent) ClearFailed(ctx context.Context, device string) (ProgramResult, error) {
+	res := ProgramResult{Device: device}
+	prog := a.programmer()
+	if prog == nil {
+		return res, ErrNoProgrammer
+	}
+	c, ok := prog.(clearer)
+	if !ok {
+		return res, fmt.Errorf("%w: %s keeps no failed state", ErrNoProgrammer, prog.Name())
+	}
+	uuid, err := prog.DeviceProvider(device)
+	if err != nil {
+		return res, err
+	}
+	res.Provider = uuid
+	if err := c.ClearFailed(device); err != nil {
+		return res, err
+	}
+	res.Result = "cleared"
+	a.log.Info("failed device cleared by the operator", zap.String("device", device))
+	r := a.syncOne(ctx, prog)
+	a.updateFailedDevices(prog)
+	if r.Err != nil {
+		return res, fmt.Errorf("cleared %s but Placement is not updated yet (next pass retries): %w", device, r.Err)
+	}
+	return res, nil
+}
