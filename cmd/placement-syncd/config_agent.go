@@ -85,6 +85,9 @@ type FPGAConfig struct {
 	ComputeNodeName string        `yaml:"compute_node_name"`
 	ProgramCommand  []string      `yaml:"program_command"`
 	ProgramTimeout  time.Duration `yaml:"program_timeout"`
+	// StateFile keeps failed programmings across restarts (empty: in
+	// memory only, so a restart releases a failed device).
+	StateFile string `yaml:"state_file"`
 }
 
 // StaticConfig configures drivers/static.
