@@ -84,6 +84,13 @@ type Options struct {
 	// NovaComputeVersion is the service version of the nova-compute on
 	// this host, reported in the record (0: unknown).
 	NovaComputeVersion int
+	// StateFile, when set, keeps the providers this agent reported across
+	// restarts, so that one whose node vanished while it was down is
+	// still retired (see drivers.Retiring).
+	StateFile string
+	// MaxRetirements bounds the vanished providers one pass retires; nil
+	// means DefaultMaxRetirements.
+	MaxRetirements *RetireLimit
 	// Logger; nil means no logging.
 	Logger *zap.Logger
 	// Registerer for metrics; nil means a private registry.
@@ -110,6 +117,7 @@ type Agent struct {
 	parents   map[string]string   // external parent name -> uuid
 	ensuredRC map[string]bool
 	ensuredTr map[string]bool
+	reported  *reportedSet
 	last      []Result
 	lastOK    time.Time
 
@@ -149,6 +157,14 @@ func New(opts Options) (*Agent, error) {
 	if opts.Registerer == nil {
 		opts.Registerer = prometheus.NewRegistry()
 	}
+	if opts.MaxRetirements == nil {
+		l := DefaultMaxRetirements()
+		opts.MaxRetirements = &l
+	}
+	reported, err := loadReported(opts.StateFile)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
 		return nil, fmt.Errorf("agent: register metrics: %w", err)
@@ -157,7 +173,7 @@ func New(opts Options) (*Agent, error) {
 		opts: opts, pc: opts.Placement, log: opts.Logger.Named("agent"), metrics: m,
 		resync: make(chan struct{}, 1),
 		cache:  map[string]actual{}, owned: map[string][]string{}, parents: map[string]string{},
-		ensuredRC: map[string]bool{}, ensuredTr: map[string]bool{},
+		ensuredRC: map[string]bool{}, ensuredTr: map[string]bool{}, reported: reported,
 	}, nil
 }
 
@@ -177,6 +193,11 @@ type Result struct {
 	// taken from the cache.
 	Reread    map[string]int
 	CacheHits int
+	// Retired counts vanished providers deleted, Retiring those kept
+	// (reserved in full) while allocations remain; RetireRefused is why
+	// vanished providers were left alone (RetireRefused*), "" if not.
+	Retired, Retiring int
+	RetireRefused     string
 	// Requests are the HTTP requests the pass sent to Placement.
 	Requests placementclient.Requests
 	Duration time.Duration

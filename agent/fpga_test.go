@@ -132,6 +132,7 @@ func testFPGA(t *testing.T, srv *placementtest.Server) {
 		}
 		fpgaReserved(t, uA, 0)
 	})
+	t.Run("allocation lands before the reservation", func(t *testing.T) { testProgramRace(t, srv, d, devB, uB) })
 	t.Run("refused with allocations", func(t *testing.T) {
 		consumer := nodeUUID(8, 1000)
 		srv.Allocate(t, consumer, uB, map[string]int{"FPGA": 1})

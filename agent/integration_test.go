@@ -19,6 +19,8 @@ func TestIntegration(t *testing.T) {
 			t.Run("maintenance", func(t *testing.T) { testMaintenance(t, srv) })
 			t.Run("faults", func(t *testing.T) { testFaults(t, srv) })
 			t.Run("fpga", func(t *testing.T) { testFPGA(t, srv) })
+			t.Run("retire", func(t *testing.T) { testRetire(t, srv) })
+			t.Run("fpga durable", func(t *testing.T) { testFPGADurable(t, srv) })
 		})
 	}
 }
@@ -81,6 +83,11 @@ func testIronicLifecycle(t *testing.T, srv *placementtest.Server) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		checkNode(t, srv, node, s.reserved)
+		if s.name == "active with instance" {
+			if got := e.counter(t, "placement_syncd_agent_unavailable_resources", "reason", drivers.ReasonInUse); got != 1 {
+				t.Fatalf("active node with an instance: unavailable{in_use} = %v, want 1", got)
+			}
+		}
 		// A second pass with nothing changed writes nothing.
 		if err := e.agent.SyncOnce(ctx); err != nil {
 			t.Fatalf("%s (again): %v", s.name, err)

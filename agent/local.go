@@ -21,6 +21,8 @@ const answer = localapi.Compact
 //	POST /v1/resync         ask for a pass now (202)
 //	POST /v1/fpga/program   {"device","image","force"} -> ProgramResult;
 //	                        200 success, 409 refused, 502 failure, 504 timeout
+//	POST /v1/fpga/clear     {"device"} -> ProgramResult; clears a failed
+//	                        programming (200), 409 when not failed
 //	GET  /v1/status         last pass results and device states
 //	GET  /v1/service        the ServiceRecord
 func (a *Agent) LocalHandler(token string) http.Handler {
@@ -30,6 +32,7 @@ func (a *Agent) LocalHandler(token string) http.Handler {
 		answer.WriteJSON(w, http.StatusAccepted, map[string]string{"status": "resync requested"})
 	})
 	mux.HandleFunc("POST /v1/fpga/program", a.serveProgram)
+	mux.HandleFunc("POST /v1/fpga/clear", a.serveClear)
 	mux.HandleFunc("GET /v1/status", a.serveStatus)
 	mux.HandleFunc("GET /v1/service", func(w http.ResponseWriter, r *http.Request) {
 		answer.WriteJSON(w, http.StatusOK, a.ServiceRecord())
@@ -64,6 +67,29 @@ func (a *Agent) serveProgram(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	if err != nil && res.Error == "" {
+		res.Error = err.Error()
+	}
+	answer.WriteJSON(w, status, res)
+}
+
+func (a *Agent) serveClear(w http.ResponseWriter, r *http.Request) {
+	var req ProgramRequest
+	if err := localapi.DecodeJSON(w, r, &req); err != nil || req.Device == "" {
+		answer.WriteError(w, http.StatusBadRequest, "body must be {\"device\": ...}")
+		return
+	}
+	res, err := a.ClearFailed(r.Context(), req.Device)
+	status := http.StatusOK
+	switch {
+	case err == nil:
+	case res.Result == "cleared":
+		status = http.StatusServiceUnavailable // Placement not updated yet
+	case errors.Is(err, ErrNoProgrammer):
+		status = http.StatusNotFound
+	default:
+		status = http.StatusConflict
+	}
+	if err != nil {
 		res.Error = err.Error()
 	}
 	answer.WriteJSON(w, status, res)

@@ -26,6 +26,9 @@ type metrics struct {
 	passRequests     *prometheus.GaugeVec
 	reread           *prometheus.CounterVec
 	cacheHits        *prometheus.CounterVec
+	retired          *prometheus.CounterVec
+	retiring         *prometheus.GaugeVec
+	retireRefused    *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -59,6 +62,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 				"by reason (uncached, generation, aggregates, refresh, conflict).", "reason"),
 		cacheHits: s.CounterVec("cache_hits_total",
 			"Providers whose state was taken from the agent's cache because their listed generation had not moved.", "driver"),
+		retired: s.CounterVec("providers_retired_total",
+			"Vanished providers retired, by action (deleted: no allocations; reserved: inventory reserved in full while allocations remain).",
+			"driver", "action"),
+		retiring: s.GaugeVec("providers_retiring",
+			"Vanished providers kept, reserved in full, until their allocations go (last pass).", "driver"),
+		retireRefused: s.CounterVec("retirements_refused_total",
+			"Passes that left vanished providers alone, by reason (empty_answer, max_retirements).", "driver", "reason"),
 	}
 	return m, s.Register(reg)
 }

@@ -74,7 +74,7 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 	}
 	r.Providers = len(tree.Providers)
 	t := &tally{unavailable: r.Unavailable, reread: r.Reread}
-	r.Err = a.syncTree(ctx, d.Name(), tree, t)
+	r.Err = errors.Join(a.syncTree(ctx, d.Name(), tree, t), a.retireVanished(ctx, d, tree, &r))
 	r.Created, r.Writes, r.Conflicts, r.FallbackDeleted = t.created, t.writes, t.conflicts, t.fbDel
 	r.CacheHits = t.hits
 	a.metrics.cacheHits.WithLabelValues(r.Driver).Add(float64(t.hits))

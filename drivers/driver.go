@@ -22,6 +22,15 @@ type Driver interface {
 	Close() error
 }
 
+// Retiring is a driver whose providers stand for things that can vanish
+// from its source (Ironic nodes). The agent retires a provider it
+// reported once the driver no longer observes it: deleted without
+// allocations, else reserved in full until they go.
+type Retiring interface {
+	Driver
+	RetiresVanished()
+}
+
 // Owner traits (os-traits 2.8.0): who created a provider.
 const (
 	OwnerNova   = "OWNER_NOVA"

@@ -139,12 +139,17 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 	if err != nil {
 		return nil, nil, err
 	}
+	limit, err := agent.ParseRetireLimit(c.MaxRetirements)
+	if err != nil {
+		closeAll()
+		return nil, nil, usageError{fmt.Errorf("agent.max_retirements: %w", err)}
+	}
 	a, err := agent.New(agent.Options{
 		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
 		Interval: c.Interval, Concurrency: c.Concurrency, RefreshInterval: agentRefresh(c.RefreshInterval),
 		ServiceURL: c.ServiceURL, ServiceToken: c.ServiceToken, HeartbeatInterval: c.HeartbeatInterval,
-		NovaComputeVersion: c.NovaComputeVersion,
-		Logger:             log, Registerer: reg,
+		NovaComputeVersion: c.NovaComputeVersion, StateFile: c.StateFile, MaxRetirements: &limit,
+		Logger: log, Registerer: reg,
 	})
 	if err != nil {
 		closeAll()
@@ -174,7 +179,7 @@ func openDrivers(ctx context.Context, c AgentConfig, host string, log *zap.Logge
 			return fpga.New(fpga.Options{
 				Host: host, ComputeNodeUUID: c.FPGA.ComputeNodeUUID, ComputeNodeName: c.FPGA.ComputeNodeName,
 				File: c.FPGA.File, SysfsRoot: c.FPGA.SysfsRoot, ProgramCommand: c.FPGA.ProgramCommand,
-				ProgramTimeout: c.FPGA.ProgramTimeout, Logger: log.Named("fpga"),
+				ProgramTimeout: c.FPGA.ProgramTimeout, StateFile: c.FPGA.StateFile, Logger: log.Named("fpga"),
 			})
 		}},
 	}
@@ -202,30 +207,53 @@ func openDrivers(ctx context.Context, c AgentConfig, host string, log *zap.Logge
 }
 
 // cmdFPGA runs `placement-syncd fpga program --device D --image I
-// [--force]` against the local agent's endpoint.
+// [--force]` or `placement-syncd fpga clear --device D` against the local
+// agent's endpoint.
 func cmdFPGA(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "program" {
-		return usageError{fmt.Errorf("fpga: missing subcommand (program)")}
+	if len(args) == 0 || (args[0] != "program" && args[0] != "clear") {
+		return usageError{fmt.Errorf("fpga: missing subcommand (program or clear)")}
 	}
-	fs := newFlagSet("fpga program", "placement-syncd fpga program --device PCI_ADDRESS --image IMAGE [--force] [--config FILE]", stderr)
+	sub := args[0]
+	usage := "placement-syncd fpga program --device PCI_ADDRESS --image IMAGE [--force] [--config FILE]"
+	if sub == "clear" {
+		usage = "placement-syncd fpga clear --device PCI_ADDRESS [--config FILE]\n" +
+			"  releases a device whose programming failed or timed out, without programming it"
+	}
+	fs := newFlagSet("fpga "+sub, usage, stderr)
 	config := fs.String("config", "", "YAML configuration `file` (agent.local.listen and agent.local.token)")
 	device := fs.String("device", "", "PCI `address` of the FPGA, e.g. 0000:5e:00.0")
-	image := fs.String("image", "", "bitstream `image` passed to the programming command")
-	force := fs.Bool("force", false, "program even if the device has allocations")
+	var image *string
+	var force *bool
+	if sub == "program" {
+		image = fs.String("image", "", "bitstream `image` passed to the programming command")
+		force = fs.Bool("force", false, "program even if the device has allocations")
+	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if *device == "" || *image == "" {
-		return usageError{fmt.Errorf("fpga program: --device and --image are required")}
+	req := agent.ProgramRequest{Device: *device}
+	if sub == "program" {
+		req.Image, req.Force = *image, *force
+		if req.Image == "" {
+			return usageError{fmt.Errorf("fpga program: --device and --image are required")}
+		}
+	}
+	if req.Device == "" {
+		return usageError{fmt.Errorf("fpga %s: --device is required", sub)}
 	}
 	cfg, err := configure(*config, nil)
 	if err != nil {
 		return err
 	}
-	body, _ := json.Marshal(agent.ProgramRequest{Device: *device, Image: *image, Force: *force})
+	return postLocal(ctx, cfg, sub, req, stdout)
+}
+
+// postLocal sends one FPGA request to the local agent and prints its answer.
+func postLocal(ctx context.Context, cfg Config, sub string, body agent.ProgramRequest, stdout io.Writer) error {
+	b, _ := json.Marshal(body)
 	ctx, cancel := context.WithTimeout(ctx, cfg.Agent.FPGA.ProgramTimeout+time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+cfg.Agent.Local.Listen+"/v1/fpga/program", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+cfg.Agent.Local.Listen+"/v1/fpga/"+sub, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
@@ -233,13 +261,13 @@ func cmdFPGA(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	req.Header.Set("X-Auth-Token", cfg.Agent.Local.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("fpga program: the agent's local endpoint: %w", err)
+		return fmt.Errorf("fpga %s: the agent's local endpoint: %w", sub, err)
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
 	fmt.Fprintf(stdout, "%s", out)
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("fpga program: %s", http.StatusText(resp.StatusCode))
+		return fmt.Errorf("fpga %s: %s", sub, http.StatusText(resp.StatusCode))
 	}
 	return nil
 }

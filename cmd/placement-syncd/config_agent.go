@@ -27,9 +27,16 @@ type AgentConfig struct {
 	// keeps the gate closed when no cell database gives it).
 	NovaComputeVersion int           `yaml:"nova_compute_version"`
 	HeartbeatInterval  time.Duration `yaml:"heartbeat_interval"`
-	Ironic             IronicConfig  `yaml:"ironic"`
-	FPGA               FPGAConfig    `yaml:"fpga"`
-	Static             StaticConfig  `yaml:"static"`
+	// StateFile keeps the providers this agent reported across restarts,
+	// so that a node deleted from Ironic while the agent was down is still
+	// retired; empty: remembered only while the process runs.
+	StateFile string `yaml:"state_file"`
+	// MaxRetirements bounds the vanished providers one pass retires: a
+	// count ("5") or a percentage of those reported ("10%").
+	MaxRetirements string       `yaml:"max_retirements"`
+	Ironic         IronicConfig `yaml:"ironic"`
+	FPGA           FPGAConfig   `yaml:"fpga"`
+	Static         StaticConfig `yaml:"static"`
 }
 
 // AgentPlacementConfig is where the agent reports: a noauth endpoint with
@@ -78,6 +85,9 @@ type FPGAConfig struct {
 	ComputeNodeName string        `yaml:"compute_node_name"`
 	ProgramCommand  []string      `yaml:"program_command"`
 	ProgramTimeout  time.Duration `yaml:"program_timeout"`
+	// StateFile keeps failed programmings across restarts (empty: in
+	// memory only, so a restart releases a failed device).
+	StateFile string `yaml:"state_file"`
 }
 
 // StaticConfig configures drivers/static.
@@ -105,6 +115,7 @@ func defaultAgentConfig() AgentConfig {
 		Placement:         AgentPlacementConfig{Endpoint: defaultAgentPlacement, Token: defaultAgentToken},
 		Local:             AgentLocalConfig{Listen: defaultAgentLocalListen},
 		HeartbeatInterval: defaultAgentHeartbeat,
+		MaxRetirements:    agent.DefaultMaxRetirements().String(),
 		Ironic:            IronicConfig{Microversion: ironic.DefaultMicroversion},
 		FPGA:              FPGAConfig{ProgramCommand: []string{}, ProgramTimeout: defaultFPGAProgramTimeout},
 	}
@@ -153,6 +164,9 @@ func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
 		if n != 1 {
 			bad("agent.ironic", "set exactly one of endpoint, cloud or file")
 		}
+	}
+	if _, err := agent.ParseRetireLimit(c.MaxRetirements); err != nil {
+		bad("agent.max_retirements", "%v", err)
 	}
 	if c.FPGA.Enabled && c.FPGA.File == "" && c.FPGA.SysfsRoot == "" {
 		bad("agent.fpga", "set file or sysfs_root")

@@ -35,3 +35,28 @@ func TestAgentRefreshInterval(t *testing.T) {
 		t.Fatalf("negative refresh_interval: %v", err)
 	}
 }
+
+// TestAgentMaxRetirements: agent.max_retirements defaults to 10%, takes
+// a count or a percentage, and anything else is refused naming the key.
+func TestAgentMaxRetirements(t *testing.T) {
+	dir := t.TempDir()
+	load := func(body string) (Config, error) {
+		path := filepath.Join(dir, "agent.yaml")
+		writeFile(t, path, body)
+		return loadConfig(path, nil)
+	}
+	cfg, err := load("agent:\n  state_file: /tmp/x.json\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Agent.MaxRetirements != "10%" || cfg.Agent.StateFile != "/tmp/x.json" {
+		t.Fatalf("max_retirements %q state_file %q, want 10%% and /tmp/x.json", cfg.Agent.MaxRetirements, cfg.Agent.StateFile)
+	}
+	if _, err := load("agent:\n  max_retirements: \"5\"\n"); err != nil {
+		t.Fatalf("max_retirements 5: %v", err)
+	}
+	_, err = load("agent:\n  max_retirements: lots\n")
+	if err == nil || !strings.Contains(err.Error(), "agent.max_retirements") {
+		t.Fatalf("max_retirements lots: %v", err)
+	}
+}

@@ -32,6 +32,7 @@ commands:
   serve        run the Placement API server
   agent        run the drivers and sync this host's hardware into Placement
   fpga program program an FPGA through the local agent
+  fpga clear   release an FPGA whose programming failed
   sync-aggregates [--dry-run] [--verbose]
                mirror Nova host aggregates into Placement once
   gate         show the OWNER_NOVA version gate

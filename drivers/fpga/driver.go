@@ -53,7 +53,10 @@ type Options struct {
 	ProgramCommand []string
 	// ProgramTimeout bounds one run (default 5 minutes).
 	ProgramTimeout time.Duration
-	Logger         *zap.Logger
+	// StateFile keeps failed (and in-progress) programmings across
+	// restarts; empty: kept in memory only.
+	StateFile string
+	Logger    *zap.Logger
 }
 
 // Device is one FPGA as a source describes it.
@@ -82,6 +85,7 @@ type Driver struct {
 	state  map[string]string // PCI address -> programming state
 	errMsg map[string]string // PCI address -> last failure
 	loaded map[string]string // PCI address -> function loaded by us
+	since  map[string]time.Time
 }
 
 var bdfRE = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$`)
@@ -103,7 +107,11 @@ func New(opts Options) (*Driver, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Driver{opts: opts, log: opts.Logger, state: map[string]string{}, errMsg: map[string]string{}, loaded: map[string]string{}}, nil
+	d := &Driver{opts: opts, log: opts.Logger, state: map[string]string{}, errMsg: map[string]string{}, loaded: map[string]string{}, since: map[string]time.Time{}}
+	if err := d.loadState(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Name implements drivers.Driver.
@@ -340,7 +348,11 @@ func (d *Driver) BeginProgramming(bdf string) (string, error) {
 	if prev == StateProgramming {
 		return "", fmt.Errorf("%w: %s", ErrBusy, bdf)
 	}
-	d.state[bdf] = StateProgramming
+	// Kept before the device is touched: a crash mid-run leaves it failed.
+	if err := d.setState(bdf, StateProgramming, d.errMsg[bdf]); err != nil {
+		d.state[bdf] = prev
+		return "", err
+	}
 	return prev, nil
 }
 
@@ -348,8 +360,10 @@ func (d *Driver) BeginProgramming(bdf string) (string, error) {
 // reservation could not be made, so nothing ran).
 func (d *Driver) AbortProgramming(bdf, prev string) {
 	d.mu.Lock()
-	d.state[strings.ToLower(bdf)] = prev
-	d.mu.Unlock()
+	defer d.mu.Unlock()
+	if err := d.setState(strings.ToLower(bdf), prev, d.errMsg[strings.ToLower(bdf)]); err != nil {
+		d.log.Error("state file not updated after an aborted programming", zap.Error(err))
+	}
 }
 
 // Program runs the programming command for the device with the timeout.
@@ -376,16 +390,18 @@ func (d *Driver) Program(ctx context.Context, bdf, image string) (string, error)
 		} else {
 			err = fmt.Errorf("program %s with %s: %w: %s", bdf, image, err, strings.TrimSpace(stderr.String()))
 		}
-		d.state[bdf] = StateFailed
-		d.errMsg[bdf] = err.Error()
+		if serr := d.setState(bdf, StateFailed, err.Error()); serr != nil {
+			d.log.Error("failed programming not kept in the state file; it is lost on restart", zap.String("device", bdf), zap.Error(serr))
+		}
 		return "", err
 	}
 	fn := image
 	if lines := strings.Fields(stdout.String()); len(lines) > 0 {
 		fn = lines[len(lines)-1]
 	}
-	d.state[bdf] = StateReady
-	delete(d.errMsg, bdf)
+	if serr := d.setState(bdf, StateReady, ""); serr != nil {
+		d.log.Error("state file not updated after a successful programming", zap.String("device", bdf), zap.Error(serr))
+	}
 	d.loaded[bdf] = fn
 	return fn, nil
 }

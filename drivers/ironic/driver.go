@@ -141,6 +141,10 @@ func atLeast146(v string) bool {
 // Name implements drivers.Driver.
 func (d *Driver) Name() string { return "ironic" }
 
+// RetiresVanished implements drivers.Retiring: a node deleted from
+// Ironic (or moved out of the conductor group) is retired as Nova does.
+func (d *Driver) RetiresVanished() {}
+
 // Close implements drivers.Driver; the driver holds no resources.
 func (d *Driver) Close() error { return nil }
 
@@ -211,7 +215,8 @@ var cleaningStates = []string{"cleaning", "clean wait", "clean failed", "clean h
 // Unavailable is Nova's _node_resources_unavailable, with a reason: in
 // maintenance, power state error or unknown, or a provision state other
 // than available (or none). With reserveInUse, a node with an instance is
-// also held back (nova 27, LP#1974070). "" means available.
+// also held back (nova 27, LP#1974070), labelled in_use whatever its
+// provision state (an active node). "" means available.
 func Unavailable(n nodes.Node, reserveInUse bool) string {
 	switch {
 	case n.Maintenance:
@@ -220,10 +225,12 @@ func Unavailable(n nodes.Node, reserveInUse bool) string {
 		return drivers.ReasonCleaning
 	case n.PowerState == "" || n.PowerState == "error":
 		return drivers.ReasonPower
+	case reserveInUse && n.InstanceUUID != "":
+		// Before the provision state: an active node with an instance is
+		// in use, not merely "not available".
+		return drivers.ReasonInUse
 	case n.ProvisionState != "" && n.ProvisionState != string(nodes.Available):
 		return drivers.ReasonNotAvailable
-	case reserveInUse && n.InstanceUUID != "":
-		return drivers.ReasonInUse
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +36,7 @@ type IronicDouble struct {
 // NewIronicDouble starts a double; it stops at cleanup.
 func NewIronicDouble(t testing.TB, nodes ...Node) *IronicDouble {
 	t.Helper()
-	d := &IronicDouble{nodes: nodes}
+	d := &IronicDouble{nodes: slices.Clone(nodes)}
 	hs := httptest.NewServer(http.HandlerFunc(d.serve))
 	t.Cleanup(hs.Close)
 	d.URL = hs.URL + "/v1"
@@ -142,4 +143,11 @@ func (d *IronicDouble) SetDown(down bool) {
 	d.mu.Lock()
 	d.down = down
 	d.mu.Unlock()
+}
+
+// Remove deletes nodes, as `baremetal node delete` does.
+func (d *IronicDouble) Remove(uuids ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.nodes = slices.DeleteFunc(d.nodes, func(n Node) bool { return slices.Contains(uuids, n.UUID) })
 }

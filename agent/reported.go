@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/placement-syncd/placement-syncd/drivers"
+)
+
+// reportedSet remembers, per driver, the providers this agent reported,
+// so that a vanished one is known to be this agent's to retire. With a
+// state file it survives restarts: Placement cannot tell which agent
+// (conductor group, shard) reported an Ironic node's provider, since the
+// provider carries only the node's uuid, traits and inventory, all as
+// Nova reports them. Without one it lasts as long as the process.
+type reportedSet struct {
+	file string
+	mu   sync.Mutex
+	sets map[string]map[string]bool
+	// saved is what the file holds, so that an unchanged set is not
+	// written again.
+	saved string
+}
+
+type reportedDoc struct {
+	Reported map[string][]string `json:"reported"`
+}
+
+func loadReported(file string) (*reportedSet, error) {
+	rs := &reportedSet{file: file, sets: map[string]map[string]bool{}}
+	if file == "" {
+		return rs, nil
+	}
+	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rs, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state file: %w", err)
+	}
+	rs.saved = string(b)
+	var doc reportedDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("read state file %s: %w", file, err)
+	}
+	for d, us := range doc.Reported {
+		rs.sets[d] = map[string]bool{}
+		for _, u := range us {
+			rs.sets[d][u] = true
+		}
+	}
+	return rs, nil
+}
+
+func (rs *reportedSet) get(driver string) map[string]bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return maps.Clone(rs.sets[driver])
+}
+
+func (rs *reportedSet) remove(driver, uuid string) {
+	rs.mu.Lock()
+	delete(rs.sets[driver], uuid)
+	rs.mu.Unlock()
+}
+
+// add records the providers and writes the state file (when the set
+// changed since it was read or written).
+func (rs *reportedSet) add(driver string, ps []drivers.Provider) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	set := rs.sets[driver]
+	if set == nil {
+		set = map[string]bool{}
+		rs.sets[driver] = set
+	}
+	for _, p := range ps {
+		set[p.UUID] = true
+	}
+	return rs.save()
+}
+
+// save writes the file atomically (guarded by the caller); it is a no-op
+// when the file already holds the sets.
+func (rs *reportedSet) save() error {
+	if rs.file == "" {
+		return nil
+	}
+	doc := reportedDoc{Reported: map[string][]string{}}
+	for d, set := range rs.sets {
+		doc.Reported[d] = slices.Sorted(maps.Keys(set))
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if string(b) == rs.saved {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(rs.file), ".agent-state-*")
+	if err != nil {
+		return fmt.Errorf("write state file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write state file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write state file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), rs.file); err != nil {
+		return fmt.Errorf("write state file: %w", err)
+	}
+	rs.saved = string(b)
+	return nil
+}
