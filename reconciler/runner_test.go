@@ -302,7 +302,9 @@ func TestRunner_NeverTwoRunsAtOnce(t *testing.T) {
 // run again.
 func TestRunner_TimeoutFailsStuckRun(t *testing.T) {
 	t.Parallel()
-	const timeout = 300 * time.Millisecond
+	// Long enough for the run to reach the held listing on a loaded
+	// machine (Nova is read first); the run must then end by the deadline.
+	const timeout = 3 * time.Second
 	f := newRunnerFixture(t, Options{RunTimeout: timeout, Jobs: map[string]string{JobAggregates: "@every 1h"}})
 	hold := holdProviderListings(t, f.e.proxy)
 
