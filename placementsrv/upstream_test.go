@@ -2,6 +2,7 @@ package placementsrv_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -196,6 +197,18 @@ func TestVaryOnlyOnHandlerResponses(t *testing.T) {
 			if got := h.Get("Vary") == "openstack-api-version"; got != c.vary {
 				t.Errorf("%s: %s %s (%d): Vary %q, want it: %v", s.Kind, c.method, c.path, status, h.Get("Vary"), c.vary)
 			}
+		}
+		// An unknown class in PUT of one inventory is the resource class
+		// object's NotFound, escaping the handler: no Vary.
+		_, _, b := call(t, s, "GET", "/resource_providers/"+uR1, "1.39", "admin", "")
+		var rp struct{ Generation int }
+		if err := json.Unmarshal(b, &rp); err != nil {
+			t.Fatalf("%s: provider: %v: %s", s.Kind, err, b)
+		}
+		body := fmt.Sprintf(`{"resource_provider_generation": %d, "total": 2}`, rp.Generation)
+		status, h, b := call(t, s, "PUT", "/resource_providers/"+uR1+"/inventories/CUSTOM_NONE", "1.6", "admin", body)
+		if status != 404 || h.Get("Vary") != "" {
+			t.Errorf("%s: PUT an inventory of an unknown class: status %d, Vary %q, want 404 without Vary: %s", s.Kind, status, h.Get("Vary"), b)
 		}
 	})
 }

@@ -234,8 +234,9 @@ func (a *API) UpdateInventory(r *middleware.Request) (*middleware.Response, erro
 	case errors.Is(err, store.ErrInventoryNotFound):
 		return nil, apierror.BadRequest("No inventory record with resource class for resource provider %s: %s", uuid, store.Detail(err))
 	case errors.Is(err, store.ErrResourceClassNotFound):
-		// Upstream lets this escape its handler, which turns it into a 404.
-		return nil, apierror.NotFound("%s", store.Detail(err))
+		// Upstream lets this escape its handler, which turns it into a 404
+		// (without Vary, like every escaped NotFound).
+		return nil, escape(apierror.NotFound("%s", store.Detail(err)))
 	case err != nil:
 		return nil, providerNotFound(err, uuid)
 	}
