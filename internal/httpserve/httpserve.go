@@ -79,6 +79,7 @@ func RunLimited(ctx context.Context, srv *http.Server, ln net.Listener, grace ti
 	srv.ReadHeaderTimeout, srv.ReadTimeout = lim.ReadHeaderTimeout, lim.ReadTimeout
 	srv.WriteTimeout, srv.IdleTimeout = lim.WriteTimeout, lim.IdleTimeout
 	ln = LimitListener(ln, lim.MaxConnections)
+	watchNewConns(srv)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
