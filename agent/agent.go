@@ -24,6 +24,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -90,7 +91,7 @@ type Options struct {
 	StateFile string
 	// MaxRetirements bounds the vanished providers one pass retires; nil
 	// means DefaultMaxRetirements.
-	MaxRetirements *RetireLimit
+	MaxRetirements *removallimit.Limit
 	// Logger; nil means no logging.
 	Logger *zap.Logger
 	// Registerer for metrics; nil means a private registry.

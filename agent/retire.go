@@ -5,50 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
-// RetireLimit bounds how many vanished providers one pass retires: N
-// providers, or N percent of those the driver reported (rounded up, at
-// least 1), as reconciler.aggregates.max_removals bounds mirroring.
-type RetireLimit struct {
-	N       int
-	Percent bool
-}
-
 // DefaultMaxRetirements lets one pass retire a tenth of the reported
-// providers.
-func DefaultMaxRetirements() RetireLimit { return RetireLimit{N: 10, Percent: true} }
-
-// ParseRetireLimit reads "25" (providers) or "10%".
-func ParseRetireLimit(s string) (RetireLimit, error) {
-	v, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || (pct && n > 100) {
-		return RetireLimit{}, fmt.Errorf("%q is neither a count nor a percentage (e.g. 50 or 10%%)", s)
-	}
-	return RetireLimit{N: n, Percent: pct}, nil
-}
-
-func (l RetireLimit) String() string {
-	if l.Percent {
-		return strconv.Itoa(l.N) + "%"
-	}
-	return strconv.Itoa(l.N)
-}
-
-func (l RetireLimit) allowed(reported int) int {
-	if !l.Percent {
-		return l.N
-	}
-	return max(1, (l.N*reported+99)/100)
-}
+// providers, as reconciler.aggregates.max_removals bounds mirroring.
+func DefaultMaxRetirements() removallimit.Limit { return removallimit.Limit{N: 10, Percent: true} }
 
 // Reasons a retirement is refused (metric label).
 const (
@@ -115,9 +82,9 @@ func (a *Agent) retireRefusal(observed, known, vanished int) (reason, detail str
 		return "", ""
 	case observed == 0:
 		return RetireRefusedEmpty, fmt.Sprintf("the source listed nothing, this agent reported %d", known)
-	case vanished > a.opts.MaxRetirements.allowed(known):
+	case vanished > a.opts.MaxRetirements.Allowed(known):
 		return RetireRefusedLimit, fmt.Sprintf("%d of %d reported providers vanished, more than max_retirements %s (%d)",
-			vanished, known, a.opts.MaxRetirements, a.opts.MaxRetirements.allowed(known))
+			vanished, known, a.opts.MaxRetirements, a.opts.MaxRetirements.Allowed(known))
 	}
 	return "", ""
 }

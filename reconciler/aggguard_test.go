@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 )
 
 // TestAggregateSync_NeverMassDeletes runs the cases that used to strip
@@ -99,7 +100,7 @@ func testNeverMassDeletes(t *testing.T, kind string) {
 	})
 
 	t.Run("more removals than max_removals is refused; force applies", func(t *testing.T) {
-		s.MaxRemovals = &RemovalLimit{N: 2}
+		s.MaxRemovals = &removallimit.Limit{N: 2}
 		e.nova.set(all[:1], nodes) // agB deleted from Nova: 3 removals
 		e.proxy.Reset()
 		res, err := s.Run(ctx, true)
@@ -119,25 +120,6 @@ func testNeverMassDeletes(t *testing.T, kind string) {
 			}
 		}
 	})
-}
-
-func TestParseRemovalLimit(t *testing.T) {
-	for in, want := range map[string]RemovalLimit{"10%": {N: 10, Percent: true}, "25": {N: 25}, " 0 ": {N: 0}} {
-		if got, err := ParseRemovalLimit(in); err != nil || got != want {
-			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "ten", "-1", "150%", "%"} {
-		if _, err := ParseRemovalLimit(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-	if got := (RemovalLimit{N: 10, Percent: true}).allowed(148); got != 15 {
-		t.Errorf("10%% of 148 allows %d, want 15", got)
-	}
-	if got := (RemovalLimit{N: 10, Percent: true}).allowed(3); got != 1 {
-		t.Errorf("10%% of 3 allows %d, want 1", got)
-	}
 }
 
 // TestAggregatesJob_RefusalIsVisible: the scheduled job meets an empty

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -27,7 +28,7 @@ type AggregateSync struct {
 	Concurrency int
 	Retry       Retry
 	// MaxRemovals bounds one run's removals (nil: DefaultMaxRemovals).
-	MaxRemovals *RemovalLimit
+	MaxRemovals *removallimit.Limit
 	// OnRefuse, when set, is told each refusal's reason (the metric).
 	OnRefuse func(reason string)
 }

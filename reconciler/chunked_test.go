@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 )
 
 // memberOfLog records the uuid lists of the member_of=in: listings the
@@ -103,7 +104,7 @@ func TestAggregateSync_ChunkedMemberOf(t *testing.T) {
 			// The removal run below deletes a third of Nova's aggregates on
 			// purpose: allow it, the removal limit has its own tests.
 			s := &AggregateSync{Nova: e.nova.source(), Placement: e.pl, State: state, Logger: zaptest.NewLogger(t), Retry: fastRetry,
-				MaxRemovals: &RemovalLimit{N: 100, Percent: true}}
+				MaxRemovals: &removallimit.Limit{N: 100, Percent: true}}
 
 			res, err := s.Run(ctx, false)
 			if err != nil {

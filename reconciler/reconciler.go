@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 )
@@ -43,7 +44,7 @@ type Options struct {
 	Retry       Retry
 	// MaxRemovals bounds the associations one aggregates run may remove
 	// (nil: DefaultMaxRemovals).
-	MaxRemovals *RemovalLimit
+	MaxRemovals *removallimit.Limit
 	// Token, when set, is required on the local endpoint as
 	// "X-Auth-Token" or "Authorization: Bearer".
 	Token      string

@@ -20,6 +20,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
 	"github.com/placement-syncd/placement-syncd/drivers/static"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -139,7 +140,7 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 	if err != nil {
 		return nil, nil, err
 	}
-	limit, err := agent.ParseRetireLimit(c.MaxRetirements)
+	limit, err := removallimit.Parse(c.MaxRetirements)
 	if err != nil {
 		closeAll()
 		return nil, nil, usageError{fmt.Errorf("agent.max_retirements: %w", err)}

@@ -7,6 +7,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 )
 
 // AgentConfig configures `placement-syncd agent`: the drivers that report
@@ -165,7 +166,7 @@ func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
 			bad("agent.ironic", "set exactly one of endpoint, cloud or file")
 		}
 	}
-	if _, err := agent.ParseRetireLimit(c.MaxRetirements); err != nil {
+	if _, err := removallimit.Parse(c.MaxRetirements); err != nil {
 		bad("agent.max_retirements", "%v", err)
 	}
 	if c.FPGA.Enabled && c.FPGA.File == "" && c.FPGA.SysfsRoot == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/config"
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -146,7 +147,7 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 			}
 		}
 	}
-	if _, err := reconciler.ParseRemovalLimit(c.Aggregates.MaxRemovals); err != nil {
+	if _, err := removallimit.Parse(c.Aggregates.MaxRemovals); err != nil {
 		bad("reconciler.aggregates.max_removals", "%v", err)
 	}
 	sources := 0
@@ -280,7 +281,7 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 			return nil, err
 		}
 	}
-	limit, err := reconciler.ParseRemovalLimit(c.Aggregates.MaxRemovals)
+	limit, err := removallimit.Parse(c.Aggregates.MaxRemovals)
 	if err != nil {
 		return nil, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
 	}
