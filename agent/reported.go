@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/internal/atomicfile"
 )
 
 // reportedSet remembers, per driver, the providers this agent reported,
@@ -104,19 +104,7 @@ func (rs *reportedSet) save() error {
 	if string(b) == rs.saved {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(rs.file), ".agent-state-*")
-	if err != nil {
-		return fmt.Errorf("write state file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write state file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write state file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), rs.file); err != nil {
+	if err := atomicfile.Write(rs.file, b); err != nil {
 		return fmt.Errorf("write state file: %w", err)
 	}
 	rs.saved = string(b)

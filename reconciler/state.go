@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/placement-syncd/placement-syncd/internal/atomicfile"
 )
 
 // StateFile is the reconciler's memory across restarts, one small JSON
@@ -183,43 +184,9 @@ func (f *StateFile) saveLocked(next persistedState) error {
 	if err != nil {
 		return fmt.Errorf("encode reconciler state: %w", err)
 	}
-	if err := writeFileAtomic(f.path, data); err != nil {
+	if err := atomicfile.Write(f.path, data); err != nil {
 		return fmt.Errorf("save reconciler state: %w", err)
 	}
 	f.st = next
 	return nil
-}
-
-// writeFileAtomic replaces path with data so that a crash leaves either
-// the old or the new file, never a torn one.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/internal/atomicfile"
 	"go.uber.org/zap"
 )
 
@@ -77,16 +77,7 @@ func (d *Driver) saveState() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(d.opts.StateFile), ".fpga-state-*")
-	if err != nil {
-		return fmt.Errorf("fpga: write state file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(b)
-	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
-		return fmt.Errorf("fpga: write state file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), d.opts.StateFile); err != nil {
+	if err := atomicfile.Write(d.opts.StateFile, b); err != nil {
 		return fmt.Errorf("fpga: write state file: %w", err)
 	}
 	return nil

@@ -50,7 +50,7 @@ var rules = []rule{
 		never: []string{"placementsrv/...", "placementclient/...", "agent/...", "reconciler/...",
 			"github.com/gophercloud/gophercloud/v2/openstack/placement/..."},
 		why: "drivers return desired trees; only the agent writes to Placement"},
-	{pkgs: []string{"internal/backoff", "internal/localapi", "internal/heartbeat", "internal/metricset", "internal/httpserve", "internal/removallimit"}, strict: true,
+	{pkgs: []string{"internal/backoff", "internal/localapi", "internal/heartbeat", "internal/metricset", "internal/httpserve", "internal/removallimit", "internal/atomicfile"}, strict: true,
 		never: []string{"agent/...", "reconciler/...", "drivers/...", "placementsrv/...", "placementclient/..."},
 		why:   "plumbing shared by the agent and the reconciler knows none of its users"},
 	{pkgs: []string{"placementclient/..."}, never: []string{"placementsrv/...", "agent/...", "reconciler/...", "drivers/..."},
