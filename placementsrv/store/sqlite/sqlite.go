@@ -187,7 +187,7 @@ func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
 	return (*tx)(t), nil
 }
 
-// nanos and fromNanos convert times for storage: Unix nanoseconds, NULL
+// nanos and nullNanos convert times for storage: Unix nanoseconds, NULL
 // for the zero time.
 func nanos(t time.Time) int64 { return t.UnixNano() }
 
@@ -198,12 +198,6 @@ func nullNanos(t time.Time) any {
 	return t.UnixNano()
 }
 
-func fromNanos(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64).UTC()
-}
 
 // nullID stores a reference id, NULL for 0 (none).
 func nullID(id int64) any {
