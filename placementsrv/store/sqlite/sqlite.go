@@ -198,7 +198,6 @@ func nullNanos(t time.Time) any {
 	return t.UnixNano()
 }
 
-
 // nullID stores a reference id, NULL for 0 (none).
 func nullID(id int64) any {
 	if id == 0 {
