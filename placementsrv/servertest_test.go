@@ -37,12 +37,18 @@ func startTestServer(t testing.TB) *testServer {
 // options edited first (either edit may be nil).
 func startServerOpts(t testing.TB, storeEdit func(*ledger.Options), edit func(*Options)) *testServer {
 	t.Helper()
+	return startServerFile(t, filepath.Join(t.TempDir(), "placement.db"), storeEdit, edit)
+}
+
+// startServerFile is startServerOpts over the database at path.
+func startServerFile(t testing.TB, path string, storeEdit func(*ledger.Options), edit func(*Options)) *testServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var lopts ledger.Options
 	if storeEdit != nil {
 		storeEdit(&lopts)
 	}
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true}, lopts)
+	st, err := sqlitestore.Open(ctx, path, sqlite.Options{Migrate: true}, lopts)
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)

@@ -85,7 +85,7 @@ func (e *engine) enterAnchor(r int32) {
 	for _, lp := range e.order {
 		p := e.aprov[lp]
 		e.abase[lp] = int32(len(e.slotInfo))
-		invs, root := ps[p].Inventories, ps[p].Root
+		invs, root := e.s.Inventories(p), ps[p].Root
 		for k := range invs {
 			e.slotInfo = append(e.slotInfo, slotInfo{p, invs[k].Class, root})
 		}
@@ -107,19 +107,5 @@ func (e *engine) enterAnchor(r int32) {
 func (e *engine) addAlloc(lp int32, k int, class int32, amount int64) {
 	p := e.aprov[lp]
 	e.allocBuf = append(e.allocBuf, Alloc{p, class, amount})
-	e.refBuf = append(e.refBuf, allocRef{e.abase[lp] + int32(k), &e.s.Providers[p].Inventories[k]})
-}
-
-// inventory returns p's inventory of class c and its position, or -1.
-func inventory(p *SnapProvider, c int32) (*SnapInventory, int) {
-	inv := p.Inventories
-	for i := range inv {
-		if inv[i].Class == c {
-			return &inv[i], i
-		}
-		if inv[i].Class > c {
-			break
-		}
-	}
-	return nil, -1
+	e.refBuf = append(e.refBuf, allocRef{e.abase[lp] + int32(k), &e.s.Inventories(p)[k]})
 }

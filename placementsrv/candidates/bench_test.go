@@ -22,8 +22,8 @@ func benchWorld(n int) *Snapshot {
 	}
 	base := []string{"COMPUTE_NODE", "HW_CPU_X86_SSE41", "HW_CPU_X86_SSE42", "HW_CPU_X86_AVX", "HW_CPU_X86_AESNI"}
 	var parents, uuids []string
-	add := func(p SnapProvider, parent string) {
-		b.AddProvider(p)
+	add := func(p SnapProvider, invs []SnapInventory, parent string) {
+		b.AddProvider(p, ProviderState{Inventories: invs})
 		parents = append(parents, parent)
 		uuids = append(uuids, p.UUID)
 	}
@@ -31,15 +31,16 @@ func benchWorld(n int) *Snapshot {
 	for rk := 0; rk < racks; rk++ {
 		if rk%10 == 5%min(racks, 10) {
 			add(SnapProvider{UUID: fmt.Sprintf("ss-%d", rk),
-				Inventories: []SnapInventory{inv("DISK_GB", 40000, 0, 1, int64(r.IntN(12000)))},
-				Traits:      []int32{b.Trait("MISC_SHARES_VIA_AGGREGATE")},
-				Aggregates:  []int32{b.Aggregate(fmt.Sprintf("rack-%d", rk))}}, "")
+				Traits:     []int32{b.Trait("MISC_SHARES_VIA_AGGREGATE")},
+				Aggregates: []int32{b.Aggregate(fmt.Sprintf("rack-%d", rk))}},
+				[]SnapInventory{inv("DISK_GB", 40000, 0, 1, int64(r.IntN(12000)))}, "")
 		}
 	}
 	for i := 0; i < n; i++ {
 		rk := i / 20
 		uuid := fmt.Sprintf("cn-%d", i)
 		root := SnapProvider{UUID: uuid, Aggregates: []int32{b.Aggregate(fmt.Sprintf("rack-%d", rk))}}
+		var rootInv []SnapInventory
 		for _, t := range base {
 			root.Traits = append(root.Traits, b.Trait(t))
 		}
@@ -51,21 +52,21 @@ func benchWorld(n int) *Snapshot {
 			root.Traits = append(root.Traits, b.Trait("COMPUTE_STATUS_DISABLED"))
 		}
 		if rk%10 != 5%min(racks, 10) {
-			root.Inventories = append(root.Inventories, inv("DISK_GB", 2000, 0, 1, int64(r.IntN(600))))
+			rootInv = append(rootInv, inv("DISK_GB", 2000, 0, 1, int64(r.IntN(600))))
 		}
 		nested := i%10 == 4
 		if !nested {
-			root.Inventories = append(root.Inventories, inv("VCPU", 32, 0, 16, int64(r.IntN(100))),
+			rootInv = append(rootInv, inv("VCPU", 32, 0, 16, int64(r.IntN(100))),
 				inv("MEMORY_MB", 131072, 512, 1.5, int64(r.IntN(58000))))
 		}
-		add(root, "")
+		add(root, rootInv, "")
 		if nested {
 			for k := 0; k < 2; k++ {
-				add(SnapProvider{UUID: fmt.Sprintf("%s-numa%d", uuid, k), Traits: []int32{b.Trait("HW_NUMA_ROOT")},
-					Inventories: []SnapInventory{inv("VCPU", 16, 0, 16, int64(r.IntN(50))), inv("MEMORY_MB", 65536, 256, 1.5, int64(r.IntN(29000)))}}, uuid)
+				add(SnapProvider{UUID: fmt.Sprintf("%s-numa%d", uuid, k), Traits: []int32{b.Trait("HW_NUMA_ROOT")}},
+					[]SnapInventory{inv("VCPU", 16, 0, 16, int64(r.IntN(50))), inv("MEMORY_MB", 65536, 256, 1.5, int64(r.IntN(29000)))}, uuid)
 			}
-			add(SnapProvider{UUID: uuid + "-nic0", Traits: []int32{b.Trait(fmt.Sprintf("CUSTOM_PHYSNET_%c", 'A'+i%3)), b.Trait("CUSTOM_VNIC_TYPE_DIRECT")},
-				Inventories: []SnapInventory{inv("NET_BW_EGR_KILOBIT_PER_SEC", 10000000, 0, 1, 1000000)}}, uuid)
+			add(SnapProvider{UUID: uuid + "-nic0", Traits: []int32{b.Trait(fmt.Sprintf("CUSTOM_PHYSNET_%c", 'A'+i%3)), b.Trait("CUSTOM_VNIC_TYPE_DIRECT")}},
+				[]SnapInventory{inv("NET_BW_EGR_KILOBIT_PER_SEC", 10000000, 0, 1, 1000000)}, uuid)
 		}
 	}
 	idx := map[string]int32{}
@@ -87,9 +88,9 @@ func wideWorld(kids int) *Snapshot {
 		return SnapInventory{Class: b.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
 	}
 	parents := []int32{-1}
-	b.AddProvider(SnapProvider{UUID: "wide", Inventories: []SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
+	b.AddProvider(SnapProvider{UUID: "wide"}, ProviderState{Inventories: []SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
 	for k := 0; k < kids; k++ {
-		b.AddProvider(SnapProvider{UUID: fmt.Sprintf("pci%d", k), Inventories: []SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
+		b.AddProvider(SnapProvider{UUID: fmt.Sprintf("pci%d", k)}, ProviderState{Inventories: []SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
 		parents = append(parents, 0)
 	}
 	return b.Finish(func(i int) int32 { return parents[i] })

@@ -23,6 +23,14 @@ func (rd *Renderer) names(snap *Snapshot) *quotedNames {
 	if q := rd.quoted.Load(); q != nil && q.snap == snap {
 		return q
 	}
+	if q := rd.quoted.Load(); q != nil && sameNames(q.snap, snap) {
+		// A patched snapshot shares its names with the one it came from:
+		// quoting them again would cost a pass over the whole cloud per
+		// write.
+		nq := &quotedNames{snap: snap, providers: q.providers, classes: q.classes, traits: q.traits}
+		rd.quoted.Store(nq)
+		return nq
+	}
 	q := &quotedNames{snap: snap, providers: make([][]byte, len(snap.Providers)), classes: make([][]byte, len(snap.Classes))}
 	buf := make([]byte, 0, len(snap.Providers)*40)
 	for i := range snap.Providers {
@@ -39,6 +47,16 @@ func (rd *Renderer) names(snap *Snapshot) *quotedNames {
 	}
 	rd.quoted.Store(q)
 	return q
+}
+
+// sameNames reports whether b has exactly a's providers, classes and
+// traits, in the same order: it shares their tables (Snapshot.Patched).
+func sameNames(a, b *Snapshot) bool {
+	return sameTable(a.Providers, b.Providers) && sameTable(a.Classes, b.Classes) && sameTable(a.Traits, b.Traits)
+}
+
+func sameTable[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // summaryCache keeps each provider's rendered provider_summaries member

@@ -22,12 +22,12 @@ func (e *engine) singleOptions(g *group, r int32, out []option) []option {
 		if len(g.res) > 0 && g.inTree >= 0 && ps[p].Root != g.inTree {
 			continue
 		}
-		if !g.matchSingle(&ps[p], p) {
+		if !g.matchSingle(e.s, &ps[p], p) {
 			continue
 		}
 		o := option{a0: int32(len(e.allocBuf)), p0: int32(len(e.provBuf)), single: p, lsingle: int32(lp)}
 		for _, ra := range g.res {
-			_, k := inventory(&ps[p], ra.class)
+			_, k := inventoryOf(e.s.Inventories(p), ra.class)
 			e.addAlloc(int32(lp), k, ra.class, ra.amount)
 		}
 		e.provBuf = append(e.provBuf, p)
@@ -77,7 +77,7 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 		l := lists[k][:0]
 		for lp, p := range e.aprov[:nProv] {
 			pp := &ps[p]
-			inv := pp.Inventory(ra.class)
+			inv := e.s.Inventory(p, ra.class)
 			if inv == nil || !fits(inv, ra.amount) || hasAny(pp, g.forbid) || inAny(pp, g.badAggs) {
 				continue
 			}
@@ -127,7 +127,7 @@ func (e *engine) addTreeOption(g *group, lists [][]int32, idx []int, out []optio
 	for k, ra := range g.res {
 		lp := lists[k][idx[k]]
 		p := e.aprov[lp]
-		_, pos := inventory(&ps[p], ra.class)
+		_, pos := inventoryOf(e.s.Inventories(p), ra.class)
 		e.addAlloc(lp, pos, ra.class, ra.amount)
 		if lp != lp0 {
 			o.single, o.lsingle = -1, -1

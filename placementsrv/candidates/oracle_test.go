@@ -299,7 +299,7 @@ func consolidate(combo []oAreq) ([]oArr, map[string][]int32) {
 
 func (o *oracle) exceeds(rrs []oArr) bool {
 	for _, rr := range rrs {
-		inv := o.s.Providers[rr.prov].Inventory(rr.class)
+		inv := o.s.Inventory(rr.prov, rr.class)
 		if inv.Used+rr.amount > inv.Capacity || rr.amount > inv.MaxUnit {
 			return true
 		}
@@ -396,7 +396,7 @@ func engineKey(c Candidate, groups []Group) string {
 }
 
 func (o *oracle) fitsAmt(p int32, c int32, amt int64) bool {
-	inv := o.s.Providers[p].Inventory(c)
+	inv := o.s.Inventory(p, c)
 	if inv == nil {
 		return false
 	}

@@ -33,14 +33,14 @@ func buildSnap(ws []wProv) *Snapshot {
 	}
 	for _, w := range ws {
 		sp := SnapProvider{UUID: w.uuid, Name: w.uuid}
-		sp.Inventories = append(sp.Inventories, w.invs...)
+		st := ProviderState{Inventories: append([]SnapInventory(nil), w.invs...)}
 		for _, t := range w.traits {
 			sp.Traits = append(sp.Traits, b.Trait(t))
 		}
 		for _, a := range w.aggs {
 			sp.Aggregates = append(sp.Aggregates, b.Aggregate(a))
 		}
-		b.AddProvider(sp)
+		b.AddProvider(sp, st)
 	}
 	return b.Finish(func(i int) int32 {
 		if ws[i].parent == "" {

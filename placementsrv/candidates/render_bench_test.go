@@ -15,9 +15,9 @@ func BenchmarkCandidatesRenderWide(b *testing.B) {
 	inv := func(class string, total int64) SnapInventory {
 		return SnapInventory{Class: sb.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
 	}
-	sb.AddProvider(SnapProvider{UUID: "00000000-0000-4000-8000-000000000000", Inventories: []SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
+	sb.AddProvider(SnapProvider{UUID: "00000000-0000-4000-8000-000000000000"}, ProviderState{Inventories: []SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
 	for k := 1; k <= 8; k++ {
-		sb.AddProvider(SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", k), Inventories: []SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
+		sb.AddProvider(SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", k)}, ProviderState{Inventories: []SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
 	}
 	snap := sb.Finish(func(i int) int32 {
 		if i == 0 {
@@ -96,8 +96,8 @@ func BenchmarkCandidatesSummaries(b *testing.B) {
 	}
 	sums := make([]int32, n)
 	for i := range n {
-		sums[i] = sb.AddProvider(SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Traits: traits,
-			Inventories: []SnapInventory{inv("VCPU", 512, int64(i%64)), inv("MEMORY_MB", 196608, 4096), inv("DISK_GB", 2000, 20)}})
+		sums[i] = sb.AddProvider(SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Traits: traits},
+			ProviderState{Inventories: []SnapInventory{inv("VCPU", 512, int64(i%64)), inv("MEMORY_MB", 196608, 4096), inv("DISK_GB", 2000, 20)}})
 	}
 	snap := sb.Finish(func(int) int32 { return -1 })
 	req := Request{Groups: []Group{{Resources: []Resource{{Class: "VCPU", Amount: 2}}}}}

@@ -74,7 +74,7 @@ func appendSummary(b []byte, q *quotedNames, pi int32, allClasses bool, requeste
 	b = append(b, q.providers[pi]...)
 	b = append(b, `:{"resources":{`...)
 	first := true
-	for _, inv := range p.Inventories {
+	for _, inv := range q.snap.Inventories(pi) {
 		if !allClasses && !slices.Contains(requested, inv.Class) {
 			continue
 		}

@@ -179,9 +179,9 @@ func (g *group) member(p int32) bool {
 // matchSingle is the whole test for a provider satisfying a granular
 // group alone (Placement's single-provider path): resources, traits and
 // aggregates all on the provider itself.
-func (g *group) matchSingle(p *SnapProvider, pi int32) bool {
+func (g *group) matchSingle(s *Snapshot, p *SnapProvider, pi int32) bool {
 	for _, r := range g.res {
-		inv := p.Inventory(r.class)
+		inv := s.Inventory(pi, r.class)
 		if inv == nil || !fits(inv, r.amount) {
 			return false
 		}

@@ -40,7 +40,6 @@ func (e *engine) search(d int, r int32) bool {
 	}
 	g := e.groups[d]
 	opts := e.opts[d]
-	ps := e.s.Providers
 	isolate := e.isolate && g.granular
 	var failedBuf [8]int32
 	failed := failedBuf[:0]
@@ -51,7 +50,7 @@ func (e *engine) search(d int, r int32) bool {
 		}
 		twin := int32(-1)
 		if o.single >= 0 && e.puse[o.lsingle].touch == 0 {
-			twin = ps[o.single].Twin
+			twin = e.s.State(o.single).Twin
 			if slices.Contains(failed, twin) {
 				continue
 			}

@@ -183,7 +183,7 @@ func (e *engine) classTuples(pool *pypool, g *group, ra resAmt) *pyset {
 		if g.inTree >= 0 && ps[p].Root != g.inTree {
 			continue
 		}
-		if !fits(ps[p].Inventory(ra.class), ra.amount) {
+		if !fits(s.Inventory(p, ra.class), ra.amount) {
 			continue
 		}
 		two.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2, pa: p, pb: ps[p].Root})

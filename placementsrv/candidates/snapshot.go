@@ -37,22 +37,59 @@ type Snapshot struct {
 	SharingTrait int32
 	// AggMembers lists the member providers per aggregate, ascending.
 	AggMembers [][]int32
+
+	// states holds what writes change without reshaping the cloud
+	// (usage, inventory amounts, generation, twins), by provider index in
+	// chunks, so that Patched copies the touched chunks only and shares
+	// the rest (Providers included) with the snapshot it came from.
+	states []*stateChunk
+}
+
+// stateChunkSize providers' states are copied together by Patched: small
+// enough that a claim copies a few KiB, large enough that the chunk list
+// of 100k providers is a few KiB too.
+const stateChunkSize = 256
+
+type stateChunk [stateChunkSize]ProviderState
+
+// ProviderState is the part of a provider that writes to inventories and
+// allocations change.
+type ProviderState struct {
+	Generation int64
+	// Inventories are ordered by Class.
+	Inventories []SnapInventory
+	// Twin is the lowest-indexed sibling interchangeable with this
+	// provider (a non-sharing leaf with the same parent, inventories,
+	// usage, traits and aggregates), or the provider itself. Searches use
+	// it to avoid exploring mirror-image branches.
+	Twin int32
+}
+
+// State returns provider p's state.
+func (s *Snapshot) State(p int32) *ProviderState {
+	return &s.states[p/stateChunkSize][p%stateChunkSize]
+}
+
+// Inventories returns provider p's inventories, ordered by class.
+func (s *Snapshot) Inventories(p int32) []SnapInventory { return s.State(p).Inventories }
+
+// Inventory returns provider p's inventory of class c, or nil.
+func (s *Snapshot) Inventory(p, c int32) *SnapInventory {
+	inv, _ := inventoryOf(s.State(p).Inventories, c)
+	return inv
 }
 
 // SnapProvider is one provider in a Snapshot.
 type SnapProvider struct {
 	// ID is the provider's store id (0 where unknown).
-	ID         int64
-	UUID       string
-	Name       string
-	Generation int64
+	ID   int64
+	UUID string
+	Name string
 	// Parent is -1 for a root; Root is the provider's own index for a root.
 	Parent int32
 	Root   int32
 	// Children are indexes of the direct children, ascending.
 	Children []int32
-	// Inventories are ordered by Class.
-	Inventories []SnapInventory
 	// Traits and Aggregates are sorted ids.
 	Traits     []int32
 	Aggregates []int32
@@ -67,11 +104,6 @@ type SnapProvider struct {
 	// SharedTo, for a root, lists the sharing providers of other trees
 	// that this root anchors (the inverse of Anchors), ascending.
 	SharedTo []int32
-	// Twin is the lowest-indexed sibling interchangeable with this
-	// provider (a non-sharing leaf with the same parent, inventories,
-	// usage, traits and aggregates), or the provider itself. Searches use
-	// it to avoid exploring mirror-image branches.
-	Twin int32
 }
 
 // SnapInventory is one inventory with the current usage of its class.
@@ -89,19 +121,19 @@ type SnapInventory struct {
 	Capacity int64
 }
 
-// Inventory returns p's inventory of class c, or nil.
-func (p *SnapProvider) Inventory(c int32) *SnapInventory {
-	inv := p.Inventories
+// inventoryOf returns the inventory of class c in inv (ordered by class)
+// and its position, or nil and -1.
+func inventoryOf(inv []SnapInventory, c int32) (*SnapInventory, int) {
 	// Inventories are few per provider; a linear scan beats a search.
 	for i := range inv {
 		if inv[i].Class == c {
-			return &inv[i]
+			return &inv[i], i
 		}
 		if inv[i].Class > c {
 			break
 		}
 	}
-	return nil
+	return nil, -1
 }
 
 // HasTrait reports whether p has trait t.

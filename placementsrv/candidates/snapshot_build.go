@@ -67,11 +67,15 @@ func (b *SnapshotBuilder) Aggregate(uuid string) int32 {
 	return intern(&b.s.Aggregates, b.s.AggByUUID, uuid)
 }
 
-// AddProvider appends a provider (tree links are resolved by Finish) and
-// returns its index.
-func (b *SnapshotBuilder) AddProvider(p SnapProvider) int32 {
+// AddProvider appends a provider with its state (tree links and twins
+// are resolved by Finish) and returns its index.
+func (b *SnapshotBuilder) AddProvider(p SnapProvider, st ProviderState) int32 {
 	s := b.s
 	idx := int32(len(s.Providers))
+	if idx%stateChunkSize == 0 {
+		s.states = append(s.states, new(stateChunk))
+	}
+	*s.State(idx) = st
 	p.Parent, p.Root = -1, idx
 	if p.ID == 0 {
 		// Builders without store ids: index order stands in for id order.
@@ -112,8 +116,9 @@ func (b *SnapshotBuilder) Finish(parentOf func(i int) int32) *Snapshot {
 		p := &ps[i]
 		sortInt32(p.Traits)
 		sortInt32(p.Aggregates)
-		slices.SortFunc(p.Inventories, func(a, c SnapInventory) int { return cmp.Compare(a.Class, c.Class) })
-		for _, inv := range p.Inventories {
+		st := s.State(int32(i))
+		sortInventories(st.Inventories)
+		for _, inv := range st.Inventories {
 			s.ByClass[inv.Class] = append(s.ByClass[inv.Class], int32(i))
 		}
 		for _, a := range p.Aggregates {
@@ -144,9 +149,13 @@ func (b *SnapshotBuilder) Finish(parentOf func(i int) int32) *Snapshot {
 	for _, r := range s.Roots {
 		ps[r].Tree = appendTree(ps, ps[r].Tree, r)
 	}
-	findTwins(ps)
+	findTwins(s)
 	b.s = nil
 	return s
+}
+
+func sortInventories(invs []SnapInventory) {
+	slices.SortFunc(invs, func(a, c SnapInventory) int { return cmp.Compare(a.Class, c.Class) })
 }
 
 // appendTree appends p and its descendants in preorder.
@@ -161,30 +170,30 @@ func appendTree(ps []SnapProvider, out []int32, p int32) []int32 {
 // findTwins sets Twin for every provider: siblings that are leaves, not
 // sharing, with equal inventories (usage included), traits and
 // aggregates point at the first such sibling.
-func findTwins(ps []SnapProvider) {
-	for i := range ps {
-		ps[i].Twin = int32(i)
+func findTwins(s *Snapshot) {
+	for i := range s.Providers {
+		s.State(int32(i)).Twin = int32(i)
 	}
-	for i := range ps {
-		siblingTwins(ps, ps[i].Children)
+	for i := range s.Providers {
+		siblingTwins(s, s.Providers[i].Children)
 	}
 }
 
 // siblingTwins sets Twin among the children of one provider, whose Twin
 // fields point at themselves.
-func siblingTwins(ps []SnapProvider, kids []int32) {
+func siblingTwins(s *Snapshot, kids []int32) {
 	if len(kids) < 2 {
 		return
 	}
 	for a, x := range kids {
-		px := &ps[x]
-		if px.Twin != x || !twinnable(px) {
+		sx := s.State(x)
+		if sx.Twin != x || !twinnable(&s.Providers[x]) {
 			continue
 		}
 		for _, y := range kids[a+1:] {
-			py := &ps[y]
-			if py.Twin == y && twinnable(py) && sameShape(px, py) {
-				py.Twin = x
+			sy := s.State(y)
+			if sy.Twin == y && twinnable(&s.Providers[y]) && sameShape(s, x, y) {
+				sy.Twin = x
 			}
 		}
 	}
@@ -192,8 +201,9 @@ func siblingTwins(ps []SnapProvider, kids []int32) {
 
 func twinnable(p *SnapProvider) bool { return len(p.Children) == 0 && !p.Sharing }
 
-func sameShape(a, b *SnapProvider) bool {
-	return slices.Equal(a.Inventories, b.Inventories) &&
+func sameShape(s *Snapshot, x, y int32) bool {
+	a, b := &s.Providers[x], &s.Providers[y]
+	return slices.Equal(s.State(x).Inventories, s.State(y).Inventories) &&
 		slices.Equal(a.Traits, b.Traits) && slices.Equal(a.Aggregates, b.Aggregates)
 }
 

@@ -114,7 +114,7 @@ func (c *Collector) collectClasses(ch chan<- prometheus.Metric, snap *candidates
 		}
 		var capacity, used, reserved int64
 		for _, pi := range provs {
-			inv := snap.Providers[pi].Inventory(int32(class))
+			inv := snap.Inventory(pi, int32(class))
 			capacity += inv.Capacity
 			used += inv.Used
 			reserved += inv.Reserved
@@ -132,7 +132,7 @@ func (c *Collector) collectClasses(ch chan<- prometheus.Metric, snap *candidates
 func (c *Collector) collectProviders(ch chan<- prometheus.Metric, snap *candidates.Snapshot) {
 	for i := range snap.Providers {
 		p := &snap.Providers[i]
-		for _, inv := range p.Inventories {
+		for _, inv := range snap.Inventories(int32(i)) {
 			class := snap.Classes[inv.Class]
 			ch <- prometheus.MustNewConstMetric(c.total, prometheus.UntypedValue, float64(inv.Total), p.Name, class)
 			ch <- prometheus.MustNewConstMetric(c.reserved, prometheus.GaugeValue, float64(inv.Reserved), p.Name, class)

@@ -19,7 +19,7 @@ func (l *Ledger) GetInventories(ctx context.Context, uuid string) (store.Provide
 func (l *Ledger) SetInventories(ctx context.Context, uuid string, generation int64, invs []store.Inventory) (store.Provider, []store.Inventory, error) {
 	var p store.Provider
 	var out []store.Inventory
-	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+	err := l.writeUsage(ctx, func(tx store.Tx, now time.Time) (func(), error) {
 		rp, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
@@ -88,6 +88,7 @@ func (l *Ledger) replaceInventoriesTx(ctx context.Context, tx store.Tx, now time
 		rp.inventories = next
 		rp.generation++
 		rp.updatedAt = now
+		st.usageLog = append(st.usageLog, rp)
 	}, nil
 }
 
@@ -107,7 +108,7 @@ func (l *Ledger) UpdateInventory(ctx context.Context, uuid string, generation in
 func (l *Ledger) putInventory(ctx context.Context, uuid string, generation *int64, inv store.Inventory) (store.Provider, store.Inventory, error) {
 	var p store.Provider
 	var out store.Inventory
-	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+	err := l.writeUsage(ctx, func(tx store.Tx, now time.Time) (func(), error) {
 		rp, err := l.st.lookupProvider(uuid)
 		if err != nil {
 			return nil, err
@@ -138,6 +139,7 @@ func (l *Ledger) putInventory(ctx context.Context, uuid string, generation *int6
 			rc.providers[rp] = struct{}{}
 			rp.generation++
 			rp.updatedAt = now
+			l.st.usageLog = append(l.st.usageLog, rp)
 			p, out = rp.record(), ni.record()
 		}, nil
 	})

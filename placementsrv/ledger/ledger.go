@@ -88,11 +88,12 @@ func (l *Ledger) write(ctx context.Context, fn writeFunc) error {
 	return l.writeKind(ctx, false, fn)
 }
 
-// writeUsage is write for changes to allocations only: its apply may
-// change provider usage (through attachAllocation / detachAllocations,
-// which log the providers) and provider generations (generations.apply),
-// nothing else the read model holds, so the next snapshot patches those
-// providers instead of being rebuilt.
+// writeUsage is write for changes to allocations and inventories only:
+// its apply may change provider usage (through attachAllocation /
+// detachAllocations, which log the providers), inventories and provider
+// generations (logging the providers too), nothing else the read model
+// holds, so the next snapshot patches those providers instead of being
+// rebuilt (or is rebuilt when a provider's set of classes changed).
 func (l *Ledger) writeUsage(ctx context.Context, fn writeFunc) error {
 	return l.writeKind(ctx, true, fn)
 }

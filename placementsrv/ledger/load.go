@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/placement-syncd/placement-syncd/placementsrv/standard"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -36,11 +38,17 @@ func buildState(recs *store.Records) (*state, error) {
 	if err := ld.providers(recs); err != nil {
 		return nil, err
 	}
-	if err := ld.providerLinks(recs); err != nil {
-		return nil, err
-	}
-	ld.consumers(recs)
-	if err := ld.allocations(recs.Allocations); err != nil {
+	// Links and allocations are the bulk of a large cloud and write
+	// disjoint fields (inventories, traits and aggregates against
+	// consumers, allocations and usage), reading only the id maps built
+	// above: they are linked side by side.
+	var g errgroup.Group
+	g.Go(func() error { return ld.providerLinks(recs) })
+	g.Go(func() error {
+		ld.consumers(recs)
+		return ld.allocations(recs.Allocations)
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	ld.st.sortProviderList()

@@ -22,13 +22,15 @@ import (
 // correct by construction.
 //
 // Building from scratch costs about 1 ms at 1k providers, 10 ms at 10k
-// and 150 ms at 100k, too much to pay after every claim when claims and
-// candidate requests interleave. So writes that change allocations only
-// (Ledger.writeUsage) log the providers whose usage or generation they
-// changed, and the next snapshot is the previous one with those
-// providers patched (candidates.Snapshot.Patched): a copy of the provider
-// table and the patched providers' inventories, everything else shared.
-// Any other write marks the model for a full rebuild.
+// and 150 ms at 100k, too much to pay after every claim or inventory
+// report when they interleave with candidate requests. So writes that
+// change allocations or inventories only (Ledger.writeUsage) log the
+// providers whose usage, inventories or generation they changed, and the
+// next snapshot is the previous one with those providers patched
+// (candidates.Snapshot.Patched): only the state chunks holding them are
+// copied, so the cost follows what the writes touched, not the cloud.
+// A patch that changes a provider's set of classes, and any other write,
+// falls back to a full rebuild.
 //
 // Because the version is read under the same lock that apply holds, a
 // snapshot is never older than a write whose response a client has seen.
@@ -116,9 +118,6 @@ func patchSnapshot(prev *candidates.Snapshot, dirty map[*provider]struct{}, vers
 			}
 			invs = append(invs, snapInventory(id, inv, p.usage[c]))
 		}
-		if len(invs)-start != len(prev.Providers[idx].Inventories) {
-			return nil // not a usage-only change after all
-		}
 		patches = append(patches, candidates.UsagePatch{Provider: idx, Generation: p.generation, Inventories: invs[start:len(invs):len(invs)]})
 	}
 	return prev.Patched(version, patches)
@@ -162,12 +161,13 @@ func buildSnapshot(st *state, version uint64) *candidates.Snapshot {
 	invs := make([]candidates.SnapInventory, 0, nInv)
 	ids := make([]int32, 0, nTr+nAgg)
 	for _, p := range provs {
-		sp := candidates.SnapProvider{ID: p.id, UUID: p.uuid, Name: p.name, Generation: p.generation}
+		sp := candidates.SnapProvider{ID: p.id, UUID: p.uuid, Name: p.name}
+		ps := candidates.ProviderState{Generation: p.generation}
 		start := len(invs)
 		for c, inv := range p.inventories {
 			invs = append(invs, snapInventory(classID[c], inv, p.usage[c]))
 		}
-		sp.Inventories = invs[start:len(invs):len(invs)]
+		ps.Inventories = invs[start:len(invs):len(invs)]
 		start = len(ids)
 		for t := range p.traits {
 			ids = append(ids, traitID[t])
@@ -178,7 +178,7 @@ func buildSnapshot(st *state, version uint64) *candidates.Snapshot {
 			ids = append(ids, aggID[a])
 		}
 		sp.Aggregates = ids[start:len(ids):len(ids)]
-		b.AddProvider(sp)
+		b.AddProvider(sp, ps)
 	}
 	// provs is sorted by id, so a parent's index is a binary search away.
 	return b.Finish(func(i int) int32 {

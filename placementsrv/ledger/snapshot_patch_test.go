@@ -13,10 +13,11 @@ import (
 )
 
 // TestSnapshotPatchedMatchesRebuild checks that a snapshot patched after
-// allocation-only writes equals one built from scratch at the same
-// version, through random claims, replacements and deletions on a tree
-// of interchangeable children (whose twins follow usage), interleaved
-// with structural writes.
+// allocation and inventory writes equals one built from scratch at the
+// same version, through random claims, replacements, deletions and
+// inventory reports (new amounts, and now and then a new class) on a tree
+// of interchangeable children (whose twins follow usage and amounts),
+// interleaved with structural writes.
 func TestSnapshotPatchedMatchesRebuild(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newTestLedger(t)
@@ -62,7 +63,7 @@ func TestSnapshotPatchedMatchesRebuild(t *testing.T) {
 	for i := range 200 {
 		c := fmt.Sprintf("dddddddd-0000-4000-8000-%012d", r.IntN(12))
 		var err error
-		switch op := r.IntN(10); {
+		switch op := r.IntN(12); {
 		case op < 6:
 			allocs := []store.Allocation{alOn(kids[r.IntN(len(kids))], "DISK_GB", 1+r.Int64N(2))}
 			if r.IntN(2) == 0 {
@@ -78,6 +79,8 @@ func TestSnapshotPatchedMatchesRebuild(t *testing.T) {
 				err = s.DeleteConsumerAllocations(ctx, c)
 				delete(consumers, c)
 			}
+		case op < 11:
+			err = reportInventory(ctx, s, kids[r.IntN(len(kids))], r)
 		default:
 			// A structural write in between: the next snapshot is rebuilt.
 			_, _, err = s.SetInventories(ctx, kids[r.IntN(len(kids))], -1, nil)
@@ -122,4 +125,25 @@ func BenchmarkSnapshotAfterClaim(b *testing.B) {
 			}
 		})
 	}
+}
+
+// reportInventory rewrites a provider's DISK_GB inventory with a random
+// total and reserved, as a compute node's periodic report does, and now
+// and then adds or drops a class (which the snapshot cannot patch).
+func reportInventory(ctx context.Context, s *Ledger, uuid string, r *rand.Rand) error {
+	p, _, err := s.GetInventories(ctx, uuid)
+	if err != nil {
+		return err
+	}
+	disk := inv("DISK_GB", 4+r.Int64N(3))
+	disk.Reserved = r.Int64N(2)
+	invs := []store.Inventory{disk}
+	if r.IntN(5) == 0 {
+		invs = append(invs, inv("VGPU", 1))
+	}
+	_, _, err = s.SetInventories(ctx, uuid, p.Generation, invs)
+	if errors.Is(err, store.ErrInventoryInUse) {
+		return nil
+	}
+	return err
 }

@@ -25,8 +25,8 @@ type state struct {
 	consumerTypeIDs map[int64]string
 	// nextCustomClassID is the id the next custom resource class gets.
 	nextCustomClassID int64
-	// usageLog lists the providers whose usage or generation the apply
-	// being run changed (repeats allowed); see Ledger.writeUsage.
+	// usageLog lists the providers whose usage, inventories or generation
+	// the apply being run changed (repeats allowed); see Ledger.writeUsage.
 	usageLog []*provider
 }
 

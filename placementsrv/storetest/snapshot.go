@@ -49,9 +49,9 @@ func testSnapshotFollowsWrites(t *testing.T, s Storage) {
 	if child.Parent != root || child.Root != root || !s3.HasTrees || len(s3.Providers[root].Tree) != 2 {
 		t.Fatalf("tree links wrong: %+v", child)
 	}
-	vi := child.Inventory(s3.ClassByName["VCPU"])
-	if vi == nil || vi.Total != 8 || vi.Used != 3 || vi.Capacity != 8 || child.Generation != 2 {
-		t.Fatalf("inventory/usage wrong: %+v gen %d", vi, child.Generation)
+	vi := s3.Inventory(ci, s3.ClassByName["VCPU"])
+	if gen := s3.State(ci).Generation; vi == nil || vi.Total != 8 || vi.Used != 3 || vi.Capacity != 8 || gen != 2 {
+		t.Fatalf("inventory/usage wrong: %+v gen %d", vi, gen)
 	}
 	// A failed write changes nothing, so the snapshot stays.
 	if err := l.ReplaceAllocations(ctx, []store.ConsumerAllocations{claim(consumerB, nil, on(otherRPUUID, "VCPU", 99))}); err == nil {

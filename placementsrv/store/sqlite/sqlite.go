@@ -72,6 +72,9 @@ func dsn(path string, busy time.Duration) string {
 	q.Set("_synchronous", "FULL")
 	q.Set("_txlock", "immediate")
 	q.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
+	// Every write is one of a few dozen statements: keep them prepared
+	// rather than compiling each again on every execution.
+	q.Set("_stmt_cache_size", "64")
 	return fileURI(path) + "?" + q.Encode()
 }
 
@@ -184,7 +187,7 @@ func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
 	return (*tx)(t), nil
 }
 
-// nanos and fromNanos convert times for storage: Unix nanoseconds, NULL
+// nanos and nullNanos convert times for storage: Unix nanoseconds, NULL
 // for the zero time.
 func nanos(t time.Time) int64 { return t.UnixNano() }
 
@@ -193,13 +196,6 @@ func nullNanos(t time.Time) any {
 		return nil
 	}
 	return t.UnixNano()
-}
-
-func fromNanos(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64).UTC()
 }
 
 // nullID stores a reference id, NULL for 0 (none).
