@@ -148,7 +148,9 @@ func TestPlacementConf_ServeStarts(t *testing.T) {
 	defer cancel()
 	lw := newLogWatcher()
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--placement-conf", conf, "--listen", "127.0.0.1:0"}, io.Discard, lw) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--placement-conf", conf, "--listen", "127.0.0.1:0"}, io.Discard, lw)
+	}()
 	addr := lw.listenAddr(t, ctx)
 	getRootOK(t, ctx, addr)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/resource_providers", nil)

@@ -49,10 +49,10 @@ max-age = "600"
 
 func TestParseErrors(t *testing.T) {
 	for src, want := range map[string]string{
-		"key = v\n":                 "p.conf:1: option before any [section]",
-		"[api\n":                    "p.conf:1: invalid section header",
-		"[api]\nauth_strategy\n":    "p.conf:2: [api]: want key = value",
-		"\n  continued\n":           "p.conf:2: indented line continues no option",
+		"key = v\n":                "p.conf:1: option before any [section]",
+		"[api\n":                   "p.conf:1: invalid section header",
+		"[api]\nauth_strategy\n":   "p.conf:2: [api]: want key = value",
+		"\n  continued\n":          "p.conf:2: indented line continues no option",
 		"[a]\nx = 1\n\n  orphan\n": "p.conf:4: indented line continues no option",
 	} {
 		_, err := Parse("p.conf", strings.NewReader(src))
