@@ -22,6 +22,13 @@ func Write(ctx context.Context, db *sql.DB, d Dialect, recs *store.Records, now 
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if d == MySQL {
+		// VCPU's id is 0, which MySQL would otherwise take as "assign the
+		// next one"; Placement sets the same mode for its class sync.
+		if _, err := tx.ExecContext(ctx, `SET SESSION sql_mode = CONCAT_WS(',', NULLIF(@@sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')`); err != nil {
+			return fmt.Errorf("set sql_mode: %w", err)
+		}
+	}
 	for _, stmt := range ddl(d) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("create schema: %s: %w", stmt, err)
