@@ -21,6 +21,10 @@ func decode(b []byte) (any, error) {
 	return v, nil
 }
 
+// requestID, an error's request id, differs by design and is never
+// compared.
+const requestID = "request_id"
+
 // canonical is v encoded with sorted keys and, arrays being sets, sorted
 // elements.
 func canonical(v any) string {
@@ -28,7 +32,9 @@ func canonical(v any) string {
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
-			keys = append(keys, k)
+			if k != requestID {
+				keys = append(keys, k)
+			}
 		}
 		sort.Strings(keys)
 		var sb strings.Builder
@@ -101,8 +107,8 @@ func (d *differ) object(where string, r, o map[string]any) {
 	}
 	sort.Strings(sorted)
 	for _, k := range sorted {
-		if k == "request_id" {
-			continue // an error's request id differs by design
+		if k == requestID {
+			continue
 		}
 		rv, rin := r[k]
 		ov, oin := o[k]
