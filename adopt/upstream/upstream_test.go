@@ -24,7 +24,7 @@ func sample() *store.Records {
 			{ID: 5, UUID: "00000000-0000-4000-8000-000000000005", Name: "moved", Generation: 2, ParentID: 9, RootID: 9, CreatedAt: t0},
 			{ID: 9, UUID: "00000000-0000-4000-8000-000000000009", Name: "rack", Generation: 0, RootID: 9, CreatedAt: t0, UpdatedAt: t0},
 		},
-		Inventories: []store.InventoryRow{{ProviderID: 1, ClassID: 0, InventoryAmounts: store.InventoryAmounts{Total: 8, Reserved: 1, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 2.5}, CreatedAt: t0}},
+		Inventories:        []store.InventoryRow{{ProviderID: 1, ClassID: 0, InventoryAmounts: store.InventoryAmounts{Total: 8, Reserved: 1, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 2.5}, CreatedAt: t0}},
 		ProviderTraits:     []store.ProviderTraitRow{{ProviderID: 1, TraitID: 3}, {ProviderID: 5, TraitID: 7}},
 		Aggregates:         []store.AggregateRow{{ID: 2, UUID: "00000000-0000-4000-8000-0000000000a2"}},
 		ProviderAggregates: []store.ProviderAggregateRow{{ProviderID: 1, AggregateID: 2}},
