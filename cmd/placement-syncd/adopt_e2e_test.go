@@ -174,3 +174,29 @@ func execSQLite(t *testing.T, path, stmt string) {
 		t.Fatal(err)
 	}
 }
+
+// Export reads an existing database only and never overwrites a file.
+func TestAdopt_ExportRefusals(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	code, out := runCmd(t, "db", "export", "--to", "sqlite:///"+filepath.Join(dir, "x.sqlite"), "--db", missing)
+	if code != exitFailure || !strings.Contains(out, "no such file") {
+		t.Errorf("export of a missing database: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("export created %s: %v", missing, err)
+	}
+	ours := filepath.Join(dir, "ours.db")
+	if code, out := runCmd(t, "db", "migrate", "--db", ours); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s", code, out)
+	}
+	existing := filepath.Join(dir, "existing.sqlite")
+	writeFile(t, existing, "keep me")
+	code, out = runCmd(t, "db", "export", "--to", "sqlite:///"+existing, "--db", ours)
+	if code != exitFailure || !strings.Contains(out, "file exists") {
+		t.Errorf("export over a file: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "keep me" {
+		t.Errorf("export overwrote %s", existing)
+	}
+}

@@ -31,6 +31,9 @@ func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return usageError{err}
 	}
+	if err := requireDatabase(cfg.Database.Path); err != nil {
+		return err
+	}
 	start := time.Now()
 	be, err := sqlite.Open(ctx, cfg.Database.Path, sqlite.Options{BusyTimeout: cfg.Database.BusyTimeout})
 	if err != nil {
@@ -74,4 +77,13 @@ func exportFailed(ctx context.Context, dst *dburl.URL, db *sql.DB, d upstream.Di
 		return fmt.Errorf("%w; removing %s failed too: %v", err, dst.Path, rerr)
 	}
 	return err
+}
+
+// requireDatabase fails unless our database exists: reading a missing
+// one would create it empty.
+func requireDatabase(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("database %s: %w", path, err)
+	}
+	return nil
 }

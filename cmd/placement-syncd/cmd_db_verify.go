@@ -66,6 +66,9 @@ func cmdDBVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // serveForVerify serves the configured database with noauth2 on a
 // loopback port until stop is called.
 func serveForVerify(ctx context.Context, cfg Config) (url string, stop func(), err error) {
+	if err := requireDatabase(cfg.Database.Path); err != nil {
+		return "", nil, err
+	}
 	st, err := openStore(ctx, cfg.Database, storeMode{}, zap.NewNop(), nil)
 	if err != nil {
 		return "", nil, err
