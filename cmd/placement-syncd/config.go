@@ -216,7 +216,13 @@ type override struct {
 // loadConfig reads path (none: defaults only), applies the overrides and
 // validates. Errors name the file and line, or the flag, of each bad key.
 func loadConfig(path string, overrides []override) (Config, error) {
-	cfg := DefaultConfig()
+	return loadConfigOn(DefaultConfig(), path, overrides)
+}
+
+// loadConfigOn is loadConfig over base instead of the defaults (serve
+// --placement-conf: what placement.conf says, which the YAML overrides).
+func loadConfigOn(base Config, path string, overrides []override) (Config, error) {
+	cfg := base
 	var doc *yaml.Node
 	if path != "" {
 		data, err := os.ReadFile(path)

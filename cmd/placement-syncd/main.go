@@ -43,6 +43,12 @@ commands:
                for the demo (scripts/run-demo)
   db migrate   apply pending database schema migrations
   db version   print the database's schema version and the binary's
+  db import --from URL [--replace]
+               copy an OpenStack Placement 8.0.0 database into ours
+  db export --to URL
+               write ours as an OpenStack Placement 8.0.0 database
+  db verify --against URL
+               compare our answers with a running Placement's
   policy list  print the effective policy rules
   version      print version, commit and Go version
 
@@ -110,15 +116,21 @@ func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) error {
 // cmdDB runs `placement-syncd db migrate|version`.
 func cmdDB(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) < 1 {
-		return usageError{errors.New("db: missing subcommand (migrate or version)")}
+		return usageError{errors.New("db: missing subcommand (migrate, version, import, export or verify)")}
 	}
 	switch args[0] {
 	case "migrate":
 		return cmdDBMigrate(ctx, args[1:], stdout, stderr)
 	case "version":
 		return cmdDBVersion(ctx, args[1:], stdout, stderr)
+	case "import":
+		return cmdDBImport(ctx, args[1:], stdout, stderr)
+	case "export":
+		return cmdDBExport(ctx, args[1:], stdout, stderr)
+	case "verify":
+		return cmdDBVerify(ctx, args[1:], stdout, stderr)
 	}
-	return usageError{fmt.Errorf("db: unknown subcommand %q (migrate or version)", args[0])}
+	return usageError{fmt.Errorf("db: unknown subcommand %q (migrate, version, import, export or verify)", args[0])}
 }
 
 // cmdPolicy runs `placement-syncd policy list`.

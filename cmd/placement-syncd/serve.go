@@ -38,7 +38,8 @@ type apiServer struct {
 func (a apiServer) Run(ctx context.Context) error { return a.srv.Run(ctx, a.ln, a.grace) }
 
 func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--listen ADDR] [--db PATH] [--log-level LEVEL]", stderr)
+	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--placement-conf FILE] [--listen ADDR] [--db PATH] [--log-level LEVEL]", stderr)
+	placementConfPath := fs.String("placement-conf", "", "OpenStack Placement's placement.conf `file` to start from (the --config YAML overrides it)")
 	listen := fs.String("listen", "", "`address` to listen on, overriding api.listen (default \""+defaultListen+"\")")
 	logLevel := fs.String("log-level", "", "log `level` (debug, info, warn, error), overriding log.level (default \""+defaultLogLevel+"\")")
 	if err := parseFlags(fs, args); err != nil {
@@ -55,7 +56,7 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 			overrides = append(overrides, override{Key: "log.level", Flag: "--log-level", Set: func(c *Config) { c.Log.Level = v }})
 		}
 	})
-	cfg, log, err := configureLogged(common.config, overrides, stderr)
+	cfg, log, err := configureServe(common.config, *placementConfPath, overrides, stderr)
 	if err != nil {
 		return err
 	}

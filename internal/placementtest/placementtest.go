@@ -42,6 +42,8 @@ type Server struct {
 	// Version is the microversion the helpers (Inventories, Traits) use:
 	// the server's highest.
 	Version string
+	// DB is the reference's database (an SQLAlchemy URL); empty for ours.
+	DB string
 }
 
 // Options configures StartOurs.
@@ -116,6 +118,15 @@ const ServeScriptEnv = "PLACEMENT_REFERENCE_SERVE"
 // never skips — when the script or uWSGI is missing.
 func StartReference(t testing.TB) *Server {
 	t.Helper()
+	return StartReferenceOn(t, "")
+}
+
+// StartReferenceOn is StartReference on the database db (an SQLAlchemy
+// URL such as sqlite:////tmp/x/placement.db or mysql+pymysql://…); empty
+// means a new SQLite file in the run directory. The reference migrates
+// the database to its schema at start, as its own deployments do.
+func StartReferenceOn(t testing.TB, db string) *Server {
+	t.Helper()
 	script, err := findServeScript()
 	if err != nil {
 		t.Fatalf("placementtest: %v", err)
@@ -130,10 +141,13 @@ func StartReference(t testing.TB) *Server {
 		t.Fatalf("placementtest: %v", err)
 	}
 	runDir := t.TempDir()
+	if db == "" {
+		db = "sqlite:///" + filepath.Join(runDir, "placement.db")
+	}
 	cmd := exec.Command("bash", script)
 	// One worker: the reference keeps its data in SQLite, where two
 	// uWSGI workers writing at once get "database is locked" 500s.
-	cmd.Env = append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=1")
+	cmd.Env = append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=1", "DB="+db)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -155,7 +169,7 @@ func StartReference(t testing.TB) *Server {
 		log, _ := os.ReadFile(filepath.Join(runDir, "uwsgi.log"))
 		t.Fatalf("placementtest: reference placement did not start: %v\n%s", err, log)
 	}
-	return &Server{Kind: Reference, URL: url, Token: "admin", Version: "1.39"}
+	return &Server{Kind: Reference, URL: url, Token: "admin", Version: "1.39", DB: db}
 }
 
 // Start starts a server of the given kind (Ours or Reference).

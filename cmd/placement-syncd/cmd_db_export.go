@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/adopt/upstream"
+	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// cmdDBExport writes our database as an OpenStack Placement 8.0.0
+// database: the way back. The target must not exist (SQLite) or hold no
+// tables (MySQL).
+func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, common := newConfigFlagSet("db export", "placement-syncd db export --to URL [--config FILE] [--db PATH]", stderr)
+	to := f.String("to", "", "the new Placement database: sqlite:////path/placement.sqlite (must not exist) or mysql+pymysql://user:pass@host/placement (must have no tables)")
+	cfg, err := common.load(f, args)
+	if err != nil {
+		return err
+	}
+	if *to == "" {
+		return usageError{errors.New("db export: --to URL is required")}
+	}
+	dst, err := dburl.Parse(*to)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := requireDatabase(cfg.Database.Path); err != nil {
+		return err
+	}
+	start := time.Now()
+	be, err := sqlite.Open(ctx, cfg.Database.Path, sqlite.Options{BusyTimeout: cfg.Database.BusyTimeout})
+	if err != nil {
+		return err
+	}
+	recs, err := be.Load(ctx)
+	be.Close()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", cfg.Database.Path, err)
+	}
+	db, dialect, err := openUpstream(ctx, dst, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if dialect == upstream.MySQL {
+		if err := upstream.RequireEmpty(ctx, db); err != nil {
+			return fmt.Errorf("export to %s: %w", dst, err)
+		}
+	}
+	if err := upstream.Write(ctx, db, dialect, recs, time.Now()); err != nil {
+		return exportFailed(ctx, dst, db, dialect, err)
+	}
+	fmt.Fprintf(stdout, "exported %d providers, %d consumers, %d allocations from %s to %s (alembic revision %s) in %s\n",
+		len(recs.Providers), len(recs.Consumers), len(recs.Allocations), cfg.Database.Path, dst, upstream.Head, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// exportFailed undoes a failed export: the new SQLite file is removed,
+// MySQL's new tables dropped.
+func exportFailed(ctx context.Context, dst *dburl.URL, db *sql.DB, d upstream.Dialect, err error) error {
+	err = fmt.Errorf("export to %s: %w", dst, err)
+	if d == upstream.MySQL {
+		if derr := upstream.DropAll(ctx, db); derr != nil {
+			return fmt.Errorf("%w; dropping the new tables failed too: %v", err, derr)
+		}
+		return err
+	}
+	db.Close()
+	if rerr := os.Remove(dst.Path); rerr != nil {
+		return fmt.Errorf("%w; removing %s failed too: %v", err, dst.Path, rerr)
+	}
+	return err
+}
+
+// requireDatabase fails unless our database exists: reading a missing
+// one would create it empty.
+func requireDatabase(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("database %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/adopt/transfer"
+	"github.com/placement-syncd/placement-syncd/adopt/upstream"
+	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// cmdDBImport copies an OpenStack Placement 8.0.0 database into ours in
+// one transaction. The source is only read.
+func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, common := newConfigFlagSet("db import", "placement-syncd db import --from URL [--replace] [--config FILE] [--db PATH]", stderr)
+	from := f.String("from", "", "OpenStack Placement's database: sqlite:////path/placement.sqlite or mysql+pymysql://user:pass@host/placement")
+	replace := f.Bool("replace", false, "discard what our database holds instead of refusing a non-empty one")
+	cfg, err := common.load(f, args)
+	if err != nil {
+		return err
+	}
+	if *from == "" {
+		return usageError{errors.New("db import: --from URL is required")}
+	}
+	src, err := dburl.Parse(*from)
+	if err != nil {
+		return usageError{err}
+	}
+	start := time.Now()
+	recs, err := readUpstream(ctx, src)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "read %s in %s\n", src, time.Since(start).Round(time.Millisecond))
+	if dir := filepath.Dir(cfg.Database.Path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	be, err := sqlite.Open(ctx, cfg.Database.Path, sqlite.Options{Migrate: true, BusyTimeout: cfg.Database.BusyTimeout})
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	counts, err := transfer.Import(ctx, be, recs, transfer.Options{Replace: *replace, Progress: func(table string, n int) {
+		fmt.Fprintf(stdout, "import: %-28s %d rows\n", table, n)
+	}})
+	if err != nil {
+		return importError(cfg.Database.Path, err)
+	}
+	if err := be.Close(); err != nil {
+		return fmt.Errorf("close database %s: %w", cfg.Database.Path, err)
+	}
+	total := 0
+	for _, c := range counts {
+		total += c.Rows
+	}
+	fmt.Fprintf(stdout, "imported %d rows from %s into %s in %s\n", total, src, cfg.Database.Path, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// importError says that nothing changed.
+func importError(path string, err error) error {
+	err = fmt.Errorf("import into %s: %w; nothing was changed", path, err)
+	if errors.Is(err, transfer.ErrNotEmpty) {
+		return exitError{code: exitFailure, err: err}
+	}
+	return err
+}
+
+// readUpstream reads a whole Placement database, read-only.
+func readUpstream(ctx context.Context, u *dburl.URL) (*store.Records, error) {
+	db, dialect, err := openUpstream(ctx, u, false)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	recs, err := upstream.Read(ctx, db, dialect)
+	if err != nil {
+		err = fmt.Errorf("read %s: %w", u, err)
+		if errors.Is(err, upstream.ErrRevision) {
+			return nil, exitError{code: exitSchema, err: err}
+		}
+		return nil, err
+	}
+	return recs, nil
+}
+
+// openUpstream opens the database u names: SQLite read-only (or created
+// new, for export), MySQL as given.
+func openUpstream(ctx context.Context, u *dburl.URL, create bool) (*sql.DB, upstream.Dialect, error) {
+	if u.Driver == dburl.SQLite {
+		if create {
+			db, err := sqlite.CreateForeign(ctx, u.Path)
+			return db, upstream.SQLite, err
+		}
+		db, err := sqlite.OpenForeignReadOnly(ctx, u.Path)
+		return db, upstream.SQLite, err
+	}
+	db, err := sql.Open("mysql", u.DSN())
+	if err != nil {
+		return nil, upstream.MySQL, fmt.Errorf("open %s: %w", u, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, upstream.MySQL, fmt.Errorf("connect to %s: %w", u, err)
+	}
+	return db, upstream.MySQL, nil
+}

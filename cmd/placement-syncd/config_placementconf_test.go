@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// devstackConf is placement.conf as devstack writes it, on an SQLite
+// database in dir.
+func devstackConf(dir, connection string) string {
+	return `[DEFAULT]
+debug = True
+use_syslog = False
+logging_exception_prefix = ERROR %(name)s %(instance)s
+[placement_database]
+connection = ` + connection + `
+sync_on_startup = True
+max_pool_size = 10
+[api]
+auth_strategy = keystone
+[keystone_authtoken]
+memcached_servers = localhost:11211
+cafile = /opt/stack/data/ca-bundle.pem
+project_domain_name = Default
+project_name = service
+user_domain_name = Default
+password = secret
+username = placement
+auth_url = http://10.0.0.5/identity
+interface = public
+auth_type = password
+[oslo_policy]
+enforce_scope = True
+enforce_new_defaults = True
+[placement]
+max_allocation_candidates = 1000
+allocation_candidates_generation_strategy = breadth-first
+[cors]
+allowed_origin = https://dashboard.example
+`
+}
+
+func TestPlacementConf_Devstack(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "placement.conf")
+	writeFile(t, path, devstackConf(dir, "sqlite:///"+filepath.Join(dir, "placement.db")))
+	pc, err := readPlacementConf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := pc.cfg
+	checks := map[string][2]any{
+		"database.path":         {c.Database.Path, filepath.Join(dir, "placement.db")},
+		"auth_strategy":         {c.API.AuthStrategy, "keystone"},
+		"auth_url":              {c.KeystoneAuthToken.AuthURL, "http://10.0.0.5/identity"},
+		"username":              {c.KeystoneAuthToken.Username, "placement"},
+		"project_name":          {c.KeystoneAuthToken.ProjectName, "service"},
+		"enforce_scope":         {c.Policy.EnforceScope, true},
+		"enforce_new_defaults":  {c.Policy.EnforceNewDefaults, true},
+		"max_candidates":        {c.API.AllocationCandidates.MaxCandidates, 1000},
+		"order":                 {c.API.AllocationCandidates.Order, "round-robin"},
+		"log.level":             {c.Log.Level, "debug"},
+		"cors.allowed_origin[]": {strings.Join(c.CORS.AllowedOrigin, ","), "https://dashboard.example"},
+	}
+	for name, got := range checks {
+		if got[0] != got[1] {
+			t.Errorf("%s: got %v, want %v", name, got[0], got[1])
+		}
+	}
+	want := "DEFAULT.logging_exception_prefix DEFAULT.use_syslog keystone_authtoken.cafile keystone_authtoken.interface " +
+		"keystone_authtoken.memcached_servers placement_database.max_pool_size placement_database.sync_on_startup"
+	if got := strings.Join(pc.ignored, " "); got != want {
+		t.Errorf("ignored: got %s\nwant %s", got, want)
+	}
+}
+
+func TestPlacementConf_BadValues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "placement.conf")
+	writeFile(t, path, `[placement_database]
+connection = postgresql://x/y
+[oslo_policy]
+enforce_scope = sometimes
+[placement]
+max_allocation_candidates = 0
+allocation_candidates_generation_strategy = sideways
+[keystone_authtoken]
+auth_type = token
+`)
+	_, err := readPlacementConf(path)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		path + `:2: [placement_database] connection: database URL "postgresql://x/y": unsupported scheme "postgresql"`,
+		path + `:4: [oslo_policy] enforce_scope: invalid boolean "sometimes"`,
+		path + `:6: [placement] max_allocation_candidates: must be -1 (no limit) or at least 1, got 0`,
+		path + `:7: [placement] allocation_candidates_generation_strategy: invalid value "sideways"`,
+		path + `:9: [keystone_authtoken] auth_type: unsupported auth_type "token"`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	code, out := runCmd(t, "serve", "--placement-conf", path)
+	if code != exitUsage || !strings.Contains(out, "placement-syncd: "+path+":4: [oslo_policy] enforce_scope") {
+		t.Errorf("serve: exit %d\n%s", code, out)
+	}
+}
+
+// A MySQL connection is read and refused, naming where it is, unless our
+// YAML names the database; the YAML overrides placement.conf.
+func TestPlacementConf_MySQLAndYAMLOverride(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "placement.conf")
+	writeFile(t, conf, devstackConf(dir, "mysql+pymysql://root:secret@127.0.0.1/placement?charset=utf8&plugin=dbcounter"))
+	_, _, err := configureServe("", conf, nil, io.Discard)
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), conf+":6: [placement_database] connection: mysql+pymysql://root:***@127.0.0.1/placement") ||
+		!strings.Contains(err.Error(), "this build serves SQLite only") || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("got %v", err)
+	}
+	yml := filepath.Join(dir, "ours.yaml")
+	writeFile(t, yml, "database:\n  path: "+filepath.Join(dir, "ours.db")+"\napi:\n  auth_strategy: noauth2\n")
+	cfg, log, err := configureServe(yml, conf, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Sync() //nolint:errcheck
+	if cfg.Database.Path != filepath.Join(dir, "ours.db") || cfg.API.AuthStrategy != "noauth2" || cfg.Policy.EnforceScope != true {
+		t.Errorf("YAML over placement.conf: %+v %+v %+v", cfg.Database, cfg.API.AuthStrategy, cfg.Policy)
+	}
+}
+
+// serve --placement-conf with devstack's file starts and serves: GET /
+// answers, and a request without a token is refused as Keystone's
+// middleware does, pointing at the configured Keystone.
+func TestPlacementConf_ServeStarts(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "placement.conf")
+	writeFile(t, conf, devstackConf(dir, "sqlite:///"+filepath.Join(dir, "placement.db")))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lw := newLogWatcher()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--placement-conf", conf, "--listen", "127.0.0.1:0"}, io.Discard, lw)
+	}()
+	addr := lw.listenAddr(t, ctx)
+	getRootOK(t, ctx, addr)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/resource_providers", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "http://10.0.0.5/identity") {
+		t.Errorf("GET /resource_providers without a token: %s, WWW-Authenticate %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Errorf("serve exited %d:\n%s", code, lw.String())
+	}
+	log := lw.String()
+	if n := strings.Count(log, "placement.conf options that mean nothing"); n != 1 || !strings.Contains(log, "keystone_authtoken.memcached_servers") {
+		t.Errorf("ignored options logged %d times:\n%s", n, log)
+	}
+}
