@@ -208,17 +208,21 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-// DSN is a go-sql-driver/mysql data source name for database db ("" for
-// none), over TCP.
-func (s *Server) DSN(db string) string {
+// Config is the go-sql-driver/mysql configuration of database db ("" for
+// none), over TCP, as DSN formats it.
+func (s *Server) Config(db string) *mysql.Config {
 	c := mysql.NewConfig()
 	c.User = s.User
 	c.Net = "tcp"
 	c.Addr = s.Addr
 	c.DBName = db
 	c.ParseTime = true
-	return c.FormatDSN()
+	return c
 }
+
+// DSN is a go-sql-driver/mysql data source name for database db ("" for
+// none), over TCP.
+func (s *Server) DSN(db string) string { return s.Config(db).FormatDSN() }
 
 // URL is the database's address in the form placement.conf and
 // database.connection use: mysql+pymysql://user@host:port/db.

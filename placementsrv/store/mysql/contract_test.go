@@ -5,8 +5,6 @@ import (
 	"os"
 	"testing"
 
-	drv "github.com/go-sql-driver/mysql"
-
 	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
@@ -19,20 +17,10 @@ var server *mariadbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(mariadbtest.RunMain(m, &server)) }
 
-// config is the driver configuration of database db on s.
-func config(t testing.TB, s *mariadbtest.Server, db string) *drv.Config {
-	t.Helper()
-	c, err := drv.ParseDSN(s.DSN(db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // open opens the backend on db, migrating it.
 func open(t testing.TB, s *mariadbtest.Server, db string) *mysql.Backend {
 	t.Helper()
-	be, err := mysql.Open(context.Background(), config(t, s, db), mysql.Options{Migrate: true})
+	be, err := mysql.Open(context.Background(), s.Config(db), mysql.Options{Migrate: true})
 	if err != nil {
 		t.Fatalf("open %s: %v", db, err)
 	}
