@@ -29,13 +29,13 @@ import (
 // pass depends on it, and upstream's own order of the unsuffixed group's
 // requests follows Python's per-process string hashes (DESIGN.md).
 type inflation struct {
-	un   int                 // position of the unsuffixed group
-	objs map[objKey]int32    // allocation objects by identity
-	amt  []int64             // each object's current amount
-	ents arena[inflEntry]    // entries of the recorded candidates
-	recs map[int]inflRecord  // by candidate index: its entries
-	cur  []inflEntry         // scratch: the product being folded
-	idx  []int               // scratch: the product's option per group
+	un   int                // position of the unsuffixed group
+	objs map[objKey]int32   // allocation objects by identity
+	amt  []int64            // each object's current amount
+	ents arena[inflEntry]   // entries of the recorded candidates
+	recs map[int]inflRecord // by candidate index: its entries
+	cur  []inflEntry        // scratch: the product being folded
+	idx  []int              // scratch: the product's option per group
 	// rank orders each granular group's options as Placement lists its
 	// requests: by the provider's place in the Python set of (provider,
 	// root) pairs its last class's capacity query returned (ints only, so
