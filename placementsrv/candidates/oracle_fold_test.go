@@ -77,8 +77,7 @@ func arrs(refs []oRef) []oArr {
 }
 
 // orderDependent reports whether some object outgrew its inventory: then
-// which products passed depends on the order of the group requests, which
-// upstream takes from Python sets and the oracle from Go maps.
+// which products passed depends on the order of the group requests.
 func (f *oFold) orderDependent(o *oracle) bool {
 	for k, amt := range f.objs {
 		if o.exceeds([]oArr{{k.prov, k.class, *amt}}) {
@@ -86,4 +85,40 @@ func (f *oFold) orderDependent(o *oracle) bool {
 		}
 	}
 	return false
+}
+
+// granularOrder sorts one anchor's requests of granular group g as
+// Placement lists them: by their provider's place in the Python set of
+// (provider id, root id) pairs the capacity query of g's last class
+// returned.
+func (o *oracle) granularOrder(g *Group, list []oAreq) {
+	if len(g.Resources) == 0 {
+		return
+	}
+	ps := o.s.Providers
+	last := g.Resources[len(g.Resources)-1]
+	c := o.s.ClassByName[last.Class]
+	treeRoot := int32(-1)
+	if p, ok := o.s.ByUUID[g.InTree]; ok {
+		treeRoot = ps[p].Root
+	}
+	set := o.pool.newSet()
+	for i := range ps {
+		if o.fitsAmt(int32(i), c, last.Amount) && (treeRoot < 0 || ps[i].Root == treeRoot) {
+			set.add(pytuple{a: ps[i].ID, b: ps[ps[i].Root].ID, n: 2})
+		}
+	}
+	rank := map[int64]int{}
+	set.each(func(k *pytuple) { rank[k.a] = len(rank) })
+	slices.SortStableFunc(list, func(a, b oAreq) int {
+		return rank[ps[a.mappings[g.Suffix][0]].ID] - rank[ps[b.mappings[g.Suffix][0]].ID]
+	})
+}
+
+// unsuffixedOrderMatters reports whether the order of the unsuffixed
+// group's requests can change which products pass: unless that group
+// comes first and asks for one class, several of its requests share an
+// object, or its requests fold into a granular group's object.
+func unsuffixedOrderMatters(req Request) bool {
+	return req.Groups[0].Suffix != "" || len(req.Groups[0].Resources) != 1
 }

@@ -194,6 +194,13 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 			byAnchor[a.anchor][suf] = append(byAnchor[a.anchor][suf], a)
 		}
 	}
+	for _, bySuf := range byAnchor {
+		for gi := range req.Groups {
+			if g := &req.Groups[gi]; g.Suffix != "" {
+				o.granularOrder(g, bySuf[g.Suffix])
+			}
+		}
+	}
 	numGranular := 0
 	for _, suf := range order {
 		if suf != "" {
@@ -273,7 +280,7 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 			sums[int32(i)] = true
 		}
 	}
-	return keys, sums, fold.orderDependent(o), nil
+	return keys, sums, fold.orderDependent(o) && unsuffixedOrderMatters(req), nil
 }
 
 func (o *oracle) exceeds(rrs []oArr) bool {
