@@ -517,6 +517,11 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 				return nil, nil
 			}
 		}
+		if len(res) == 0 && filtered == nil {
+			// get_providers_with_root's rows are kept only if in
+			// filtered_rps, still the empty set here.
+			return nil, nil
+		}
 		var provs []int32
 		for i := range s.Providers {
 			p := int32(i)
