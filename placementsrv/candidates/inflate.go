@@ -29,13 +29,16 @@ import (
 // pass depends on it, and upstream's own order of the unsuffixed group's
 // requests follows Python's per-process string hashes (DESIGN.md).
 type inflation struct {
-	un   int                // position of the unsuffixed group
-	objs map[objKey]int32   // allocation objects by identity
-	amt  []int64            // each object's current amount
-	ents arena[inflEntry]   // entries of the recorded candidates
-	recs map[int]inflRecord // by candidate index: its entries
-	cur  []inflEntry        // scratch: the product being folded
-	idx  []int              // scratch: the product's option per group
+	un   int              // position of the unsuffixed group
+	objs map[objKey]int32 // allocation objects by identity
+	amt  []int64          // each object's current amount
+	ents arena[int32]     // objects of the recorded candidates' allocations
+	recs []inflRecord     // the candidates the replay recorded, in order
+	cur  []inflEntry      // scratch: the product being folded
+	idx  []int            // scratch: the product's option per group
+	// slotObj holds, per group and anchor slot (an inventory the anchor
+	// can draw from), the object of the current anchor (-1: none yet).
+	slotObj []int32
 	// rank orders each granular group's options as Placement lists its
 	// requests: by the provider's place in the Python set of (provider,
 	// root) pairs its last class's capacity query returned (ints only, so
@@ -43,8 +46,8 @@ type inflation struct {
 	rank [][]int32
 }
 
-// objKey names one of Placement's allocation objects.
-type objKey struct{ group, anchor, prov, class int32 }
+// objKey names a granular group's object for a sharing provider.
+type objKey struct{ group, prov, class int32 }
 
 // inflEntry is one allocation of a folded candidate and its object.
 type inflEntry struct {
@@ -52,8 +55,12 @@ type inflEntry struct {
 	inv              *SnapInventory
 }
 
-// inflRecord holds a simulated candidate's entries.
-type inflRecord struct{ ents []inflEntry }
+// inflRecord is a candidate the replay recorded: its index in e.cands
+// and the object of each of its allocations.
+type inflRecord struct {
+	cand int
+	objs []int32
+}
 
 // newInflation returns the replay state when the request can fold amounts
 // in place, or nil.
@@ -71,7 +78,7 @@ func (e *engine) newInflation() *inflation {
 		}
 		for _, ra := range g.res {
 			if slices.ContainsFunc(e.groups[un].res, func(u resAmt) bool { return u.class == ra.class }) {
-				return &inflation{un: un, objs: map[objKey]int32{}, recs: map[int]inflRecord{}}
+				return &inflation{un: un, objs: map[objKey]int32{}}
 			}
 		}
 	}
@@ -117,6 +124,10 @@ func (in *inflation) anchor(e *engine, r int32) {
 		slices.SortStableFunc(e.opts[d], func(a, b option) int { return cmp.Compare(rank[a.single], rank[b.single]) })
 	}
 	in.idx = append(in.idx[:0], make([]int, n)...)
+	in.slotObj = in.slotObj[:0]
+	for range n * len(e.slotInfo) {
+		in.slotObj = append(in.slotObj, -1)
+	}
 	for !e.stopped {
 		in.product(e, r)
 		k := n - 1
@@ -149,12 +160,13 @@ func (in *inflation) product(e *engine, r int32) {
 	in.cur = in.cur[:0]
 	for d, g := range e.groups {
 		o := &e.opts[d][in.idx[d]]
-		for k, a := range e.allocBuf[o.a0:o.a1] {
-			if i := slices.IndexFunc(in.cur, func(x inflEntry) bool { return x.prov == a.Provider && x.class == a.Class }); i >= 0 {
+		for k := o.a0; k < o.a1; k++ {
+			a := &e.allocBuf[k]
+			if i := in.held(a); i >= 0 {
 				in.amt[in.cur[i].obj] += a.Amount
 				continue
 			}
-			in.cur = append(in.cur, inflEntry{a.Provider, a.Class, in.object(d, g, r, a), e.refBuf[int(o.a0)+k].inv})
+			in.cur = append(in.cur, inflEntry{a.Provider, a.Class, in.object(e, d, g, k), e.refBuf[k].inv})
 		}
 	}
 	for _, x := range in.cur {
@@ -162,9 +174,12 @@ func (in *inflation) product(e *engine, r int32) {
 			return
 		}
 	}
-	slices.SortFunc(in.cur, func(a, b inflEntry) int {
-		return cmp.Or(cmp.Compare(a.prov, b.prov), cmp.Compare(a.class, b.class))
-	})
+	// Sorted by provider, then class (a handful of entries).
+	for i := 1; i < len(in.cur); i++ {
+		for j := i; j > 0 && (in.cur[j].prov < in.cur[j-1].prov || in.cur[j].prov == in.cur[j-1].prov && in.cur[j].class < in.cur[j-1].class); j-- {
+			in.cur[j], in.cur[j-1] = in.cur[j-1], in.cur[j]
+		}
+	}
 	allocs := e.cur.Allocs[:0]
 	for _, x := range in.cur {
 		allocs = append(allocs, Alloc{x.prov, x.class, 0})
@@ -173,25 +188,51 @@ func (in *inflation) product(e *engine, r int32) {
 	if e.excludeNested && e.nestedInOne(allocs) {
 		return
 	}
-	in.recs[len(e.cands)] = inflRecord{ents: append(in.ents.take(len(in.cur))[:0], in.cur...)}
+	objs := in.ents.take(len(in.cur))
+	for i, x := range in.cur {
+		objs[i] = x.obj
+	}
+	in.recs = append(in.recs, inflRecord{len(e.cands), objs})
 	e.emitted++
 	e.record(r)
 }
 
-// object returns the id of the object holding group d's allocation a at
-// anchor r, created at the group's own amount.
-func (in *inflation) object(d int, g *group, r int32, a Alloc) int32 {
-	key := objKey{int32(d), -1, a.Provider, a.Class}
-	if !g.granular {
-		key.anchor = r
+// held returns the entry of the product being folded that already has
+// a's provider and class, or -1.
+func (in *inflation) held(a *Alloc) int {
+	for i := range in.cur {
+		if in.cur[i].prov == a.Provider && in.cur[i].class == a.Class {
+			return i
+		}
 	}
-	id, ok := in.objs[key]
-	if !ok {
-		id = int32(len(in.amt))
-		in.objs[key] = id
-		in.amt = append(in.amt, a.Amount)
+	return -1
+}
+
+// object returns the id of the object holding group d's allocation
+// allocBuf[k] at the current anchor, created at the group's own amount.
+// Only a granular group's sharing provider keeps its object from anchor
+// to anchor; every other object lives at one anchor.
+func (in *inflation) object(e *engine, d int, g *group, k int32) int32 {
+	a := &e.allocBuf[k]
+	if g.granular && e.s.Providers[a.Provider].Sharing {
+		key := objKey{int32(d), a.Provider, a.Class}
+		id, ok := in.objs[key]
+		if !ok {
+			id = in.newObject(a.Amount)
+			in.objs[key] = id
+		}
+		return id
 	}
-	return id
+	i := d*len(e.slotInfo) + int(e.refBuf[k].slot)
+	if in.slotObj[i] < 0 {
+		in.slotObj[i] = in.newObject(a.Amount)
+	}
+	return in.slotObj[i]
+}
+
+func (in *inflation) newObject(amount int64) int32 {
+	in.amt = append(in.amt, amount)
+	return int32(len(in.amt) - 1)
 }
 
 // settle gives every recorded candidate its objects' final amounts.
@@ -201,12 +242,17 @@ func (in *inflation) settle(e *engine) {
 	if len(in.amt) == 0 {
 		return
 	}
+	next := 0 // in.recs[next] is the next recorded candidate
 	for i := range e.cands {
 		c := &e.cands[i]
-		if rec, ok := in.recs[i]; ok {
-			for j, x := range rec.ents {
-				c.Allocs[j].Amount = in.amt[x.obj]
+		if next < len(in.recs) && in.recs[next].cand == i {
+			for j, obj := range in.recs[next].objs {
+				c.Allocs[j].Amount = in.amt[obj]
 			}
+			next++
+			continue
+		}
+		if len(in.objs) == 0 {
 			continue
 		}
 		for j := range c.Allocs {
@@ -218,7 +264,7 @@ func (in *inflation) settle(e *engine) {
 				if !slices.Contains(c.Mappings[d], a.Provider) || !slices.ContainsFunc(g.res, func(ra resAmt) bool { return ra.class == a.Class }) {
 					continue
 				}
-				if id, ok := in.objs[objKey{int32(d), -1, a.Provider, a.Class}]; ok && g.granular {
+				if id, ok := in.objs[objKey{int32(d), a.Provider, a.Class}]; ok && g.granular {
 					a.Amount = in.amt[id]
 				}
 				break
