@@ -23,14 +23,15 @@ import (
 // a class with a granular group and group_policy is not none. At an
 // anchor where no provider can serve such a class to both, nothing is
 // folded and the ordinary search runs; elsewhere every product is
-// checked in Placement's order (groups in request order, each group's
-// requests in our option order). While no object outgrows its
+// checked in Placement's order: groups in request order, the first
+// varying slowest, granular requests in Placement's order (rank), the
+// unsuffixed group's in our tree order. While no object outgrows its
 // inventory, that order changes nothing; once one does, which products
 // pass depends on it, and upstream's own order of the unsuffixed group's
 // requests follows Python's per-process string hashes (DESIGN.md).
 type inflation struct {
 	un   int              // position of the unsuffixed group
-	objs map[objKey]int32 // allocation objects by identity
+	objs map[objKey]int32 // granular groups' objects for sharing providers
 	amt  []int64          // each object's current amount
 	ents arena[int32]     // objects of the recorded candidates' allocations
 	recs []inflRecord     // the candidates the replay recorded, in order
