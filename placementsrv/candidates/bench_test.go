@@ -164,6 +164,18 @@ func BenchmarkFind(b *testing.B) {
 			g.MemberOf = [][]string{{"rack-0", "rack-2", "rack-4", "rack-6", "rack-8"}}
 			benchFind(b, s, Request{Groups: []Group{g}, Limit: 1000}, nested)
 		})
+		// The unsuffixed group and group 1 share VCPU without
+		// group_policy=none: every anchor replays Placement's in-place
+		// folding (inflate.go).
+		folded := Request{Groups: []Group{flavor, {Suffix: "1", Resources: []Resource{{"VCPU", 2}}}}}
+		b.Run(fmt.Sprintf("folded-nolimit/%d", n), func(b *testing.B) {
+			benchFind(b, s, folded, nested)
+		})
+		b.Run(fmt.Sprintf("folded-limit1000/%d", n), func(b *testing.B) {
+			req := folded
+			req.Limit = 1000
+			benchFind(b, s, req, nested)
+		})
 		b.Run(fmt.Sprintf("granular-nested/%d", n), func(b *testing.B) {
 			numa := func(s string) Group {
 				return Group{Suffix: s, Resources: []Resource{{"VCPU", 2}, {"MEMORY_MB", 4096}}, Required: [][]string{{"HW_NUMA_ROOT"}}}

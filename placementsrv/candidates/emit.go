@@ -8,7 +8,6 @@ import (
 // emit records the current complete assignment as a candidate. It
 // returns true when generation must stop for this anchor.
 func (e *engine) emit(r int32) bool {
-	ps := e.s.Providers
 	allocs := e.cur.Allocs[:0]
 	for w, word := range e.inUse[:(len(e.slotInfo)+63)/64] {
 		for ; word != 0; word &= word - 1 {
@@ -18,14 +17,8 @@ func (e *engine) emit(r int32) bool {
 		}
 	}
 	e.cur.Allocs = allocs
-	if e.excludeNested {
-		for i := range allocs {
-			for j := range i {
-				if allocs[i].Provider != allocs[j].Provider && ps[allocs[i].Provider].Root == ps[allocs[j].Provider].Root {
-					return false
-				}
-			}
-		}
+	if e.excludeNested && e.nestedInOne(allocs) {
+		return false
 	}
 	// Only a candidate made entirely of sharing providers can come up
 	// again under another anchor; Placement returns it once.
@@ -36,7 +29,27 @@ func (e *engine) emit(r int32) bool {
 	if e.sink != nil {
 		return e.emitTo()
 	}
-	allocs = e.allocOut.take(len(allocs))
+	return e.record(r)
+}
+
+// nestedInOne reports whether two providers of one tree serve allocs (a
+// candidate dropped before 1.29).
+func (e *engine) nestedInOne(allocs []Alloc) bool {
+	ps := e.s.Providers
+	for i := range allocs {
+		for j := range i {
+			if allocs[i].Provider != allocs[j].Provider && ps[allocs[i].Provider].Root == ps[allocs[j].Provider].Root {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// record keeps the candidate in e.cur.Allocs and the chosen options'
+// mappings. It returns true when generation must stop for this anchor.
+func (e *engine) record(r int32) bool {
+	allocs := e.allocOut.take(len(e.cur.Allocs))
 	copy(allocs, e.cur.Allocs)
 	maps := e.mapsOut.take(len(e.groups))
 	for d := range e.groups {

@@ -99,9 +99,12 @@ type engine struct {
 	dedup    map[string]struct{}
 	// owners says which anchor keeps each sharedOnly option (built on
 	// first use); anchor is the root whose options are being listed.
-	owners   *sharedOwners
-	anchor   int32
-	keyBuf   []byte
+	owners *sharedOwners
+	anchor int32
+	keyBuf []byte
+	// infl replays Placement's in-place folding of amounts (inflate.go);
+	// nil when the request cannot trigger it.
+	infl     *inflation
 	allocOut arena[Alloc]
 	mapOut   arena[int32]
 	mapsOut  arena[[]int32]
@@ -155,5 +158,5 @@ func (q *Query) Streamable() bool {
 		return true
 	}
 	o := q.e.opt
-	return !o.Randomize && o.Order == DepthFirst && (q.e.req.Limit == 0 || !q.e.excludeNested)
+	return !o.Randomize && o.Order == DepthFirst && (q.e.req.Limit == 0 || !q.e.excludeNested) && q.e.infl == nil
 }

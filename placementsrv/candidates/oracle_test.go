@@ -125,19 +125,19 @@ func (o *oracle) hasAnyT(p int32, ts []int32) bool {
 }
 
 // oracleFind returns candidate keys and the summary providers, or an error.
-func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, error) {
+func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, bool, error) {
 	o := &oracle{s: s, sharing: map[int32]bool{}, pool: &pypool{}}
 	if len(req.RootRequired)+len(req.RootForbidden) > 0 {
 		var rq, fb []int32
 		var err error
 		if len(req.RootRequired) > 0 {
 			if rq, err = o.traitIDs(req.RootRequired); err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 		}
 		if len(req.RootForbidden) > 0 {
 			if fb, err = o.traitIDs(req.RootForbidden); err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 		}
 		o.anchors = map[int32]bool{}
@@ -155,7 +155,7 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 			}
 		}
 		if len(o.anchors) == 0 {
-			return map[string]bool{}, map[int32]bool{}, nil
+			return map[string]bool{}, map[int32]bool{}, false, nil
 		}
 	}
 	hasTrees := false
@@ -173,10 +173,10 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 		g := &req.Groups[gi]
 		areqs, err := o.group(g, hasTrees)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		if len(areqs) == 0 {
-			return map[string]bool{}, map[int32]bool{}, nil
+			return map[string]bool{}, map[int32]bool{}, false, nil
 		}
 		for i := range areqs {
 			areqs[i].sameProv = g.Suffix != ""
@@ -194,6 +194,13 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 			byAnchor[a.anchor][suf] = append(byAnchor[a.anchor][suf], a)
 		}
 	}
+	for _, bySuf := range byAnchor {
+		for gi := range req.Groups {
+			if g := &req.Groups[gi]; g.Suffix != "" {
+				o.granularOrder(g, bySuf[g.Suffix])
+			}
+		}
+	}
 	numGranular := 0
 	for _, suf := range order {
 		if suf != "" {
@@ -204,7 +211,9 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 		rrs      []oArr
 		mappings map[string][]int32
 	}
-	results := map[string]final{}
+	fold := newOFold(req.GroupPolicy)
+	var passed [][]oRef
+	var passedMaps []map[string][]int32
 	for _, bySuf := range byAnchor {
 		if len(bySuf) != len(order) {
 			continue
@@ -216,9 +225,9 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 				combo[k] = bySuf[suf][idx[k]]
 			}
 			if o.groupPolicyOK(combo, req.GroupPolicy, numGranular) && o.sameSubtreeOK(combo, req.SameSubtree) {
-				rrs, maps := consolidate(combo)
-				if !o.exceeds(rrs) {
-					results[oKey(rrs, maps, order)] = final{rrs, maps}
+				refs, maps := fold.consolidate(combo)
+				if !o.exceeds(arrs(refs)) {
+					passed, passedMaps = append(passed, refs), append(passedMaps, maps)
 				}
 			}
 			k := len(idx) - 1
@@ -233,6 +242,11 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 				break
 			}
 		}
+	}
+	results := map[string]final{}
+	for i, refs := range passed {
+		rrs := arrs(refs)
+		results[oKey(rrs, passedMaps[i], order)] = final{rrs, passedMaps[i]}
 	}
 	keys := map[string]bool{}
 	trees := map[int32]bool{}
@@ -266,35 +280,7 @@ func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, ma
 			sums[int32(i)] = true
 		}
 	}
-	return keys, sums, nil
-}
-
-func consolidate(combo []oAreq) ([]oArr, map[string][]int32) {
-	type pk struct{ p, c int32 }
-	tot := map[pk]int64{}
-	var keys []pk
-	maps := map[string][]int32{}
-	for _, a := range combo {
-		for _, rr := range a.rrs {
-			k := pk{rr.prov, rr.class}
-			if _, ok := tot[k]; !ok {
-				keys = append(keys, k)
-			}
-			tot[k] += rr.amount
-		}
-		for suf, ps := range a.mappings {
-			for _, p := range ps {
-				if !slices.Contains(maps[suf], p) {
-					maps[suf] = append(maps[suf], p)
-				}
-			}
-		}
-	}
-	var out []oArr
-	for _, k := range keys {
-		out = append(out, oArr{k.p, k.c, tot[k]})
-	}
-	return out, maps
+	return keys, sums, fold.orderDependent(o) && unsuffixedOrderMatters(req), nil
 }
 
 func (o *oracle) exceeds(rrs []oArr) bool {
@@ -530,6 +516,11 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 			if len(filtered) == 0 {
 				return nil, nil
 			}
+		}
+		if len(res) == 0 && filtered == nil {
+			// get_providers_with_root's rows are kept only if in
+			// filtered_rps, still the empty set here.
+			return nil, nil
 		}
 		var provs []int32
 		for i := range s.Providers {

@@ -14,7 +14,10 @@ func (e *engine) prepare() (bool, error) {
 	e.excludeNested = !e.opt.NestedAware && e.s.HasTrees
 	e.resolveSameSubtree()
 	e.target = e.opt.MaxCandidates
-	if l := e.req.Limit; l > 0 && !e.opt.Randomize && !e.excludeNested {
+	// Folded amounts depend on every product, so a limit cannot stop
+	// generation early then.
+	e.infl = e.newInflation()
+	if l := e.req.Limit; l > 0 && !e.opt.Randomize && !e.excludeNested && e.infl == nil {
 		if e.target == 0 || l < e.target {
 			e.target = l
 		}

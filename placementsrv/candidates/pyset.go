@@ -216,3 +216,18 @@ func (s *pyset) each(f func(*pytuple)) {
 		}
 	}
 }
+
+// PyIntSetOrder returns the distinct values of vs (non-negative) in the
+// iteration order of a CPython 3.11 set they were added to in turn; such
+// ints hash to themselves. Placement lists, for one, the resource classes
+// of an allocation request in its messages in this order of their ids.
+func PyIntSetOrder(vs []int64) []int64 {
+	s := (&pypool{}).newSet()
+	for _, v := range vs {
+		s.pool.keys = append(s.pool.keys, pytuple{a: v, n: 1})
+		s.addSlot(pyslot{uint64(v), int32(len(s.pool.keys))})
+	}
+	out := make([]int64, 0, s.fill)
+	s.each(func(k *pytuple) { out = append(out, k.a) })
+	return out
+}

@@ -38,3 +38,20 @@ func TestPysetOrder(t *testing.T) {
 		t.Errorf("hash((1, 2, 3)) = %d, want 529344067295497451", h)
 	}
 }
+
+// TestPyIntSetOrder checks PyIntSetOrder against CPython 3.11's
+// list(set(l)) for each l below (collisions, perturbation, a resize).
+func TestPyIntSetOrder(t *testing.T) {
+	for _, tc := range []struct{ in, want []int64 }{
+		{[]int64{2, 9}, []int64{9, 2}},
+		{[]int64{9, 2, 9}, []int64{9, 2}},
+		{[]int64{1, 9, 17}, []int64{1, 9, 17}},
+		{[]int64{0, 1, 2, 9, 12, 18}, []int64{0, 1, 2, 9, 12, 18}},
+		{[]int64{5, 13, 21, 29, 37, 45}, []int64{37, 5, 13, 45, 21, 29}},
+		{[]int64{40, 37, 34, 31, 28, 25, 22, 19, 16, 13, 10, 7, 4, 1}, []int64{1, 34, 4, 37, 7, 40, 10, 13, 16, 19, 22, 25, 28, 31}},
+	} {
+		if got := PyIntSetOrder(tc.in); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("PyIntSetOrder(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}

@@ -82,6 +82,13 @@ func resolveGroup(s *Snapshot, idx int, in *Group) (*group, resolveOutcome, erro
 		}
 		g.inTree = s.Providers[p].Root
 	}
+	// Placement keeps a resourceless group's providers among those its
+	// required traits or member_of selected; with neither, that set is
+	// empty (forbidden traits and aggregates only subtract from it), so
+	// the group has no candidates.
+	if g.granular && len(g.res) == 0 && len(g.required) == 0 && g.memberOf == nil {
+		return nil, noMatch, nil
+	}
 	return g, resolved, nil
 }
 

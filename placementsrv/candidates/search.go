@@ -10,7 +10,7 @@ func (e *engine) run() {
 	}
 	for _, r := range roots {
 		if e.stopped {
-			return
+			break
 		}
 		if !e.anchorOK(r) {
 			continue
@@ -28,7 +28,14 @@ func (e *engine) run() {
 			continue
 		}
 		e.rootEmit = 0
+		if e.infl != nil && e.infl.folds(e) {
+			e.infl.anchor(e, r)
+			continue
+		}
 		e.search(0, r)
+	}
+	if e.infl != nil {
+		e.infl.settle(e)
 	}
 }
 
@@ -81,6 +88,26 @@ func (e *engine) search(d int, r int32) bool {
 		}
 	}
 	return false
+}
+
+// isolatedOK applies group_policy=isolate to the chosen options: the
+// granular groups' providers are all different.
+func (e *engine) isolatedOK() bool {
+	if !e.isolate {
+		return true
+	}
+	for d, g := range e.groups {
+		if !g.granular {
+			continue
+		}
+		p := e.opts[d][e.chosen[d]].single
+		for d2 := range d {
+			if e.groups[d2].granular && e.opts[d2][e.chosen[d2]].single == p {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // touch counts (delta 1) or uncounts (-1) an option's mapping providers.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -185,7 +186,18 @@ func (plan *allocPlan) checkProvidersHaveInventory(classes map[*resourceClass]bo
 	if len(missing) == 0 {
 		return nil
 	}
-	names := classNamesByID(classes)
+	// Placement names the classes in the order of a Python set of their
+	// ids, added in request order.
+	ids := make([]int64, 0, len(plan.entries))
+	byID := make(map[int64]string, len(classes))
+	for _, e := range plan.entries {
+		ids = append(ids, e.class.id)
+		byID[e.class.id] = e.class.name
+	}
+	var names []string
+	for _, id := range candidates.PyIntSetOrder(ids) {
+		names = append(names, byID[id])
+	}
 	return store.Errorf(store.ErrCapacityExceeded, "Inventory for '"+strings.Join(names, ", ")+"' on resource provider '"+strings.Join(missing, ", ")+"' invalid.")
 }
 
