@@ -281,7 +281,7 @@ func (e *engine) pairRank(g *group) []int32 {
 	ra := g.res[len(g.res)-1]
 	set := (&pypool{}).newSet()
 	for _, p := range e.s.ByClass[ra.class] {
-		if g.inTree >= 0 && ps[p].Root != g.inTree || !fits(ps[p].Inventory(ra.class), ra.amount) {
+		if g.inTree >= 0 && ps[p].Root != g.inTree || !fits(e.s.Inventory(p, ra.class), ra.amount) {
 			continue
 		}
 		set.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2, pa: p, pb: ps[p].Root})

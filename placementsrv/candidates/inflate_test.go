@@ -14,9 +14,9 @@ func foldWorld(pTotal, qTotal int64) *Snapshot {
 	inv := func(total int64) []SnapInventory {
 		return []SnapInventory{{Class: ip, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}}
 	}
-	b.AddProvider(SnapProvider{ID: 1, UUID: "r"})
-	b.AddProvider(SnapProvider{ID: 2, UUID: "p", Inventories: inv(pTotal)})
-	b.AddProvider(SnapProvider{ID: 3, UUID: "q", Inventories: inv(qTotal)})
+	b.AddProvider(SnapProvider{ID: 1, UUID: "r"}, ProviderState{})
+	b.AddProvider(SnapProvider{ID: 2, UUID: "p"}, ProviderState{Inventories: inv(pTotal)})
+	b.AddProvider(SnapProvider{ID: 3, UUID: "q"}, ProviderState{Inventories: inv(qTotal)})
 	return b.Finish(func(i int) int32 { return map[bool]int32{true: -1, false: 0}[i == 0] })
 }
 

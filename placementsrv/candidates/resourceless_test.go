@@ -13,8 +13,8 @@ func TestResourcelessGroupNeedsPositiveFilter(t *testing.T) {
 	b.Trait("HW_NIC_SRIOV")
 	numa := b.Trait("HW_NUMA_ROOT")
 	b.Aggregate("agg")
-	b.AddProvider(SnapProvider{ID: 1, UUID: "r", Traits: []int32{numa}})
-	b.AddProvider(SnapProvider{ID: 2, UUID: "p", Inventories: []SnapInventory{{Class: ip, Total: 4, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1, Capacity: 4}}})
+	b.AddProvider(SnapProvider{ID: 1, UUID: "r", Traits: []int32{numa}}, ProviderState{})
+	b.AddProvider(SnapProvider{ID: 2, UUID: "p"}, ProviderState{Inventories: []SnapInventory{{Class: ip, Total: 4, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1, Capacity: 4}}})
 	s := b.Finish(func(i int) int32 { return int32(i) - 1 })
 	for _, tc := range []struct {
 		name  string
