@@ -154,7 +154,7 @@ func (l *Ledger) catchUp(ctx context.Context) (int, error) {
 		applied += n
 		if err != nil {
 			// Pruned past the cursor, or memory out of step: start over.
-			if rerr := l.reload(ctx); rerr != nil {
+			if rerr := l.reloadFeed(ctx); rerr != nil {
 				return applied, fmt.Errorf("%v; reload: %w", err, rerr)
 			}
 			return applied + 1, nil
@@ -210,10 +210,10 @@ func (l *Ledger) applyChanges(chs []store.Change) (int, error) {
 	return applied, nil
 }
 
-// reload replaces memory with a fresh load of the database and its feed
+// reloadFeed replaces memory with a fresh load of the database and its feed
 // position. Caller holds wmu, so no own write is in flight: every one
 // committed is in the load.
-func (l *Ledger) reload(ctx context.Context) error {
+func (l *Ledger) reloadFeed(ctx context.Context) error {
 	r := l.rep
 	recs, cursor, err := r.feed.LoadAt(ctx)
 	if err != nil {
