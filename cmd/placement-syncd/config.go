@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 )
 
@@ -68,8 +69,13 @@ type APIConfig struct {
 	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
 
-// DatabaseConfig configures the SQLite store.
+// DatabaseConfig configures the store: an SQLite file (the default) or a
+// MySQL/MariaDB database named by Connection.
 type DatabaseConfig struct {
+	// Connection is a database URL as placement.conf's [placement_database]
+	// connection: mysql+pymysql://user:pass@host/db?charset=utf8mb4,
+	// mysql://…, or sqlite:////abs/path. Empty means the SQLite file Path.
+	Connection string `yaml:"connection"`
 	// Path is the SQLite file, relative to the working directory unless
 	// absolute. Its directory is created if missing.
 	Path string `yaml:"path"`
@@ -77,6 +83,38 @@ type DatabaseConfig struct {
 	BusyTimeout time.Duration `yaml:"busy_timeout"`
 	// AutoMigrate applies pending schema migrations at start-up.
 	AutoMigrate bool `yaml:"auto_migrate"`
+}
+
+// URL is the database the configuration names: Connection when set,
+// else the SQLite file Path.
+func (d DatabaseConfig) URL() (*dburl.URL, error) {
+	if d.Connection == "" {
+		return &dburl.URL{Driver: dburl.SQLite, Path: d.Path}, nil
+	}
+	u, err := dburl.Parse(d.Connection)
+	if err != nil {
+		return nil, fmt.Errorf("database.connection: %w", err)
+	}
+	return u, nil
+}
+
+// dbName is how messages name a database: an SQLite file by its path, a
+// MySQL database by its URL without the password.
+func dbName(u *dburl.URL) string {
+	if u.Driver == dburl.SQLite {
+		return u.Path
+	}
+	return u.String()
+}
+
+// name is dbName of the configured database, for the start-up log; the
+// configuration was validated, so URL does not fail.
+func (d DatabaseConfig) name() string {
+	u, err := d.URL()
+	if err != nil {
+		return "?"
+	}
+	return dbName(u)
 }
 
 // LogConfig configures logging.
@@ -161,7 +199,11 @@ func (c *Config) Validate() error {
 	}
 	checkMaxMicroversion(c.API.MaxMicroversion, bad)
 	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
-	if c.Database.Path == "" {
+	if c.Database.Connection != "" {
+		if _, err := dburl.Parse(c.Database.Connection); err != nil {
+			bad("database.connection", "%v", err)
+		}
+	} else if c.Database.Path == "" {
 		bad("database.path", "must not be empty")
 	}
 	if c.Database.BusyTimeout <= 0 {

@@ -10,47 +10,63 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 func dbFlags(name string, stderr io.Writer, args []string) (Config, error) {
-	f, common := newConfigFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH]", stderr)
+	f, common := newConfigFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH|URL]", stderr)
 	return common.load(f, args)
 }
 
 // cmdDBMigrate brings the database to the binary's schema version,
-// creating it if it does not exist. A database that has tables but none
-// of ours is refused unless --adopt is given.
+// creating an SQLite file if it does not exist (a MySQL database must
+// exist). A database that has tables but none of ours is refused unless
+// --adopt is given.
 func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db migrate", "placement-syncd db migrate [--config FILE] [--db PATH] [--adopt]", stderr)
+	f, common := newConfigFlagSet("db migrate", "placement-syncd db migrate [--config FILE] [--db PATH|URL] [--adopt]", stderr)
 	adopt := f.Bool("adopt", false, "add Placement's tables to a database that already has other tables")
 	cfg, err := common.load(f, args)
 	if err != nil {
 		return err
 	}
+	u, err := cfg.Database.URL()
+	if err != nil {
+		return err
+	}
+	name := dbName(u)
 	before := 0
-	if _, err := os.Stat(cfg.Database.Path); err == nil {
-		if before, _, err = sqlite.SchemaVersion(ctx, cfg.Database.Path); err != nil {
+	if !missingFile(u) {
+		if before, _, err = dbstore.SchemaVersion(ctx, u); err != nil {
 			return err
 		}
 	}
-	latest := sqlite.LatestSchemaVersion()
+	latest := dbstore.LatestSchemaVersion(u.Driver)
 	if before > latest {
-		return schemaMismatch(cfg.Database.Path, before, latest, "")
+		return schemaMismatch(name, before, latest, "")
 	}
 	st, err := openStore(ctx, cfg.Database, storeMode{migrate: true, adopt: *adopt}, zap.NewNop(), nil)
 	if err != nil {
 		return err
 	}
 	if err := st.Close(); err != nil {
-		return fmt.Errorf("close database %s: %w", cfg.Database.Path, err)
+		return fmt.Errorf("close database %s: %w", name, err)
 	}
 	if before == latest {
-		fmt.Fprintf(stdout, "database %s is already at schema version %d\n", cfg.Database.Path, latest)
+		fmt.Fprintf(stdout, "database %s is already at schema version %d\n", name, latest)
 	} else {
-		fmt.Fprintf(stdout, "database %s migrated from schema version %d to %d\n", cfg.Database.Path, before, latest)
+		fmt.Fprintf(stdout, "database %s migrated from schema version %d to %d\n", name, before, latest)
 	}
 	return nil
+}
+
+// missingFile reports an SQLite database whose file does not exist yet.
+func missingFile(u *dburl.URL) bool {
+	if u.Driver != dburl.SQLite {
+		return false
+	}
+	_, err := os.Stat(u.Path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // cmdDBVersion prints both schema versions. Like 'serve', it exits 3 when
@@ -60,23 +76,27 @@ func cmdDBVersion(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	path := cfg.Database.Path
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("database %s does not exist; 'placement-syncd db migrate' or 'serve' creates it", path)
-	}
-	cur, latest, err := sqlite.SchemaVersion(ctx, path)
+	u, err := cfg.Database.URL()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "database: %s\ndatabase schema version: %d\nbinary schema version: %d\n", path, cur, latest)
+	name := dbName(u)
+	if missingFile(u) {
+		return fmt.Errorf("database %s does not exist; 'placement-syncd db migrate' or 'serve' creates it", name)
+	}
+	cur, latest, err := dbstore.SchemaVersion(ctx, u)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "database: %s\ndatabase schema version: %d\nbinary schema version: %d\n", name, cur, latest)
 	if cur != latest {
-		return schemaMismatch(path, cur, latest, "")
+		return schemaMismatch(name, cur, latest, "")
 	}
 	return nil
 }
 
 // schemaError is a schema mismatch explained for an operator. It unwraps
-// to sqlite's sentinel, which selects exit code 3.
+// to dbstore's sentinel, which selects exit code 3.
 type schemaError struct {
 	msg  string
 	kind error
@@ -93,7 +113,7 @@ func schemaMismatch(path string, cur, latest int, why string) error {
 			msg: fmt.Sprintf("database %s has schema version %d, newer than schema version %d of this binary (placement-syncd %s); "+
 				"it was written by a newer placement-syncd: run that version, or restore a backup taken before the upgrade",
 				path, cur, latest, readBuildInfo().Version),
-			kind: sqlite.ErrSchemaTooNew,
+			kind: dbstore.ErrSchemaTooNew,
 		}
 	}
 	if why != "" {
@@ -102,6 +122,6 @@ func schemaMismatch(path string, cur, latest int, why string) error {
 	return &schemaError{
 		msg: fmt.Sprintf("database %s has schema version %d, older than schema version %d of this binary%s: "+
 			"run 'placement-syncd db migrate' with the same --config/--db", path, cur, latest, why),
-		kind: sqlite.ErrSchemaTooOld,
+		kind: dbstore.ErrSchemaTooOld,
 	}
 }

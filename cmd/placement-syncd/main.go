@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"go.uber.org/zap"
 )
 
@@ -151,7 +151,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.Is(err, sqlite.ErrSchemaTooNew), errors.Is(err, sqlite.ErrSchemaTooOld), errors.Is(err, sqlite.ErrForeignDatabase):
+	case errors.Is(err, dbstore.ErrSchemaTooNew), errors.Is(err, dbstore.ErrSchemaTooOld), errors.Is(err, dbstore.ErrForeignDatabase):
 		return exitSchema
 	case errors.As(err, &ue):
 		return exitUsage
@@ -209,7 +209,7 @@ func (c *commonFlags) load(fs *flag.FlagSet, args []string) (Config, error) {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "YAML configuration `file` (default: built-in defaults)")
-	fs.StringVar(&c.db, "db", "", "SQLite database `path`, overriding database.path (default \""+defaultDBPath+"\")")
+	fs.StringVar(&c.db, "db", "", "SQLite database `path` overriding database.path (default \""+defaultDBPath+"\"), or a database URL (mysql+pymysql://…) overriding database.connection")
 }
 
 // overrides returns the config overrides for the flags actually given.
@@ -218,7 +218,11 @@ func (c *commonFlags) overrides(fs *flag.FlagSet) []override {
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "db" {
 			v := c.db
-			out = append(out, override{Key: "database.path", Flag: "--db", Set: func(cfg *Config) { cfg.Database.Path = v }})
+			if strings.Contains(v, "://") {
+				out = append(out, override{Key: "database.connection", Flag: "--db", Set: func(cfg *Config) { cfg.Database.Connection = v }})
+			} else {
+				out = append(out, override{Key: "database.path", Flag: "--db", Set: func(cfg *Config) { cfg.Database.Path, cfg.Database.Connection = v, "" }})
+			}
 		}
 	})
 	return out

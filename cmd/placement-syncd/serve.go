@@ -15,11 +15,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // actor is a long-running component: Run blocks until ctx ends or the
@@ -130,7 +130,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
 		zap.String("metrics", mx.describe(ln.Addr().String())),
-		zap.String("database", cfg.Database.Path),
+		zap.String("database", cfg.Database.name()),
 		zap.String("auth_strategy", cfg.API.AuthStrategy),
 		zap.Bool("reconciler", cfg.Reconciler.Enabled),
 		zap.Bool("agent", agentEnabled(cfg.Agent)))
@@ -151,23 +151,34 @@ func apiLimits(c APIConfig) httpserve.Limits {
 // migrations, adopt lets them add our tables beside someone else's.
 type storeMode struct{ migrate, adopt bool }
 
-// openStore opens the SQLite database, creating its directory if needed.
-// Schema errors keep sqlite's sentinels so that they map to exit code 3.
+// openStore opens the database the configuration names, creating an
+// SQLite file's directory if needed. Schema errors match dbstore's
+// sentinels so that they map to exit code 3.
 func openStore(ctx context.Context, db DatabaseConfig, mode storeMode, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
-	if dir := filepath.Dir(db.Path); dir != "" {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
+	u, err := db.URL()
+	if err != nil {
+		return nil, err
+	}
+	if u.Driver == dburl.SQLite {
+		if dir := filepath.Dir(u.Path); dir != "" {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
 		}
 	}
-	st, err := sqlitestore.Open(ctx, db.Path, sqlite.Options{
+	if len(u.Ignored) > 0 {
+		log.Info("database URL options without meaning here are ignored", zap.Strings("options", u.Ignored))
+	}
+	st, err := dbstore.Open(ctx, u, dbstore.Options{
 		Migrate:     mode.migrate,
 		Adopt:       mode.adopt,
 		BusyTimeout: db.BusyTimeout,
 		Logger:      log.Named("store"),
-	}, ledger.Options{Registerer: reg})
-	if errors.Is(err, sqlite.ErrSchemaTooNew) || errors.Is(err, sqlite.ErrSchemaTooOld) {
-		if cur, latest, verr := sqlite.SchemaVersion(ctx, db.Path); verr == nil {
-			return nil, schemaMismatch(db.Path, cur, latest, "database.auto_migrate is false")
+		Rules:       ledger.Options{Registerer: reg},
+	})
+	if errors.Is(err, dbstore.ErrSchemaTooNew) || errors.Is(err, dbstore.ErrSchemaTooOld) {
+		if cur, latest, verr := dbstore.SchemaVersion(ctx, u); verr == nil {
+			return nil, schemaMismatch(dbName(u), cur, latest, "database.auto_migrate is false")
 		}
 	}
 	if err != nil {

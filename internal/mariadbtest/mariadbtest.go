@@ -71,6 +71,27 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// RunMain starts one server for a whole test binary, stores it in *srv,
+// runs the tests and stops the server: call it from TestMain, as
+// os.Exit(mariadbtest.RunMain(m, &server)), and give each test its own
+// database with NewDatabase. A server that cannot start fails the run.
+func RunMain(m *testing.M, srv **Server) int {
+	s, err := start(context.Background(), os.TempDir())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	*srv = s
+	code := m.Run()
+	if err := s.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
 // start installs a fresh data directory under a new directory in base and
 // runs mariadbd on it. A port that another process takes between the
 // choice and the bind is retried.
@@ -187,17 +208,21 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-// DSN is a go-sql-driver/mysql data source name for database db ("" for
-// none), over TCP.
-func (s *Server) DSN(db string) string {
+// Config is the go-sql-driver/mysql configuration of database db ("" for
+// none), over TCP, as DSN formats it.
+func (s *Server) Config(db string) *mysql.Config {
 	c := mysql.NewConfig()
 	c.User = s.User
 	c.Net = "tcp"
 	c.Addr = s.Addr
 	c.DBName = db
 	c.ParseTime = true
-	return c.FormatDSN()
+	return c
 }
+
+// DSN is a go-sql-driver/mysql data source name for database db ("" for
+// none), over TCP.
+func (s *Server) DSN(db string) string { return s.Config(db).FormatDSN() }
 
 // URL is the database's address in the form placement.conf and
 // database.connection use: mysql+pymysql://user@host:port/db.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
 )
 
 // BenchmarkClaim is the hot write path end to end, over SQLite: one
@@ -13,10 +15,31 @@ import (
 // COMMIT, apply), then, with snapshot, the read model the next candidates
 // request needs (patched after an allocation-only write).
 func BenchmarkClaim(b *testing.B) {
+	benchClaim(b, func(b *testing.B) *Ledger { return openAt(b, newDB(b)) })
+}
+
+// BenchmarkClaimMySQL is BenchmarkClaim over a real MariaDB on loopback.
+func BenchmarkClaimMySQL(b *testing.B) {
+	s := mariadbtest.Start(b)
+	benchClaim(b, func(b *testing.B) *Ledger {
+		be, err := mysql.Open(context.Background(), s.Config(s.NewDatabase(b)), mysql.Options{Migrate: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := New(context.Background(), be, Options{})
+		if err != nil {
+			be.Close()
+			b.Fatal(err)
+		}
+		return l
+	})
+}
+
+func benchClaim(b *testing.B, open func(b *testing.B) *Ledger) {
 	for _, snapshot := range []bool{false, true} {
 		b.Run(fmt.Sprint("snapshot=", snapshot), func(b *testing.B) {
 			ctx := context.Background()
-			st := openAt(b, newDB(b))
+			st := open(b)
 			defer st.Close()
 			const n = 1000
 			for i := range n {

@@ -11,7 +11,9 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -47,6 +49,9 @@ type Ledger struct {
 	// read model built at some version (snapshot.go).
 	version uint64
 	snap    snapshotCache
+	// stale (guarded by wmu) says a commit failed in a way that may
+	// have committed: the next write reloads the state first.
+	stale bool
 	// rep is set when the backend is shared with other replicas through
 	// its change feed (replica.go); nil otherwise.
 	rep *replica
@@ -120,15 +125,50 @@ func (l *Ledger) writeUsage(ctx context.Context, fn writeFunc) error {
 	return l.writeKind(ctx, true, fn)
 }
 
+// maxAttempts bounds how often writeKind runs a write that the backend
+// aborted for a conflict with other transactions (store.ErrRetry).
+const maxAttempts = 5
+
+// writeKind runs fn under the writer lock, again from the start (fresh
+// validation, fresh rows) when the backend aborted the transaction for a
+// conflict: nothing of an aborted attempt was committed or applied, so a
+// retry cannot apply twice.
 func (l *Ledger) writeKind(ctx context.Context, usageOnly bool, fn writeFunc) (err error) {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	start := time.Now()
 	defer func() { l.metrics.observeWrite(time.Since(start), err) }()
+	for attempt := 1; ; attempt++ {
+		err = l.attempt(ctx, usageOnly, fn)
+		if err == nil || !errors.Is(err, store.ErrRetry) || attempt == maxAttempts {
+			return err
+		}
+		l.metrics.retries.Inc()
+		// A short, growing, jittered pause lets the other transaction
+		// finish rather than meet it again.
+		pause := time.Duration(attempt) * time.Duration(5+rand.IntN(10)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// attempt is one run of a write: its transaction, and the apply after a
+// commit. A replica catches up with the change feed instead of reloading
+// after a commit of unknown outcome: if it committed, its change comes
+// back through the feed like another replica's.
+func (l *Ledger) attempt(ctx context.Context, usageOnly bool, fn writeFunc) error {
 	if l.rep != nil {
 		return l.replicaWrite(ctx, usageOnly, fn)
 	}
-	_, err = l.writeTx(ctx, usageOnly, fn)
+	if l.stale {
+		if err := l.reload(ctx); err != nil {
+			return fmt.Errorf("reload after a commit of unknown outcome: %w", err)
+		}
+	}
+	_, err := l.writeTx(ctx, usageOnly, fn)
 	return err
 }
 
@@ -145,6 +185,9 @@ func (l *Ledger) writeTx(ctx context.Context, usageOnly bool, fn writeFunc) (sto
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
+		// Not a conflict: the connection may have failed after the
+		// server committed, so memory is reloaded before the next write.
+		l.stale = l.rep == nil && !errors.Is(err, store.ErrRetry)
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	if apply != nil {
@@ -156,6 +199,26 @@ func (l *Ledger) writeTx(ctx context.Context, usageOnly bool, fn writeFunc) (sto
 		l.mu.Unlock()
 	}
 	return tx, nil
+}
+
+// reload replaces the state by what the backend holds; the read model is
+// rebuilt from it.
+func (l *Ledger) reload(ctx context.Context) error {
+	recs, err := l.be.Load(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := buildState(recs)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.st = st
+	l.version++
+	l.snap.noteWrite(false, nil)
+	l.mu.Unlock()
+	l.stale = false
+	return nil
 }
 
 // read runs fn with readers' access to the state.

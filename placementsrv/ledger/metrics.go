@@ -27,6 +27,7 @@ type ledgerMetrics struct {
 	txVec         *prometheus.HistogramVec
 	txDuration    map[string]prometheus.Observer // txVec's children by result
 	conflicts     prometheus.Counter
+	retries       prometheus.Counter
 	snapshotBuild prometheus.Histogram
 }
 
@@ -47,6 +48,12 @@ func newLedgerMetrics() *ledgerMetrics {
 			Name:      "generation_conflicts_total",
 			Help:      "Writes refused because a resource provider or consumer generation had moved (HTTP 409 placement.concurrent_update).",
 		}),
+		retries: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "store",
+			Name:      "transaction_retries_total",
+			Help:      "Write transactions run again because the database aborted them for a conflict with other transactions (deadlock, lock wait timeout, cluster certification failure).",
+		}),
 		snapshotBuild: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: metrics.Namespace,
 			Subsystem: "store",
@@ -65,7 +72,7 @@ func newLedgerMetrics() *ledgerMetrics {
 // nil.
 func (m *ledgerMetrics) register(reg prometheus.Registerer) error {
 	reg = metrics.Private(reg)
-	for _, c := range []prometheus.Collector{m.txVec, m.conflicts, m.snapshotBuild} {
+	for _, c := range []prometheus.Collector{m.txVec, m.conflicts, m.retries, m.snapshotBuild} {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("register store metrics: %w", err)
 		}

@@ -2,8 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrRetry marks a transaction that the database aborted because of a
+// conflict with other transactions; see Backend.
+var ErrRetry = errors.New("transaction aborted by a conflict; retry it")
 
 // Backend is what the ledger (package placementsrv/ledger) needs from
 // persistent storage: every record loaded at start, and transactions of
@@ -28,9 +33,14 @@ import (
 // Errors: a write that would duplicate a unique key fails with an error
 // matching ErrDuplicate (errors.Is); a compare-and-swap that matches no
 // row fails with one matching ErrConcurrentUpdate; an update of a row that
-// does not exist fails with one matching ErrNotFound where stated. Other
-// failures (I/O, closed storage, cancelled context) are returned as they
-// are; the ledger adds context and reports them as internal errors.
+// does not exist fails with one matching ErrNotFound where stated. A
+// transaction the database aborted because of other transactions (a
+// deadlock, a lock wait timeout, a cluster's certification failure), at
+// any operation or at Commit, fails with one matching ErrRetry: nothing
+// of it was committed, and running the whole write again may succeed.
+// Other failures (I/O, closed storage, cancelled context) are returned as
+// they are; the ledger adds context and reports them as internal errors.
+// A Commit that fails without ErrRetry may or may not have committed.
 type Backend interface {
 	// Load returns every record as of the last committed transaction.
 	// Slices of rows with an id are in ascending id order; link rows

@@ -1,0 +1,115 @@
+// Package dbstore opens the Placement store a process serves, on the
+// database a URL names (package internal/dburl): the rules of package
+// ledger over the SQLite backend (store/sqlite) for sqlite:// and over
+// the MySQL backend (store/mysql) for mysql:// and mysql+pymysql://. It
+// is the one place that knows every backend, so that the process
+// (cmd/placement-syncd) chooses by configuration alone; package
+// sqlitestore remains the shorter way for tests that want a file.
+package dbstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+)
+
+// Options configures Open.
+type Options struct {
+	// Migrate applies pending schema migrations; Adopt lets them add our
+	// tables to a database that has others (see the backends' Options).
+	Migrate, Adopt bool
+	// BusyTimeout is how long an SQLite write waits for another
+	// process's lock; MySQL ignores it.
+	BusyTimeout time.Duration
+	Logger      *zap.Logger
+	// Rules configures the ledger.
+	Rules ledger.Options
+}
+
+// Schema errors of either backend match these (errors.Is) as well as the
+// backend's own.
+var (
+	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
+	ErrSchemaTooOld    = errors.New("database schema is older than this binary")
+	ErrForeignDatabase = errors.New("database holds tables that are not placement-syncd's")
+)
+
+// Open opens the database u names, checks or migrates its schema, and
+// returns the ledger over it; closing the ledger closes the database.
+// An SQLite file is locked by the process (one writer per file); a MySQL
+// database is meant to be shared by several processes.
+func Open(ctx context.Context, u *dburl.URL, opts Options) (*ledger.Ledger, error) {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	be, err := openBackend(ctx, u, opts)
+	if err != nil {
+		return nil, schemaKind(err)
+	}
+	l, err := ledger.New(ctx, be, opts.Rules)
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("open database %s: %w", u, err)
+	}
+	return l, nil
+}
+
+func openBackend(ctx context.Context, u *dburl.URL, opts Options) (store.Backend, error) {
+	switch u.Driver {
+	case dburl.SQLite:
+		return sqlite.Open(ctx, u.Path, sqlite.Options{Migrate: opts.Migrate, Adopt: opts.Adopt,
+			BusyTimeout: opts.BusyTimeout, Logger: opts.Logger})
+	case dburl.MySQL:
+		return mysql.Open(ctx, u.MySQL, mysql.Options{Migrate: opts.Migrate, Adopt: opts.Adopt, Logger: opts.Logger})
+	}
+	return nil, fmt.Errorf("database %s: no store for driver %q", u, u.Driver)
+}
+
+// SchemaVersion reports the schema version of the database u names and
+// the binary's for that driver; it changes nothing.
+func SchemaVersion(ctx context.Context, u *dburl.URL) (current, latest int, err error) {
+	switch u.Driver {
+	case dburl.SQLite:
+		return sqlite.SchemaVersion(ctx, u.Path)
+	case dburl.MySQL:
+		return mysql.SchemaVersion(ctx, u.MySQL)
+	}
+	return 0, 0, fmt.Errorf("database %s: no store for driver %q", u, u.Driver)
+}
+
+// LatestSchemaVersion is the schema version this binary writes for d.
+func LatestSchemaVersion(d dburl.Driver) int {
+	if d == dburl.MySQL {
+		return mysql.LatestSchemaVersion()
+	}
+	return sqlite.LatestSchemaVersion()
+}
+
+// kinded reads as err and matches both err's chain and kind.
+type kinded struct{ err, kind error }
+
+func (e kinded) Error() string   { return e.err.Error() }
+func (e kinded) Unwrap() []error { return []error{e.err, e.kind} }
+
+// schemaKind adds this package's schema kinds to a backend's.
+func schemaKind(err error) error {
+	for _, k := range []struct{ kind, sqlite, mysql error }{
+		{ErrSchemaTooNew, sqlite.ErrSchemaTooNew, mysql.ErrSchemaTooNew},
+		{ErrSchemaTooOld, sqlite.ErrSchemaTooOld, mysql.ErrSchemaTooOld},
+		{ErrForeignDatabase, sqlite.ErrForeignDatabase, mysql.ErrForeignDatabase},
+	} {
+		if errors.Is(err, k.sqlite) || errors.Is(err, k.mysql) {
+			return kinded{err, k.kind}
+		}
+	}
+	return err
+}

@@ -1,0 +1,184 @@
+// Package mysql stores Placement's records in a MySQL or MariaDB database
+// (Galera included): it implements store.Backend (schema, migrations,
+// connection settings, the SQL for each record operation and the mapping
+// of server errors to the contract's kinds) and holds no Placement rule.
+// Package ledger applies those on top; package dbstore composes the two
+// for a process.
+//
+// Tables are InnoDB, utf8mb4 with an exact collation (binary and no-pad:
+// "a" and "a " and "A" are three names), because the ledger compares
+// names and uuids byte for byte, as SQLite does and as the reference
+// answers; a case-insensitive collation (the server default, and what
+// Placement's own tables get) would make the database refuse a name the
+// ledger accepted.
+//
+// Retries. A transaction the server aborts because of other transactions
+// (deadlock 1213, lock wait timeout 1205, Galera's certification failure,
+// which reports 1213 at COMMIT, and a node not ready, 1047, or a failed
+// COMMIT, 1180) fails with an error matching store.ErrRetry, after which
+// nothing of it is committed. The retry lives in the ledger, not here: the
+// ledger rolls back and runs the whole write again, validating it anew
+// against memory and issuing fresh rows. Replaying the recorded
+// operations here instead would not be idempotent, because InnoDB does not
+// give back auto-increment ids on rollback: a replayed insert gets a new
+// id while the ledger already holds the first one. A COMMIT that fails
+// any other way (the connection lost) may have committed; the ledger
+// reloads its state before its next write.
+//
+// Connections are pooled by database/sql; a server restart costs the
+// requests that reach it while it is down (their transactions fail and
+// are rolled back by the server), and the pool reconnects afterwards.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// Options configures Open.
+type Options struct {
+	// Migrate applies pending schema migrations; without it a database
+	// behind the binary's schema is refused.
+	Migrate bool
+	// Adopt lets Migrate add Placement's tables to a database that has
+	// other tables and none of ours; without it such a database is
+	// refused (ErrForeignDatabase), as it is most likely the wrong one.
+	Adopt bool
+	// MaxOpenConns bounds the pool; 0 means 16. The ledger writes
+	// through one connection at a time; the others serve Load and the
+	// callers of this package that read (a change feed, a leader lock).
+	MaxOpenConns int
+	Logger       *zap.Logger
+	// Now is the clock for applied_at in schema_migrations; nil means
+	// time.Now. (Row timestamps come from the ledger.)
+	Now func() time.Time
+}
+
+// Backend is the MySQL store.Backend. It is safe for concurrent use.
+type Backend struct {
+	db   *sql.DB
+	name string // host:port/database, for messages (never the password)
+	log  *zap.Logger
+}
+
+// ErrSchemaTooNew and ErrSchemaTooOld report a schema the binary cannot
+// use; ErrForeignDatabase a database that holds someone else's tables.
+var (
+	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
+	ErrSchemaTooOld    = errors.New("database schema is older than this binary")
+	ErrForeignDatabase = errors.New("database holds tables that are not placement-syncd's")
+)
+
+// Name is how messages name the database of cfg: address and database,
+// without user or password.
+func Name(cfg *mysql.Config) string { return cfg.Addr + "/" + cfg.DBName }
+
+// connConfig is cfg with the settings the backend relies on.
+func connConfig(cfg *mysql.Config) *mysql.Config {
+	c := cfg.Clone()
+	// Matched rows, not changed rows: an update to the values a row
+	// already has still counts (the contract's UpdateInventory).
+	c.ClientFoundRows = true
+	// One round trip per statement instead of prepare, execute, close.
+	c.InterpolateParams = true
+	// A read-only server (a demoted primary) closes the connection, so
+	// the pool dials again, perhaps to the new primary.
+	c.RejectReadOnly = true
+	c.CheckConnLiveness = true
+	if c.Params == nil {
+		c.Params = map[string]string{}
+	}
+	// Strict mode (no silent truncation) and an explicit id 0 stays 0.
+	c.Params["sql_mode"] = "'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_VALUE_ON_ZERO'"
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Second
+	}
+	return c
+}
+
+// Open connects to the database of cfg (which must exist) and checks or
+// applies the schema; migrations hold a named server lock, so replicas
+// starting together migrate once. The caller closes the Backend, or
+// hands it to a ledger, which closes it with itself.
+func Open(ctx context.Context, cfg *mysql.Config, opts Options) (*Backend, error) {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxOpenConns <= 0 {
+		opts.MaxOpenConns = 16
+	}
+	name := Name(cfg)
+	conn, err := mysql.NewConnector(connConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", name, err)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(opts.MaxOpenConns)
+	db.SetMaxIdleConns(opts.MaxOpenConns)
+	// Below the servers' wait_timeout (8 h) and HAProxy's usual idle
+	// timeouts, so that the pool retires connections before they do.
+	db.SetConnMaxLifetime(30 * time.Minute)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := initSchema(ctx, db, name, opts); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Backend{db: db, name: name, log: opts.Logger}, nil
+}
+
+// DB is the connection pool, for packages that keep their own tables
+// beside the store's in the same database.
+func (b *Backend) DB() *sql.DB { return b.db }
+
+// Close closes the pool.
+func (b *Backend) Close() error { return b.db.Close() }
+
+// Begin starts a REPEATABLE READ transaction. Its updates lock the rows
+// they touch; the compare-and-swaps read the latest committed values.
+func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
+	t, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return &tx{tx: t}, nil
+}
+
+// nanos and fromNanos convert times for storage: Unix nanoseconds, NULL
+// for the zero time.
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func nullNanos(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}
+
+// nullID stores a reference id, NULL for 0 (none).
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// Backend implements the persistence contract.
+var _ store.Backend = (*Backend)(nil)
