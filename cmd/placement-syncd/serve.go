@@ -96,8 +96,13 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	}
 	opts.Store = st
 	opts.MaxMicroversion = maxMicroversion(cfg.API)
+	replicaActors, elected, err := withReplicas(cfg, st, log, reg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	// The reconciler needs the API's address, and the API its gate.
-	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts)
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts, elected)
 	if err != nil {
 		ln.Close()
 		return err
@@ -112,6 +117,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
 	maps.Copy(actors, extra)
+	maps.Copy(actors, replicaActors)
 	// All-in-one: the agent reports to this API and heartbeats to this
 	// reconciler.
 	agentActors, closeDrivers, err := withAgent(ctx, cfg, ln.Addr().String(), reconcilerEndpoint(extra), log, reg)

@@ -3,6 +3,8 @@ package ledger
 import (
 	"context"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 // FollowOptions configures Follow.
@@ -87,4 +89,13 @@ func (l *Ledger) Poll(ctx context.Context, timeout time.Duration) error {
 	defer l.wmu.Unlock()
 	_, err := l.catchUp(ctx)
 	return err
+}
+
+// Leases returns the backend's leases when it is shared with other
+// replicas and can elect a leader among them, nil otherwise.
+func (l *Ledger) Leases() store.Leases {
+	if l.rep == nil {
+		return nil
+	}
+	return l.rep.leases
 }

@@ -243,10 +243,8 @@ func stateDump(st *state) string {
 		for _, a := range c.allocs {
 			allocs = append(allocs, fmt.Sprintf("%d:%s/%s=%d", a.id, a.provider.uuid, a.class.name, a.used))
 		}
-		// Not updatedAt: the writer's memory leaves a new consumer's at
-		// zero while storage has its generation bump's (nothing serves it).
-		add("consumer %d %s %s/%s %q gen=%d %v %v", c.id, c.uuid, c.projectID, c.userID, c.consumerType, c.generation,
-			c.createdAt, allocs)
+		add("consumer %d %s %s/%s %q gen=%d %v %v %v", c.id, c.uuid, c.projectID, c.userID, c.consumerType, c.generation,
+			c.createdAt, c.updatedAt, allocs)
 	}
 	// Not nextCustomClassID: a reload takes it from the classes left,
 	// while memory remembers deleted ones (remoteApplyStep compares it).

@@ -38,6 +38,8 @@ type replica struct {
 	own     map[int64]struct{}
 	idx     *idIndex
 	metrics *feedMetrics
+	// leases is the backend's, when it has them.
+	leases store.Leases
 }
 
 type feedMetrics struct {
@@ -68,6 +70,7 @@ func newFeedMetrics() *feedMetrics {
 // openReplica seeds the standard names through the feed and loads the
 // state and the feed position from one consistent snapshot.
 func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
+	leases, _ := l.be.(store.Leases)
 	l.be = feedBackend{Backend: l.be}
 	var recs *store.Records
 	var cursor int64
@@ -92,7 +95,7 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	l.st = st
-	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: newIDIndex(st), metrics: newFeedMetrics()}
+	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: newIDIndex(st), metrics: newFeedMetrics(), leases: leases}
 	l.rep.metrics.position.Set(float64(cursor))
 	return nil
 }
@@ -118,6 +121,8 @@ func (l *Ledger) replicaWrite(ctx context.Context, usageOnly bool, fn writeFunc)
 		if attempt == maxWriteAttempts || ctx.Err() != nil {
 			return err
 		}
+		// An abort (store.ErrRetry) with nothing new goes back to
+		// writeKind, which runs the write again after a pause.
 		if n, cerr := l.catchUp(ctx); cerr != nil || n == 0 {
 			return err // memory was current: the answer stands
 		}
