@@ -127,7 +127,10 @@ func checkSnapshot(t *testing.T, r *Ledger, step int) {
 func remoteScenario() []func(context.Context, *Ledger) error {
 	const root, child, other = "11111111-0000-4000-8000-000000000001", "11111111-0000-4000-8000-000000000002", "11111111-0000-4000-8000-000000000003"
 	const cons = "22222222-0000-4000-8000-000000000001"
-	gen := func(l *Ledger, uuid string) int64 { p, _ := l.GetProvider(context.Background(), uuid); return p.Generation }
+	gen := func(l *Ledger, uuid string) int64 {
+		p, _ := l.GetProvider(context.Background(), uuid)
+		return p.Generation
+	}
 	return []func(context.Context, *Ledger) error{
 		func(ctx context.Context, l *Ledger) error {
 			_, err := l.CreateProvider(ctx, store.NewProvider{UUID: root, Name: "root"})

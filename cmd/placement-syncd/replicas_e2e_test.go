@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+)
+
+// replicaSet is several `serve` processes on one MariaDB database.
+type replicaSet struct {
+	t    *testing.T
+	db   *mariadbtest.Server
+	name string
+	url  string
+	dir  string
+	rs   []*durServer
+}
+
+func startReplicaSet(t *testing.T, n int, extra ...string) *replicaSet {
+	t.Helper()
+	s := mariadbtest.Start(t)
+	db := s.NewDatabase(t)
+	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
+	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
+	}
+	for i := range n {
+		set.rs = append(set.rs, set.start(i, extra...))
+	}
+	return set
+}
+
+// start starts replica i (again).
+func (set *replicaSet) start(i int, extra ...string) *durServer {
+	return durStart(set.t, binary(set.t), set.url, filepath.Join(set.dir, fmt.Sprintf("serve%d-%d.log", i, time.Now().UnixNano())), extra...)
+}
+
+// sql opens the database itself.
+func (set *replicaSet) sql() *sql.DB {
+	set.t.Helper()
+	db, err := sql.Open("mysql", set.db.DSN(set.name))
+	if err != nil {
+		set.t.Fatal(err)
+	}
+	set.t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// call sends a request with a JSON body at a microversion and returns the
+// status, 0 when no answer came (a killed replica).
+func call(s *durServer, method, path, mv, body string) (int, []byte) {
+	req, err := http.NewRequest(method, s.url+path, bytes.NewBufferString(body))
+	if err != nil {
+		return 0, nil
+	}
+	req.Header.Set("X-Auth-Token", "admin")
+	req.Header.Set("OpenStack-API-Version", "placement "+mv)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func mustCall(t *testing.T, s *durServer, method, path, mv, body string, want int) []byte {
+	t.Helper()
+	code, b := call(s, method, path, mv, body)
+	if code != want {
+		t.Fatalf("%s %s on %s: %d %s, want %d", method, path, s.url, code, b, want)
+	}
+	return b
+}
+
+// eventually retries check until it passes or a generous deadline ends
+// (the replicas follow each other within a poll interval).
+func eventuallyOK(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestE2E_ReplicaClaims has 16 clients claim one VCPU each through three
+// replicas on one MariaDB against a capacity of 50: exactly 50 are
+// granted, none over-allocated, no 5xx; every replica then shows 50 used.
+func TestE2E_ReplicaClaims(t *testing.T) {
+	t.Parallel()
+	set := startReplicaSet(t, 3)
+	const rp, capacity, claims, clients = "11111111-2222-4333-8444-555555555555", 50, 120, 16
+	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
+	mustCall(t, set.rs[1], "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
+		fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, capacity), 200)
+	var next atomic.Int64
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > claims {
+					return
+				}
+				consumer := fmt.Sprintf("cccccccc-0000-4000-8000-%012d", i)
+				code, _ := call(set.rs[i%3], "PUT", "/allocations/"+consumer, "1.28",
+					`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("answers by status: %v", codes)
+	if codes[204] != capacity || codes[409] != claims-capacity || len(codes) != 2 {
+		t.Fatalf("answers by status %v: want %d granted (204) and %d refused (409), nothing else", codes, capacity, claims-capacity)
+	}
+	var used int64
+	if err := set.sql().QueryRow(`SELECT COALESCE(SUM(used), 0) FROM allocations`).Scan(&used); err != nil || used != capacity {
+		t.Fatalf("the database holds %d used (%v), want %d", used, err, capacity)
+	}
+	for i, r := range set.rs {
+		eventuallyOK(t, fmt.Sprintf("replica %d's usage", i), func() error {
+			b := mustCall(t, r, "GET", "/resource_providers/"+rp+"/usages", "1.20", "", 200)
+			if !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU": %d`, capacity))) && !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU":%d`, capacity))) {
+				return fmt.Errorf("usages %s", b)
+			}
+			return nil
+		})
+	}
+}
