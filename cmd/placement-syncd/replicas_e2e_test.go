@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"io"
@@ -154,4 +155,135 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 			return nil
 		})
 	}
+}
+
+// writeStream writes through the replicas from several clients until
+// stop is closed: new traits and new consumers' claims, alternately. It
+// returns what was acknowledged (201 or 204) and counts other answers.
+type writeStream struct {
+	mu     sync.Mutex
+	acked  []string // "trait NAME" or "claim CONSUMER"
+	codes  map[int]int
+	next   atomic.Int64
+	stop   chan struct{}
+	done   sync.WaitGroup
+	target func(i int64) *durServer
+}
+
+func startWriteStream(clients int, rp string, target func(i int64) *durServer) *writeStream {
+	w := &writeStream{codes: map[int]int{}, stop: make(chan struct{}), target: target}
+	for range clients {
+		w.done.Add(1)
+		go func() {
+			defer w.done.Done()
+			for {
+				select {
+				case <-w.stop:
+					return
+				default:
+				}
+				i := w.next.Add(1)
+				s := w.target(i)
+				var code int
+				var what string
+				if i%2 == 0 {
+					what = fmt.Sprintf("trait CUSTOM_T%d", i)
+					code, _ = call(s, "PUT", fmt.Sprintf("/traits/CUSTOM_T%d", i), "1.6", "")
+				} else {
+					c := fmt.Sprintf("dddddddd-0000-4000-8000-%012d", i)
+					what = "claim " + c
+					code, _ = call(s, "PUT", "/allocations/"+c, "1.28",
+						`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
+				}
+				w.mu.Lock()
+				w.codes[code]++
+				if code == 201 || code == 204 {
+					w.acked = append(w.acked, what)
+				}
+				w.mu.Unlock()
+			}
+		}()
+	}
+	return w
+}
+
+// waitFor lets the stream run until n more writes were acknowledged.
+func (w *writeStream) waitFor(t *testing.T, n int) {
+	t.Helper()
+	w.mu.Lock()
+	want := len(w.acked) + n
+	w.mu.Unlock()
+	eventuallyOK(t, "acknowledged writes", func() error {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.acked) < want {
+			return fmt.Errorf("%d acknowledged, waiting for %d; answers %v", len(w.acked), want, w.codes)
+		}
+		return nil
+	})
+}
+
+func (w *writeStream) finish() ([]string, map[int]int) {
+	close(w.stop)
+	w.done.Wait()
+	return w.acked, w.codes
+}
+
+// checkAcked asks s for every acknowledged write.
+func checkAcked(t *testing.T, s *durServer, acked []string) {
+	t.Helper()
+	eventuallyOK(t, "acknowledged writes on "+s.url, func() error {
+		for _, a := range acked {
+			var kind, name string
+			fmt.Sscan(a, &kind, &name)
+			if kind == "trait" {
+				if code, _ := call(s, "GET", "/traits/"+name, "1.6", ""); code != 204 {
+					return fmt.Errorf("GET /traits/%s: %d", name, code)
+				}
+				continue
+			}
+			if code, b := call(s, "GET", "/allocations/"+name, "1.28", ""); code != 200 || !bytes.Contains(b, []byte(`"VCPU": 1`)) && !bytes.Contains(b, []byte(`"VCPU":1`)) {
+				return fmt.Errorf("GET /allocations/%s: %d %s", name, code, b)
+			}
+		}
+		return nil
+	})
+}
+
+// TestE2E_ReplicaKillAndDatabaseRestart writes through three replicas
+// while one of them is killed with SIGKILL and then while MariaDB is
+// killed and restarted: no acknowledged write is lost, the two survivors
+// write again after the restart without being restarted, and a replica
+// started afterwards sees everything.
+func TestE2E_ReplicaKillAndDatabaseRestart(t *testing.T) {
+	t.Parallel()
+	set := startReplicaSet(t, 3)
+	const rp = "11111111-2222-4333-8444-666666666666"
+	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
+	mustCall(t, set.rs[0], "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
+		`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":1000000}}}`, 200)
+	var killed atomic.Bool
+	w := startWriteStream(8, rp, func(i int64) *durServer {
+		if killed.Load() && i%3 == 1 {
+			return set.rs[2] // the client's load balancer drops the dead replica
+		}
+		return set.rs[i%3]
+	})
+	w.waitFor(t, 100)
+	set.rs[1].kill(t) // SIGKILL in the middle of the stream
+	killed.Store(true)
+	w.waitFor(t, 100)
+	if err := set.db.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // writes fail meanwhile
+	if err := set.db.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(t, 100) // the same processes write again
+	acked, codes := w.finish()
+	t.Logf("%d writes acknowledged; answers by status (0: no answer): %v", len(acked), codes)
+	checkAcked(t, set.rs[0], acked)
+	checkAcked(t, set.rs[2], acked)
+	checkAcked(t, set.start(1), acked)
 }
