@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
 // replicaSet is several `serve` processes on one MariaDB database.
@@ -286,4 +288,95 @@ func TestE2E_ReplicaKillAndDatabaseRestart(t *testing.T) {
 	checkAcked(t, set.rs[0], acked)
 	checkAcked(t, set.rs[2], acked)
 	checkAcked(t, set.start(1), acked)
+}
+
+// jobsOf reads a replica's job listing from its reconciler endpoint.
+func jobsOf(addr string) (leader bool, runs []reconciler.RunRecord, err error) {
+	resp, err := http.Get("http://" + addr + "/v1/jobs")
+	if err != nil {
+		return false, nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Jobs       []reconciler.JobStatus `json:"jobs"`
+		Leadership reconciler.Leadership  `json:"leadership"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return false, nil, err
+	}
+	for _, j := range out.Jobs {
+		runs = append(runs, j.Runs...)
+	}
+	return out.Leadership.Leader, runs, nil
+}
+
+// TestE2E_ReplicaLeaderTakeover runs the reconciler in three replicas:
+// one leads and runs the job; after a SIGKILL of the leader another takes
+// the lease over and runs the job (trigger leader). The time from the kill
+// to that run is logged: the bound is lease_ttl + lease_ttl/3 + 1s.
+func TestE2E_ReplicaLeaderTakeover(t *testing.T) {
+	t.Parallel()
+	const ttl = 3 * time.Second
+	s := mariadbtest.Start(t)
+	db := s.NewDatabase(t)
+	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
+	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
+	}
+	addrs := make([]string, 3)
+	for i := range addrs {
+		addrs[i] = durFreeAddr(t)
+		cfg := filepath.Join(set.dir, fmt.Sprintf("replica%d.yaml", i))
+		writeFile(t, cfg, fmt.Sprintf("reconciler:\n  enabled: true\n  listen: %q\n  state_file: %s\n  jobs:\n    aggregates: \"\"\n    owner_traits: \"@every 1h\"\n  leader:\n    lease_ttl: %s\n",
+			addrs[i], filepath.Join(set.dir, fmt.Sprintf("state%d.json", i)), ttl))
+		set.rs = append(set.rs, set.start(i, "--config", cfg))
+	}
+	leaderIdx := -1
+	eventuallyOK(t, "one leader that ran the job", func() error {
+		leaders := 0
+		for i, a := range addrs {
+			lead, runs, err := jobsOf(a)
+			if err != nil {
+				return err
+			}
+			if lead && len(runs) > 0 {
+				leaders, leaderIdx = leaders+1, i
+			} else if !lead && len(runs) > 0 {
+				return fmt.Errorf("standby %d ran %+v", i, runs)
+			}
+		}
+		if leaders != 1 {
+			return fmt.Errorf("%d leaders with a run", leaders)
+		}
+		return nil
+	})
+	killedAt := time.Now()
+	set.rs[leaderIdx].kill(t)
+	var took time.Duration
+	eventuallyOK(t, "a new leader running the job", func() error {
+		leaders := 0
+		for i, a := range addrs {
+			if i == leaderIdx {
+				continue
+			}
+			lead, runs, err := jobsOf(a)
+			if err != nil {
+				return err
+			}
+			if !lead {
+				continue
+			}
+			leaders++
+			for _, r := range runs {
+				if r.Trigger == reconciler.TriggerLeader {
+					took = r.Start.Sub(killedAt)
+				}
+			}
+		}
+		if leaders != 1 || took == 0 {
+			return fmt.Errorf("%d leaders, takeover run after %s", leaders, took)
+		}
+		return nil
+	})
+	t.Logf("leader killed; another replica ran the job %s later (lease_ttl %s, bound %s)", took, ttl, ttl+ttl/3+time.Second)
 }
