@@ -14,6 +14,7 @@ import (
 type follower interface {
 	Replicated() bool
 	Poll(ctx context.Context, timeout time.Duration) error
+	Fresh(ctx context.Context) error
 }
 
 // catchUpTimeout bounds the read of the feed before a write request.
@@ -22,9 +23,11 @@ const catchUpTimeout = 5 * time.Second
 // catchUpRouter makes every request that may write first apply what
 // other replicas committed, so that the checks a handler makes before it
 // writes (the provider exists, the class is known) see what the database
-// holds, as they would on the reference. Reads keep answering from memory
-// at once. A failed read of the feed is left to the write, which catches
-// up itself and reports the database's failure.
+// holds, as they would on the reference. A read first checks the feed's
+// head when the store keeps reads consistent (Fresh), and GET / never
+// waits for the database. A failed read of the feed is left to the
+// write, which catches up itself and reports the database's failure; a
+// read then answers from memory.
 type catchUpRouter struct {
 	middleware.Router
 	f follower
@@ -41,7 +44,11 @@ func catchUpBeforeWrites(st any, rt middleware.Router) middleware.Router {
 
 func (c catchUpRouter) Dispatch(w http.ResponseWriter, r *middleware.Request) {
 	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	case http.MethodGet, http.MethodHead:
+		if r.URL.Path != "/" {
+			_ = c.f.Fresh(r.Context())
+		}
+	case http.MethodOptions:
 	default:
 		_ = c.f.Poll(r.Context(), catchUpTimeout)
 	}

@@ -17,6 +17,12 @@ type ChangeFeedConfig struct {
 	// Retention is how long changes stay in the feed; a replica that
 	// falls further behind reloads everything.
 	Retention time.Duration `yaml:"retention"`
+	// ConsistentReads makes every read (but GET /) first check the
+	// feed's head and catch up when behind: one indexed read per request
+	// for answers that include every write acknowledged before, by any
+	// replica. Off, reads answer from memory at once and lag by up to a
+	// poll interval.
+	ConsistentReads bool `yaml:"consistent_reads"`
 }
 
 // LeaderConfig is reconciler.leader: the election of the one replica that
@@ -28,7 +34,7 @@ type LeaderConfig struct {
 }
 
 func defaultChangeFeedConfig() ChangeFeedConfig {
-	return ChangeFeedConfig{PollInterval: ledger.DefaultPollInterval, Retention: ledger.DefaultRetention}
+	return ChangeFeedConfig{PollInterval: ledger.DefaultPollInterval, Retention: ledger.DefaultRetention, ConsistentReads: true}
 }
 
 func defaultLeaderConfig() LeaderConfig { return LeaderConfig{LeaseTTL: leader.DefaultTTL} }

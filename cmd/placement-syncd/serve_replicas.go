@@ -46,6 +46,7 @@ func withReplicas(cfg Config, st *ledger.Ledger, log *zap.Logger, reg prometheus
 	if !st.Replicated() {
 		return nil, nil, nil
 	}
+	st.SetConsistentReads(cfg.Database.ChangeFeed.ConsistentReads)
 	flog := log.Named("feed")
 	actors := map[string]actor{"change-feed": followActor{st: st, opts: ledger.FollowOptions{
 		Interval:  cfg.Database.ChangeFeed.PollInterval,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,6 +34,10 @@ type replica struct {
 	// cursor is the id of the last change memory includes: every change
 	// up to it is applied (or was this process's own).
 	cursor int64
+	// at mirrors cursor for readers that do not hold wmu (Fresh).
+	at atomic.Int64
+	// consistentReads makes Fresh catch up (SetConsistentReads).
+	consistentReads atomic.Bool
 	// own holds ids above cursor of changes this process wrote and
 	// applied already; catching up skips them.
 	own     map[int64]struct{}
@@ -96,8 +101,15 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 	}
 	l.st = st
 	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: newIDIndex(st), metrics: newFeedMetrics(), leases: leases}
-	l.rep.metrics.position.Set(float64(cursor))
+	l.rep.setCursor(cursor)
 	return nil
+}
+
+// setCursor moves the feed position (caller holds wmu).
+func (r *replica) setCursor(id int64) {
+	r.cursor = id
+	r.at.Store(id)
+	r.metrics.position.Set(float64(id))
 }
 
 // replicaWrite is writeTx for a replica: it first applies what other
@@ -139,8 +151,7 @@ func (l *Ledger) noteOwn(tx *feedTx) {
 	}
 	r.idx.noteLocal(l.st, tx.Ops())
 	if tx.changeID == r.cursor+1 {
-		r.cursor = tx.changeID
-		r.metrics.position.Set(float64(r.cursor))
+		r.setCursor(tx.changeID)
 	} else {
 		r.own[tx.changeID] = struct{}{}
 	}
@@ -187,7 +198,7 @@ func (l *Ledger) applyChanges(chs []store.Change) (int, error) {
 			l.version++
 			l.snap.noteWrite(usageOnly, l.st.usageLog)
 		}
-		r.metrics.position.Set(float64(r.cursor))
+		r.setCursor(r.cursor)
 	}()
 	for _, ch := range chs {
 		if ch.ID != r.cursor+1 {
@@ -233,8 +244,8 @@ func (l *Ledger) reloadFeed(ctx context.Context) error {
 	l.version++
 	l.snap.noteWrite(false, nil)
 	l.mu.Unlock()
-	r.cursor, r.own, r.idx = cursor, map[int64]struct{}{}, newIDIndex(st)
+	r.own, r.idx = map[int64]struct{}{}, newIDIndex(st)
+	r.setCursor(cursor)
 	r.metrics.reloads.Inc()
-	r.metrics.position.Set(float64(cursor))
 	return nil
 }

@@ -23,8 +23,10 @@ type Feed interface {
 	// Changes returns up to limit committed changes with an id greater
 	// than after, in ascending id order.
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// Head returns the id of the last committed change (0 when none).
+	Head(ctx context.Context) (int64, error)
 	// PruneChanges deletes changes committed before t, keeping the last
-	// one (its id stays the counter's), and returns how many it deleted.
+	// one, and returns how many it deleted.
 	PruneChanges(ctx context.Context, before time.Time) (int64, error)
 }
 

@@ -26,6 +26,7 @@ func RunReplicas(t *testing.T, newStorage func(t *testing.T) Storage) {
 		{"replicas/writes catch up first", testReplicasWriteCatchUp},
 		{"replicas/claims never exceed capacity", testReplicaClaims},
 		{"replicas/pruned feed reloads", testReplicaPruned},
+		{"replicas/consistent reads", testReplicaConsistentReads},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStorage(t)) })
@@ -174,5 +175,36 @@ func testReplicaPruned(t *testing.T, s Storage) {
 	poll(t, ls[0])
 	if got, want := dump(t, ctx, ls[0]), dump(t, ctx, ls[1]); got != want {
 		t.Fatalf("replicas disagree after a write following a reload:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// testReplicaConsistentReads reads through a replica right after a write
+// through another: with consistent reads Fresh makes the read see it;
+// without, nothing is read from the database.
+func testReplicaConsistentReads(t *testing.T, s Storage) {
+	ctx := context.Background()
+	ls := openReplicas(t, s, 2)
+	a, b := ls[0], ls[1]
+	b.SetConsistentReads(true)
+	for i, w := range scenario()[:6] {
+		if err := w(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Fresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := dump(t, ctx, b), dump(t, ctx, a); got != want {
+			t.Fatalf("after write %d, a fresh read answers:\n%s\nwant:\n%s", i, got, want)
+		}
+	}
+	b.SetConsistentReads(false)
+	if _, err := a.CreateProvider(ctx, store.NewProvider{UUID: "99999999-0000-4000-8000-000000000001", Name: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetProvider(ctx, "99999999-0000-4000-8000-000000000001"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("without consistent reads Fresh caught up: %v", err)
 	}
 }

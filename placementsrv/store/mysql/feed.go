@@ -57,6 +57,15 @@ func (b *Backend) LoadAt(ctx context.Context) (*store.Records, int64, error) {
 	return r, cursor, nil
 }
 
+// Head reads the counter: the id of the last committed change.
+func (b *Backend) Head(ctx context.Context) (int64, error) {
+	var id int64
+	if err := b.db.QueryRowContext(ctx, `SELECT value FROM feed_counter WHERE name = 'changes'`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("read the change feed's head of %s: %w", b.name, err)
+	}
+	return id, nil
+}
+
 // Changes reads committed changes after the id after.
 func (b *Backend) Changes(ctx context.Context, after int64, limit int) ([]store.Change, error) {
 	rows, err := b.db.QueryContext(ctx, `SELECT id, committed_at, payload FROM changes WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
