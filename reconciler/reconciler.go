@@ -52,8 +52,10 @@ type Options struct {
 	// sharing a database that runs the jobs (package internal/leader);
 	// Replica names this replica in the job listing. A job asked for on
 	// the endpoint runs on any replica.
-	Leader     func() bool
-	Replica    string
+	Leader  func() bool
+	Replica string
+	// Shared, when set, shares heartbeats with the other replicas.
+	Shared     SharedRecords
 	Logger     *zap.Logger
 	Registerer prometheus.Registerer
 	Now        func() time.Time
@@ -149,12 +151,17 @@ func New(opts Options) (*Reconciler, error) {
 // Run runs each configured job once, then on its schedule, until ctx
 // ends. It returns after in-flight runs have finished.
 func (r *Reconciler) Run(ctx context.Context) error {
-	done := make(chan struct{})
+	done := make(chan struct{}, 2)
 	go func() {
-		defer close(done)
+		defer func() { done <- struct{}{} }()
 		r.stampOnOpen(ctx)
 	}()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		r.followShared(ctx)
+	}()
 	err := r.run.loop(ctx)
+	<-done
 	<-done
 	return err
 }
@@ -239,6 +246,11 @@ func (r *Reconciler) heartbeat(rec ServiceRecord, authenticated bool) error {
 		return err
 	}
 	r.refreshGate()
+	// Kept here already: a database outage costs the other replicas
+	// this heartbeat, not the agent its answer.
+	if err := r.share(rec); err != nil {
+		r.log.Warn("heartbeat not shared", zap.Error(err))
+	}
 	return nil
 }
 

@@ -350,6 +350,26 @@ func TestE2E_ReplicaLeaderTakeover(t *testing.T) {
 		}
 		return nil
 	})
+	// An agent's heartbeat reaches a standby; the leader counts it too.
+	standby := (leaderIdx + 1) % 3
+	resp, err := http.Post("http://"+addrs[standby]+"/v1/services", "application/json",
+		bytes.NewBufferString(`{"host":"compute-1","binary":"nova-compute","version":73}`))
+	if err != nil || resp.StatusCode != 204 {
+		t.Fatalf("heartbeat to a standby: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	eventuallyOK(t, "the heartbeat on the leader", func() error {
+		r, err := http.Get("http://" + addrs[leaderIdx] + "/v1/services")
+		if err != nil {
+			return err
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		if !bytes.Contains(b, []byte("compute-1")) {
+			return fmt.Errorf("services %s", b)
+		}
+		return nil
+	})
 	killedAt := time.Now()
 	set.rs[leaderIdx].kill(t)
 	var took time.Duration

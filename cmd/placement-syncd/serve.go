@@ -20,6 +20,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
 // actor is a long-running component: Run blocks until ctx ends or the
@@ -102,7 +103,8 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		return err
 	}
 	// The reconciler needs the API's address, and the API its gate.
-	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts, elected)
+	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts,
+		func(ro *reconciler.Options) { leadership(st, elected, ro) })
 	if err != nil {
 		ln.Close()
 		return err

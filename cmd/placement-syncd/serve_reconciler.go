@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
-	"github.com/placement-syncd/placement-syncd/internal/leader"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -18,7 +17,7 @@ import (
 // withReconciler sets the API's OWNER_NOVA pre-filter and, when the
 // reconciler is enabled, builds it with its local endpoint as actors.
 // Without the reconciler there is no gate, so "auto" means off.
-func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Logger, api *placementsrv.Options, elected *leader.Elector) (map[string]actor, error) {
+func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Logger, api *placementsrv.Options, replicas func(*reconciler.Options)) (map[string]actor, error) {
 	rc := cfg.Reconciler
 	api.SchedulerUsers = rc.SchedulerUsers
 	api.OwnerNovaPrefilter = rc.OwnerNovaPrefilter
@@ -29,7 +28,7 @@ func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Lo
 		return nil, nil
 	}
 	ro := reconciler.Options{Logger: log.Named("reconciler"), Registerer: api.Registerer}
-	leadership(elected, &ro)
+	replicas(&ro)
 	r, err := newReconciler(ctx, rc, localURL(apiAddr), ro)
 	if err != nil {
 		return nil, fmt.Errorf("reconciler: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/leader"
 	"github.com/placement-syncd/placement-syncd/internal/metricset"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -53,8 +54,8 @@ func withReplicas(cfg Config, st *ledger.Ledger, log *zap.Logger, reg prometheus
 		Retention: cfg.Database.ChangeFeed.Retention,
 		OnError:   func(err error) { flog.Warn("change feed", zap.Error(err)) },
 	}}}
-	leases := st.Leases()
-	if !cfg.Reconciler.Enabled || leases == nil {
+	leases, ok := st.Shared().(store.Leases)
+	if !cfg.Reconciler.Enabled || !ok {
 		return actors, nil, nil
 	}
 	set := metricset.New("reconciler")
@@ -68,11 +69,35 @@ func withReplicas(cfg Config, st *ledger.Ledger, log *zap.Logger, reg prometheus
 	return actors, e, nil
 }
 
-// leadership sets the reconciler's election, if any.
-func leadership(e *leader.Elector, ro *reconciler.Options) {
+// leadership sets the reconciler's election, if any, and shares its
+// heartbeats through the database.
+func leadership(st *ledger.Ledger, e *leader.Elector, ro *reconciler.Options) {
 	if e != nil {
 		ro.Leader, ro.Replica = e.Leader, e.Holder()
 	}
+	if db, ok := st.Shared().(sharedRecordStore); ok {
+		ro.Shared = sharedRecords{db: db, kind: "reconciler.services"}
+	}
+}
+
+// sharedRecordStore is the MySQL backend's table of shared records.
+type sharedRecordStore interface {
+	PutSharedRecord(ctx context.Context, kind, name string, value []byte) error
+	SharedRecords(ctx context.Context, kind string) ([][]byte, error)
+}
+
+// sharedRecords is one kind of them, as the reconciler uses it.
+type sharedRecords struct {
+	db   sharedRecordStore
+	kind string
+}
+
+func (s sharedRecords) PutRecord(ctx context.Context, key string, value []byte) error {
+	return s.db.PutSharedRecord(ctx, s.kind, key, value)
+}
+
+func (s sharedRecords) Records(ctx context.Context) ([][]byte, error) {
+	return s.db.SharedRecords(ctx, s.kind)
 }
 
 // actorFunc is a Run function as an actor.

@@ -91,13 +91,14 @@ func (l *Ledger) Poll(ctx context.Context, timeout time.Duration) error {
 	return err
 }
 
-// Leases returns the backend's leases when it is shared with other
-// replicas and can elect a leader among them, nil otherwise.
-func (l *Ledger) Leases() store.Leases {
+// Shared returns the backend when it is shared with other replicas, for
+// what they keep there besides records (the reconciler's lease and
+// heartbeats); nil otherwise.
+func (l *Ledger) Shared() store.Backend {
 	if l.rep == nil {
 		return nil
 	}
-	return l.rep.leases
+	return l.rep.shared
 }
 
 // SetConsistentReads makes Fresh bring memory up to the database's last

@@ -43,8 +43,8 @@ type replica struct {
 	own     map[int64]struct{}
 	idx     *idIndex
 	metrics *feedMetrics
-	// leases is the backend's, when it has them.
-	leases store.Leases
+	// shared is the backend as given to New.
+	shared store.Backend
 }
 
 type feedMetrics struct {
@@ -75,7 +75,7 @@ func newFeedMetrics() *feedMetrics {
 // openReplica seeds the standard names through the feed and loads the
 // state and the feed position from one consistent snapshot.
 func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
-	leases, _ := l.be.(store.Leases)
+	shared := l.be
 	l.be = feedBackend{Backend: l.be}
 	var recs *store.Records
 	var cursor int64
@@ -100,7 +100,7 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	l.st = st
-	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: newIDIndex(st), metrics: newFeedMetrics(), leases: leases}
+	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: newIDIndex(st), metrics: newFeedMetrics(), shared: shared}
 	l.rep.setCursor(cursor)
 	return nil
 }

@@ -146,6 +146,33 @@ func (b *Backend) ReleaseLease(ctx context.Context, name, holder string) error {
 	return nil
 }
 
+// PutSharedRecord stores value under (kind, name) for every replica.
+func (b *Backend) PutSharedRecord(ctx context.Context, kind, name string, value []byte) error {
+	if _, err := b.db.ExecContext(ctx, `INSERT INTO shared_records (kind, name, value) VALUES (?, ?, ?)
+		ON DUPLICATE KEY UPDATE value = VALUES(value)`, kind, name, value); err != nil {
+		return fmt.Errorf("store shared record %s %s: %w", kind, name, err)
+	}
+	return nil
+}
+
+// SharedRecords returns the values stored under kind.
+func (b *Backend) SharedRecords(ctx context.Context, kind string) ([][]byte, error) {
+	rows, err := b.db.QueryContext(ctx, `SELECT value FROM shared_records WHERE kind = ? ORDER BY name`, kind)
+	if err != nil {
+		return nil, fmt.Errorf("read shared records %s: %w", kind, err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var v []byte
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("read shared records %s: %w", kind, err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // Backend is shared by replicas.
 var (
 	_ store.Feed   = (*Backend)(nil)

@@ -1,5 +1,5 @@
--- The change feed and the leases of replicas sharing this database
--- (feed.go). feed_counter holds the id of the last change: a write
+-- The change feed, the leases and the shared records (the reconciler's
+-- heartbeats) of replicas sharing this database (feed.go). feed_counter holds the id of the last change: a write
 -- transaction increments it as its last statement and holds its row lock
 -- until it commits, so change ids are dense and in commit order (also
 -- under Galera, where a concurrent increment on another node fails
@@ -24,4 +24,11 @@ CREATE TABLE IF NOT EXISTS leases (
     name       VARCHAR(64)  NOT NULL PRIMARY KEY,
     holder     VARCHAR(255) NOT NULL,
     expires_at BIGINT       NOT NULL
+) {table};
+
+CREATE TABLE IF NOT EXISTS shared_records (
+    kind  VARCHAR(64)  NOT NULL,
+    name  VARCHAR(255) NOT NULL,
+    value MEDIUMBLOB   NOT NULL,
+    PRIMARY KEY (kind, name)
 ) {table};
