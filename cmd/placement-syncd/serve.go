@@ -20,7 +20,6 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
 // actor is a long-running component: Run blocks until ctx ends or the
@@ -97,14 +96,8 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	}
 	opts.Store = st
 	opts.MaxMicroversion = maxMicroversion(cfg.API)
-	replicaActors, elected, err := withReplicas(cfg, st, log, reg)
-	if err != nil {
-		ln.Close()
-		return err
-	}
 	// The reconciler needs the API's address, and the API its gate.
-	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts,
-		func(ro *reconciler.Options) { leadership(st, elected, ro) })
+	extra, err := withReplicasAndReconciler(ctx, cfg, st, ln.Addr().String(), log, &opts)
 	if err != nil {
 		ln.Close()
 		return err
@@ -119,7 +112,6 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
 	}
 	maps.Copy(actors, extra)
-	maps.Copy(actors, replicaActors)
 	// All-in-one: the agent reports to this API and heartbeats to this
 	// reconciler.
 	agentActors, closeDrivers, err := withAgent(ctx, cfg, ln.Addr().String(), reconcilerEndpoint(extra), log, reg)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/leader"
 	"github.com/placement-syncd/placement-syncd/internal/metricset"
+	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/reconciler"
@@ -67,6 +69,25 @@ func withReplicas(cfg Config, st *ledger.Ledger, log *zap.Logger, reg prometheus
 		Gauge: gauge, Logger: log.Named("leader")})
 	actors["leader"] = actorFunc(e.Run)
 	return actors, e, nil
+}
+
+// withReplicasAndReconciler adds the actors of withReplicas and of
+// withReconciler, the reconciler elected and sharing heartbeats on a
+// shared database.
+func withReplicasAndReconciler(ctx context.Context, cfg Config, st *ledger.Ledger, apiAddr string, log *zap.Logger, api *placementsrv.Options) (map[string]actor, error) {
+	actors, elected, err := withReplicas(cfg, st, log, api.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := withReconciler(ctx, cfg, apiAddr, log, api, func(ro *reconciler.Options) { leadership(st, elected, ro) })
+	if err != nil {
+		return nil, err
+	}
+	if actors == nil {
+		return extra, nil
+	}
+	maps.Copy(actors, extra)
+	return actors, nil
 }
 
 // leadership sets the reconciler's election, if any, and shares its
