@@ -119,9 +119,9 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 	if r == nil || !r.consistentReads.Load() {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
-	defer cancel()
-	head, err := r.feed.Head(ctx)
+	hctx, cancel := context.WithTimeout(ctx, freshTimeout)
+	head, err := r.feed.Head(hctx)
+	cancel()
 	if err != nil || head <= r.at.Load() {
 		return err
 	}
@@ -130,9 +130,16 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 	if head <= r.cursor {
 		return nil // another request caught up meanwhile
 	}
+	ctx, cancel = context.WithTimeout(ctx, catchUpTimeout)
+	defer cancel()
 	_, err = l.catchUp(ctx)
 	return err
 }
 
-// catchUpTimeout bounds a read's wait for the feed.
-const catchUpTimeout = 5 * time.Second
+// freshTimeout bounds a read's look at the feed's head: a database that
+// does not answer by then leaves the read to answer from memory.
+// catchUpTimeout bounds its catching up.
+const (
+	freshTimeout   = time.Second
+	catchUpTimeout = 5 * time.Second
+)
