@@ -16,6 +16,7 @@ const (
 	errLockDeadlock      = 1213 // ER_LOCK_DEADLOCK (also Galera's certification failure)
 	errUnknownCom        = 1047 // ER_UNKNOWN_COM_ERROR: "WSREP has not yet prepared node for application use"
 	errErrorDuringCommit = 1180 // ER_ERROR_DURING_COMMIT
+	errNotSupportedYet   = 1235 // ER_NOT_SUPPORTED_YET: GET_LOCK on some Galera releases
 )
 
 // kindError gives a server error a contract kind: it reads as the

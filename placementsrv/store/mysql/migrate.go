@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -71,9 +72,18 @@ func initSchema(ctx context.Context, db *sql.DB, name string, opts Options) erro
 	return nil
 }
 
+// getLock takes the migration lock. Galera nodes do not replicate named
+// locks, and some MariaDB releases refuse them with wsrep on (1235); the
+// migration then runs unlocked, which its idempotent statements allow
+// (Galera runs DDL in total order anyway).
 func getLock(ctx context.Context, conn *sql.Conn) error {
 	var got sql.NullInt64
-	if err := conn.QueryRowContext(ctx, `SELECT GET_LOCK(?, 60)`, migrateLock).Scan(&got); err != nil {
+	err := conn.QueryRowContext(ctx, `SELECT GET_LOCK(?, 60)`, migrateLock).Scan(&got)
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == errNotSupportedYet {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("take lock %s: %w", migrateLock, err)
 	}
 	if got.Int64 != 1 {
@@ -192,7 +202,8 @@ func applyMigrations(ctx context.Context, conn *sql.Conn, from int, now time.Tim
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		if _, err := conn.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, v, name, now.UnixNano()); err != nil {
+		// IGNORE: an unlocked concurrent migrator may have recorded it.
+		if _, err := conn.ExecContext(ctx, `INSERT IGNORE INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, v, name, now.UnixNano()); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}

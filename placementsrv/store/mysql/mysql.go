@@ -101,6 +101,16 @@ func connConfig(cfg *mysql.Config) *mysql.Config {
 	if c.Timeout == 0 {
 		c.Timeout = 10 * time.Second
 	}
+	// A server that vanished without closing the connection (a host
+	// down, a partition) must not hold the ledger's writer forever; the
+	// bound exceeds InnoDB's default lock wait (50 s), which a statement
+	// may spend waiting without a byte on the wire.
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = 60 * time.Second
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = 60 * time.Second
+	}
 	return c
 }
 
