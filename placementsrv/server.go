@@ -118,6 +118,9 @@ type OwnerNovaGate = candidates.OwnerNovaGate
 type Server struct {
 	mw     middleware.Options // validated; Metrics nil: not instrumented (benchmarks only)
 	router *router
+	// write is router, after catching up with other replicas for
+	// requests that may write (catchup.go).
+	write middleware.Router
 	// metricsEndpoint is Options.MetricsHandler.
 	metricsEndpoint http.Handler
 	limits          httpserve.Limits
@@ -142,7 +145,8 @@ func New(opts Options) (*Server, error) {
 	if mw.Metrics, err = registerMetrics(opts); err != nil {
 		return nil, err
 	}
-	return &Server{mw: mw, router: newRouter(handlers.New(ho)), metricsEndpoint: opts.MetricsHandler, limits: opts.Limits}, nil
+	rt := newRouter(handlers.New(ho))
+	return &Server{mw: mw, router: rt, write: catchUpBeforeWrites(opts.Store, rt), metricsEndpoint: opts.MetricsHandler, limits: opts.Limits}, nil
 }
 
 // handlerOptions checks the allocation candidates settings.
@@ -185,7 +189,7 @@ func registerMetrics(opts Options) (*middleware.Metrics, error) {
 
 // Handler returns the HTTP handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	chain := middleware.New(s.mw, s.router)
+	chain := middleware.New(s.mw, s.write)
 	if s.mw.Metrics != nil && s.metricsEndpoint != nil {
 		return middleware.WithMetricsEndpoint(s.metricsEndpoint, chain)
 	}

@@ -48,7 +48,7 @@ func (r *Reconciler) Handler() http.Handler {
 	})
 	mux.HandleFunc("POST /v1/services", r.serveHeartbeat)
 	mux.HandleFunc("GET /v1/jobs", func(w http.ResponseWriter, _ *http.Request) {
-		answer.WriteJSON(w, http.StatusOK, map[string]any{"jobs": r.Jobs()})
+		answer.WriteJSON(w, http.StatusOK, map[string]any{"jobs": r.Jobs(), "leadership": r.Leadership()})
 	})
 	mux.HandleFunc("POST /v1/jobs/{name}/run", func(w http.ResponseWriter, req *http.Request) {
 		rec, err := r.RunJob(req.Context(), req.PathValue("name"))

@@ -47,7 +47,15 @@ type Options struct {
 	MaxRemovals *removallimit.Limit
 	// Token, when set, is required on the local endpoint as
 	// "X-Auth-Token" or "Authorization: Bearer".
-	Token      string
+	Token string
+	// Leader, when set, tells whether this replica is the one of several
+	// sharing a database that runs the jobs (package internal/leader);
+	// Replica names this replica in the job listing. A job asked for on
+	// the endpoint runs on any replica.
+	Leader  func() bool
+	Replica string
+	// Shared, when set, shares heartbeats with the other replicas.
+	Shared     SharedRecords
 	Logger     *zap.Logger
 	Registerer prometheus.Registerer
 	Now        func() time.Time
@@ -127,7 +135,7 @@ func New(opts Options) (*Reconciler, error) {
 		}
 	}
 	r := &Reconciler{opts: opts, log: opts.Logger, m: m, state: state, kick: make(chan struct{}, 1)}
-	r.run = &runner{byName: map[string]*job{}, timeout: opts.RunTimeout, log: opts.Logger, m: m, now: opts.Now}
+	r.run = &runner{byName: map[string]*job{}, timeout: opts.RunTimeout, log: opts.Logger, m: m, now: opts.Now, leader: opts.Leader}
 	r.aggs = &AggregateSync{Nova: opts.Nova, Placement: opts.Placement, State: state, Logger: opts.Logger.Named("aggregates"),
 		Concurrency: opts.Concurrency, Retry: opts.Retry, MaxRemovals: opts.MaxRemovals,
 		OnRefuse: func(reason string) { m.refused.WithLabelValues(reason).Inc() }}
@@ -143,12 +151,17 @@ func New(opts Options) (*Reconciler, error) {
 // Run runs each configured job once, then on its schedule, until ctx
 // ends. It returns after in-flight runs have finished.
 func (r *Reconciler) Run(ctx context.Context) error {
-	done := make(chan struct{})
+	done := make(chan struct{}, 2)
 	go func() {
-		defer close(done)
+		defer func() { done <- struct{}{} }()
 		r.stampOnOpen(ctx)
 	}()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		r.followShared(ctx)
+	}()
 	err := r.run.loop(ctx)
+	<-done
 	<-done
 	return err
 }
@@ -161,7 +174,7 @@ func (r *Reconciler) stampOnOpen(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.kick:
-			if r.run.byName[JobOwnerTraits] != nil {
+			if r.run.byName[JobOwnerTraits] != nil && r.run.leads() {
 				_, _ = r.run.run(ctx, JobOwnerTraits, TriggerGate)
 			}
 		}
@@ -178,6 +191,19 @@ type JobStatus struct {
 	Name     string      `json:"name"`
 	Schedule string      `json:"schedule"`
 	Runs     []RunRecord `json:"runs"`
+}
+
+// Leadership is what the job listing says about the replicas.
+type Leadership struct {
+	// Replicated is false for a lone process, which always runs the jobs.
+	Replicated bool   `json:"replicated"`
+	Leader     bool   `json:"leader"`
+	Replica    string `json:"replica,omitempty"`
+}
+
+// Leadership reports whether this replica runs the jobs now.
+func (r *Reconciler) Leadership() Leadership {
+	return Leadership{Replicated: r.opts.Leader != nil, Leader: r.run.leads(), Replica: r.opts.Replica}
 }
 
 // Jobs returns every configured job with its recent runs.
@@ -220,6 +246,11 @@ func (r *Reconciler) heartbeat(rec ServiceRecord, authenticated bool) error {
 		return err
 	}
 	r.refreshGate()
+	// Kept here already: a database outage costs the other replicas
+	// this heartbeat, not the agent its answer.
+	if err := r.share(rec); err != nil {
+		r.log.Warn("heartbeat not shared", zap.Error(err))
+	}
 	return nil
 }
 

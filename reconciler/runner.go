@@ -32,7 +32,8 @@ const (
 	TriggerStart    = "start"
 	TriggerSchedule = "schedule"
 	TriggerDemand   = "demand"
-	TriggerGate     = "gate" // the gate opened: stamp before the pre-filter applies
+	TriggerGate     = "gate"   // the gate opened: stamp before the pre-filter applies
+	TriggerLeader   = "leader" // this replica took the leadership over: every job runs once
 )
 
 // Run results.
@@ -114,7 +115,16 @@ type runner struct {
 	log     *zap.Logger
 	m       *metrics
 	now     func() time.Time
+	// leader, when set, says whether this replica leads: only the leader
+	// runs jobs on schedule, at start and when the gate opens.
+	leader func() bool
 }
+
+// leaderCheck is how often a standby replica looks whether it leads.
+const leaderCheck = time.Second
+
+// leads reports whether this replica runs the jobs that are not asked for.
+func (r *runner) leads() bool { return r.leader == nil || r.leader() }
 
 func (r *runner) add(name, schedule string, fn jobFunc, reportsUnmapped bool) error {
 	if _, err := cronParser.Parse(schedule); err != nil {
@@ -191,7 +201,9 @@ func (r *runner) record(j *job, rec RunRecord) {
 }
 
 // loop runs every job once, then on its schedule until ctx ends; it
-// returns after the last run has finished.
+// returns after the last run has finished. With several replicas only
+// the leader does: a replica that takes the leadership over runs every
+// job once at once (trigger leader), then on schedule.
 func (r *runner) loop(ctx context.Context) error {
 	c := cron.New(cron.WithParser(cronParser), cron.WithLogger(cron.DiscardLogger))
 	for _, j := range r.jobs {
@@ -199,20 +211,55 @@ func (r *runner) loop(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c.Schedule(sched, cron.FuncJob(func() { _, _ = r.run(ctx, j.name, TriggerSchedule) }))
+		c.Schedule(sched, cron.FuncJob(func() {
+			if r.leads() {
+				_, _ = r.run(ctx, j.name, TriggerSchedule)
+			}
+		}))
 	}
 	// The start runs go first, in order (aggregates before stamping), so
 	// that the first scheduled tick does not race them.
+	led := r.leads()
+	if led {
+		r.runAll(ctx, TriggerStart)
+	}
+	c.Start()
+	r.followLeadership(ctx, led)
+	<-c.Stop().Done()
+	return nil
+}
+
+// runAll runs every job once, in order.
+func (r *runner) runAll(ctx context.Context, trigger string) {
 	for _, j := range r.jobs {
 		if ctx.Err() != nil {
 			break
 		}
-		_, _ = r.run(ctx, j.name, TriggerStart)
+		_, _ = r.run(ctx, j.name, trigger)
 	}
-	c.Start()
-	<-ctx.Done()
-	<-c.Stop().Done()
-	return nil
+}
+
+// followLeadership waits for ctx to end, running every job when this
+// replica becomes the leader.
+func (r *runner) followLeadership(ctx context.Context, led bool) {
+	if r.leader == nil {
+		<-ctx.Done()
+		return
+	}
+	t := time.NewTicker(leaderCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			now := r.leads()
+			if now && !led {
+				r.runAll(ctx, TriggerLeader)
+			}
+			led = now
+		}
+	}
 }
 
 // history returns a job's recent runs, oldest first.

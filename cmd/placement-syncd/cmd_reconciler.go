@@ -125,11 +125,13 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch {
 	case len(rest) == 0 || (len(rest) == 1 && rest[0] == "list"):
 		var out struct {
-			Jobs []reconciler.JobStatus `json:"jobs"`
+			Jobs       []reconciler.JobStatus `json:"jobs"`
+			Leadership reconciler.Leadership  `json:"leadership"`
 		}
 		if err := endpointCall(ctx, cfg.Reconciler, http.MethodGet, "/v1/jobs", nil, &out); err != nil {
 			return err
 		}
+		printLeadership(stdout, out.Leadership)
 		for _, j := range out.Jobs {
 			fmt.Fprintf(stdout, "%s (%s):\n", j.Name, j.Schedule)
 			for _, r := range j.Runs {
@@ -157,6 +159,18 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return nil
 	}
 	return usageError{fmt.Errorf("jobs: want 'list' or 'run JOB', got %q", strings.Join(rest, " "))}
+}
+
+// printLeadership says whether this replica of several runs the jobs.
+func printLeadership(w io.Writer, l reconciler.Leadership) {
+	switch {
+	case !l.Replicated:
+		return
+	case l.Leader:
+		fmt.Fprintf(w, "leader: this replica (%s) runs the jobs\n", l.Replica)
+	default:
+		fmt.Fprintf(w, "standby: this replica (%s) runs jobs only when asked; the leader runs them on schedule\n", l.Replica)
+	}
 }
 
 // endpointCall calls the reconciler's local endpoint and decodes the

@@ -83,6 +83,8 @@ type DatabaseConfig struct {
 	BusyTimeout time.Duration `yaml:"busy_timeout"`
 	// AutoMigrate applies pending schema migrations at start-up.
 	AutoMigrate bool `yaml:"auto_migrate"`
+	// ChangeFeed is how replicas on a shared database follow each other.
+	ChangeFeed ChangeFeedConfig `yaml:"change_feed"`
 }
 
 // URL is the database the configuration names: Connection when set,
@@ -156,6 +158,7 @@ func DefaultConfig() Config {
 			Path:        defaultDBPath,
 			BusyTimeout: defaultBusyTimeout,
 			AutoMigrate: true,
+			ChangeFeed:  defaultChangeFeedConfig(),
 		},
 		Log:   LogConfig{Level: defaultLogLevel, Format: defaultLogFormat},
 		Agent: defaultAgentConfig(),
@@ -217,6 +220,7 @@ func (c *Config) Validate() error {
 	}
 	validateAgent(c.Agent, bad)
 	validateReconciler(c.Reconciler, bad)
+	validateReplicas(c, bad)
 	validateSafety(c, bad)
 	c.Metrics.validate(c, bad)
 	return errors.Join(errs...)

@@ -43,6 +43,8 @@ type ReconcilerConfig struct {
 	OwnerNovaPrefilter string `yaml:"owner_nova_prefilter"`
 	// SchedulerUsers are the users whose candidate requests are filtered.
 	SchedulerUsers []string `yaml:"scheduler_users"`
+	// Leader elects the replica that runs the jobs on a shared database.
+	Leader LeaderConfig `yaml:"leader"`
 }
 
 // ReconcilerJobsConfig holds each job's cron schedule; "" disables it.
@@ -120,6 +122,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
 		OwnerNovaPrefilter: "auto",
 		SchedulerUsers:     []string{"nova"},
+		Leader:             defaultLeaderConfig(),
 	}
 }
 

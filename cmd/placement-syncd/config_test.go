@@ -30,7 +30,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 				ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: 5 * time.Second, MaxConnections: 100,
 				MaxMicroversion:      "1.39",
 				AllocationCandidates: CandidatesConfig{Randomize: true, MaxCandidates: 5000, Order: "round-robin"}}
-			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false}
+			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false, ChangeFeed: defaultChangeFeedConfig()}
 			c.Log = LogConfig{Level: "debug", Format: "console"}
 			c.Metrics = MetricsConfig{Enabled: true, Listen: "0.0.0.0:9778", OpenStackCompat: false}
 		},

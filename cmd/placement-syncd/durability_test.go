@@ -100,11 +100,11 @@ func durFreeAddr(t *testing.T) string {
 
 // durStart starts `serve` on db and waits, up to a deadline, until it
 // answers HTTP.
-func durStart(t *testing.T, bin, db, logPath string) *durServer {
+func durStart(t *testing.T, bin, db, logPath string, extra ...string) *durServer {
 	t.Helper()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		srv, err := durTryStart(t, bin, db, logPath)
+		srv, err := durTryStart(t, bin, db, logPath, extra...)
 		if err == nil {
 			return srv
 		}
@@ -114,13 +114,13 @@ func durStart(t *testing.T, bin, db, logPath string) *durServer {
 	return nil
 }
 
-func durTryStart(t *testing.T, bin, db, logPath string) (*durServer, error) {
+func durTryStart(t *testing.T, bin, db, logPath string, extra ...string) (*durServer, error) {
 	addr := durFreeAddr(t)
 	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatalf("create log: %v", err)
 	}
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--db", db)
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--db", db}, extra...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

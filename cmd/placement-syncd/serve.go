@@ -98,7 +98,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 	opts.Store = st
 	opts.MaxMicroversion = maxMicroversion(cfg.API)
 	// The reconciler needs the API's address, and the API its gate.
-	extra, err := withReconciler(ctx, cfg, ln.Addr().String(), log, &opts)
+	extra, err := withReplicasAndReconciler(ctx, cfg, st, ln.Addr().String(), log, &opts)
 	if err != nil {
 		ln.Close()
 		return err

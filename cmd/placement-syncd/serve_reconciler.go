@@ -17,7 +17,7 @@ import (
 // withReconciler sets the API's OWNER_NOVA pre-filter and, when the
 // reconciler is enabled, builds it with its local endpoint as actors.
 // Without the reconciler there is no gate, so "auto" means off.
-func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Logger, api *placementsrv.Options) (map[string]actor, error) {
+func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Logger, api *placementsrv.Options, replicas func(*reconciler.Options)) (map[string]actor, error) {
 	rc := cfg.Reconciler
 	api.SchedulerUsers = rc.SchedulerUsers
 	api.OwnerNovaPrefilter = rc.OwnerNovaPrefilter
@@ -27,7 +27,9 @@ func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Lo
 		}
 		return nil, nil
 	}
-	r, err := newReconciler(ctx, rc, localURL(apiAddr), reconciler.Options{Logger: log.Named("reconciler"), Registerer: api.Registerer})
+	ro := reconciler.Options{Logger: log.Named("reconciler"), Registerer: api.Registerer}
+	replicas(&ro)
+	r, err := newReconciler(ctx, rc, localURL(apiAddr), ro)
 	if err != nil {
 		return nil, fmt.Errorf("reconciler: %w", err)
 	}

@@ -134,7 +134,8 @@ func applyChanges(st *state, ids *externalIDs, changes []*consumerChange, now ti
 	for _, cc := range changes {
 		c := cc.c
 		c.projectID, c.userID, c.consumerType = cc.project, cc.user, cc.kind
-		if !cc.isNew && cc.changed {
+		// As storage: a new consumer's generation increment sets it too.
+		if cc.changed {
 			c.updatedAt = now
 		}
 		c.generation = cc.generation

@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -51,6 +52,9 @@ type Ledger struct {
 	// stale (guarded by wmu) says a commit failed in a way that may
 	// have committed: the next write reloads the state first.
 	stale bool
+	// rep is set when the backend is shared with other replicas through
+	// its change feed (replica.go); nil otherwise.
+	rep *replica
 }
 
 // New inserts any missing standard trait and resource class, loads every
@@ -61,21 +65,40 @@ func New(ctx context.Context, be store.Backend, opts Options) (*Ledger, error) {
 		opts.Now = time.Now
 	}
 	l := &Ledger{be: be, now: opts.Now, metrics: newLedgerMetrics()}
-	recs, err := be.Load(ctx)
+	var err error
+	if f, ok := be.(store.Feed); ok {
+		err = l.openReplica(ctx, f)
+	} else {
+		err = l.open(ctx)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if err := seedStandard(ctx, be, recs, l.now().UTC()); err != nil {
-		return nil, fmt.Errorf("insert standard names: %w", err)
-	}
-	if l.st, err = buildState(recs); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
 	}
 	// Registered last, so that a failed New leaves the registry as it was.
 	if err := l.metrics.register(opts.Registerer); err != nil {
 		return nil, err
 	}
+	if l.rep != nil {
+		if err := l.rep.metrics.set.Register(metrics.Private(opts.Registerer)); err != nil {
+			return nil, fmt.Errorf("register change feed metrics: %w", err)
+		}
+	}
 	return l, nil
+}
+
+// open loads a backend this process owns.
+func (l *Ledger) open(ctx context.Context) error {
+	recs, err := l.be.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if err := seedStandard(ctx, l.be, recs, l.now().UTC()); err != nil {
+		return fmt.Errorf("insert standard names: %w", err)
+	}
+	if l.st, err = buildState(recs); err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	return nil
 }
 
 // Close closes the backend.
@@ -134,27 +157,39 @@ func (l *Ledger) writeKind(ctx context.Context, usageOnly bool, fn writeFunc) (e
 }
 
 // attempt is one run of a write: its transaction, and the apply after a
-// commit.
+// commit. A replica catches up with the change feed instead of reloading
+// after a commit of unknown outcome: if it committed, its change comes
+// back through the feed like another replica's.
 func (l *Ledger) attempt(ctx context.Context, usageOnly bool, fn writeFunc) error {
+	if l.rep != nil {
+		return l.replicaWrite(ctx, usageOnly, fn)
+	}
 	if l.stale {
 		if err := l.reload(ctx); err != nil {
 			return fmt.Errorf("reload after a commit of unknown outcome: %w", err)
 		}
 	}
+	_, err := l.writeTx(ctx, usageOnly, fn)
+	return err
+}
+
+// writeTx runs fn in one transaction, commits and applies; it returns the
+// committed transaction. Caller holds wmu.
+func (l *Ledger) writeTx(ctx context.Context, usageOnly bool, fn writeFunc) (store.Tx, error) {
 	tx, err := l.be.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return nil, fmt.Errorf("begin transaction: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	apply, err := fn(tx, l.now().UTC())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		// Not a conflict: the connection may have failed after the
 		// server committed, so memory is reloaded before the next write.
-		l.stale = !errors.Is(err, store.ErrRetry)
-		return fmt.Errorf("commit: %w", err)
+		l.stale = l.rep == nil && !errors.Is(err, store.ErrRetry)
+		return nil, fmt.Errorf("commit: %w", err)
 	}
 	if apply != nil {
 		l.mu.Lock()
@@ -164,7 +199,7 @@ func (l *Ledger) attempt(ctx context.Context, usageOnly bool, fn writeFunc) erro
 		l.snap.noteWrite(usageOnly, l.st.usageLog)
 		l.mu.Unlock()
 	}
-	return nil
+	return tx, nil
 }
 
 // reload replaces the state by what the backend holds; the read model is

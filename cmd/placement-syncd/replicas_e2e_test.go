@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/reconciler"
+)
+
+// replicaSet is several `serve` processes on one MariaDB database.
+type replicaSet struct {
+	t    *testing.T
+	db   *mariadbtest.Server
+	name string
+	url  string
+	dir  string
+	rs   []*durServer
+}
+
+func startReplicaSet(t *testing.T, n int, extra ...string) *replicaSet {
+	t.Helper()
+	s := mariadbtest.Start(t)
+	db := s.NewDatabase(t)
+	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
+	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
+	}
+	for i := range n {
+		set.rs = append(set.rs, set.start(i, extra...))
+	}
+	return set
+}
+
+// start starts replica i (again).
+func (set *replicaSet) start(i int, extra ...string) *durServer {
+	return durStart(set.t, binary(set.t), set.url, filepath.Join(set.dir, fmt.Sprintf("serve%d-%d.log", i, time.Now().UnixNano())), extra...)
+}
+
+// sql opens the database itself.
+func (set *replicaSet) sql() *sql.DB {
+	set.t.Helper()
+	db, err := sql.Open("mysql", set.db.DSN(set.name))
+	if err != nil {
+		set.t.Fatal(err)
+	}
+	set.t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// call sends a request with a JSON body at a microversion and returns the
+// status, 0 when no answer came (a killed replica).
+func call(s *durServer, method, path, mv, body string) (int, []byte) {
+	req, err := http.NewRequest(method, s.url+path, bytes.NewBufferString(body))
+	if err != nil {
+		return 0, nil
+	}
+	req.Header.Set("X-Auth-Token", "admin")
+	req.Header.Set("OpenStack-API-Version", "placement "+mv)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func mustCall(t *testing.T, s *durServer, method, path, mv, body string, want int) []byte {
+	t.Helper()
+	code, b := call(s, method, path, mv, body)
+	if code != want {
+		t.Fatalf("%s %s on %s: %d %s, want %d", method, path, s.url, code, b, want)
+	}
+	return b
+}
+
+// eventually retries check until it passes or a generous deadline ends
+// (the replicas follow each other within a poll interval).
+func eventuallyOK(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestE2E_ReplicaClaims has 16 clients claim one VCPU each through three
+// replicas on one MariaDB against a capacity of 50: exactly 50 are
+// granted, none over-allocated, no 5xx; every replica then shows 50 used.
+func TestE2E_ReplicaClaims(t *testing.T) {
+	t.Parallel()
+	set := startReplicaSet(t, 3)
+	const rp, capacity, claims, clients = "11111111-2222-4333-8444-555555555555", 50, 120, 16
+	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
+	mustCall(t, set.rs[1], "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
+		fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, capacity), 200)
+	var next atomic.Int64
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > claims {
+					return
+				}
+				consumer := fmt.Sprintf("cccccccc-0000-4000-8000-%012d", i)
+				code, _ := call(set.rs[i%3], "PUT", "/allocations/"+consumer, "1.28",
+					`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("answers by status: %v", codes)
+	if codes[204] != capacity || codes[409] != claims-capacity || len(codes) != 2 {
+		t.Fatalf("answers by status %v: want %d granted (204) and %d refused (409), nothing else", codes, capacity, claims-capacity)
+	}
+	var used int64
+	if err := set.sql().QueryRow(`SELECT COALESCE(SUM(used), 0) FROM allocations`).Scan(&used); err != nil || used != capacity {
+		t.Fatalf("the database holds %d used (%v), want %d", used, err, capacity)
+	}
+	for i, r := range set.rs {
+		eventuallyOK(t, fmt.Sprintf("replica %d's usage", i), func() error {
+			b := mustCall(t, r, "GET", "/resource_providers/"+rp+"/usages", "1.20", "", 200)
+			if !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU": %d`, capacity))) && !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU":%d`, capacity))) {
+				return fmt.Errorf("usages %s", b)
+			}
+			return nil
+		})
+	}
+}
+
+// writeStream writes through the replicas from several clients until
+// stop is closed: new traits and new consumers' claims, alternately. It
+// returns what was acknowledged (201 or 204) and counts other answers.
+type writeStream struct {
+	mu     sync.Mutex
+	acked  []string // "trait NAME" or "claim CONSUMER"
+	codes  map[int]int
+	next   atomic.Int64
+	stop   chan struct{}
+	done   sync.WaitGroup
+	target func(i int64) *durServer
+}
+
+func startWriteStream(clients int, rp string, target func(i int64) *durServer) *writeStream {
+	w := &writeStream{codes: map[int]int{}, stop: make(chan struct{}), target: target}
+	for range clients {
+		w.done.Add(1)
+		go func() {
+			defer w.done.Done()
+			for {
+				select {
+				case <-w.stop:
+					return
+				default:
+				}
+				i := w.next.Add(1)
+				s := w.target(i)
+				var code int
+				var what string
+				if i%2 == 0 {
+					what = fmt.Sprintf("trait CUSTOM_T%d", i)
+					code, _ = call(s, "PUT", fmt.Sprintf("/traits/CUSTOM_T%d", i), "1.6", "")
+				} else {
+					c := fmt.Sprintf("dddddddd-0000-4000-8000-%012d", i)
+					what = "claim " + c
+					code, _ = call(s, "PUT", "/allocations/"+c, "1.28",
+						`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
+				}
+				w.mu.Lock()
+				w.codes[code]++
+				if code == 201 || code == 204 {
+					w.acked = append(w.acked, what)
+				}
+				w.mu.Unlock()
+			}
+		}()
+	}
+	return w
+}
+
+// waitFor lets the stream run until n more writes were acknowledged.
+func (w *writeStream) waitFor(t *testing.T, n int) {
+	t.Helper()
+	w.mu.Lock()
+	want := len(w.acked) + n
+	w.mu.Unlock()
+	eventuallyOK(t, "acknowledged writes", func() error {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.acked) < want {
+			return fmt.Errorf("%d acknowledged, waiting for %d; answers %v", len(w.acked), want, w.codes)
+		}
+		return nil
+	})
+}
+
+func (w *writeStream) finish() ([]string, map[int]int) {
+	close(w.stop)
+	w.done.Wait()
+	return w.acked, w.codes
+}
+
+// checkAcked asks s for every acknowledged write.
+func checkAcked(t *testing.T, s *durServer, acked []string) {
+	t.Helper()
+	eventuallyOK(t, "acknowledged writes on "+s.url, func() error {
+		for _, a := range acked {
+			var kind, name string
+			fmt.Sscan(a, &kind, &name)
+			if kind == "trait" {
+				if code, _ := call(s, "GET", "/traits/"+name, "1.6", ""); code != 204 {
+					return fmt.Errorf("GET /traits/%s: %d", name, code)
+				}
+				continue
+			}
+			if code, b := call(s, "GET", "/allocations/"+name, "1.28", ""); code != 200 || !bytes.Contains(b, []byte(`"VCPU": 1`)) && !bytes.Contains(b, []byte(`"VCPU":1`)) {
+				return fmt.Errorf("GET /allocations/%s: %d %s", name, code, b)
+			}
+		}
+		return nil
+	})
+}
+
+// TestE2E_ReplicaKillAndDatabaseRestart writes through three replicas
+// while one of them is killed with SIGKILL and then while MariaDB is
+// killed and restarted: no acknowledged write is lost, the two survivors
+// write again after the restart without being restarted, and a replica
+// started afterwards sees everything.
+func TestE2E_ReplicaKillAndDatabaseRestart(t *testing.T) {
+	t.Parallel()
+	set := startReplicaSet(t, 3)
+	const rp = "11111111-2222-4333-8444-666666666666"
+	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
+	mustCall(t, set.rs[0], "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
+		`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":1000000}}}`, 200)
+	var killed atomic.Bool
+	w := startWriteStream(8, rp, func(i int64) *durServer {
+		if killed.Load() && i%3 == 1 {
+			return set.rs[2] // the client's load balancer drops the dead replica
+		}
+		return set.rs[i%3]
+	})
+	w.waitFor(t, 100)
+	set.rs[1].kill(t) // SIGKILL in the middle of the stream
+	killed.Store(true)
+	w.waitFor(t, 100)
+	if err := set.db.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // writes fail meanwhile
+	if err := set.db.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(t, 100) // the same processes write again
+	acked, codes := w.finish()
+	t.Logf("%d writes acknowledged; answers by status (0: no answer): %v", len(acked), codes)
+	checkAcked(t, set.rs[0], acked)
+	checkAcked(t, set.rs[2], acked)
+	checkAcked(t, set.start(1), acked)
+}
+
+// jobsOf reads a replica's job listing from its reconciler endpoint.
+func jobsOf(addr string) (leader bool, runs []reconciler.RunRecord, err error) {
+	resp, err := http.Get("http://" + addr + "/v1/jobs")
+	if err != nil {
+		return false, nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Jobs       []reconciler.JobStatus `json:"jobs"`
+		Leadership reconciler.Leadership  `json:"leadership"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return false, nil, err
+	}
+	for _, j := range out.Jobs {
+		runs = append(runs, j.Runs...)
+	}
+	return out.Leadership.Leader, runs, nil
+}
+
+// TestE2E_ReplicaLeaderTakeover runs the reconciler in three replicas:
+// one leads and runs the job; after a SIGKILL of the leader another takes
+// the lease over and runs the job (trigger leader). The time from the kill
+// to that run is logged: the bound is lease_ttl + lease_ttl/3 + 1s.
+func TestE2E_ReplicaLeaderTakeover(t *testing.T) {
+	t.Parallel()
+	const ttl = 3 * time.Second
+	s := mariadbtest.Start(t)
+	db := s.NewDatabase(t)
+	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
+	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
+	}
+	addrs := make([]string, 3)
+	for i := range addrs {
+		addrs[i] = durFreeAddr(t)
+		cfg := filepath.Join(set.dir, fmt.Sprintf("replica%d.yaml", i))
+		writeFile(t, cfg, fmt.Sprintf("reconciler:\n  enabled: true\n  listen: %q\n  state_file: %s\n  jobs:\n    aggregates: \"\"\n    owner_traits: \"@every 1h\"\n  leader:\n    lease_ttl: %s\n",
+			addrs[i], filepath.Join(set.dir, fmt.Sprintf("state%d.json", i)), ttl))
+		set.rs = append(set.rs, set.start(i, "--config", cfg))
+	}
+	leaderIdx := -1
+	eventuallyOK(t, "one leader that ran the job", func() error {
+		leaders := 0
+		for i, a := range addrs {
+			lead, runs, err := jobsOf(a)
+			if err != nil {
+				return err
+			}
+			if lead && len(runs) > 0 {
+				leaders, leaderIdx = leaders+1, i
+			} else if !lead && len(runs) > 0 {
+				return fmt.Errorf("standby %d ran %+v", i, runs)
+			}
+		}
+		if leaders != 1 {
+			return fmt.Errorf("%d leaders with a run", leaders)
+		}
+		return nil
+	})
+	// An agent's heartbeat reaches a standby; the leader counts it too.
+	standby := (leaderIdx + 1) % 3
+	resp, err := http.Post("http://"+addrs[standby]+"/v1/services", "application/json",
+		bytes.NewBufferString(`{"host":"compute-1","binary":"nova-compute","version":73}`))
+	if err != nil || resp.StatusCode != 204 {
+		t.Fatalf("heartbeat to a standby: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	eventuallyOK(t, "the heartbeat on the leader", func() error {
+		r, err := http.Get("http://" + addrs[leaderIdx] + "/v1/services")
+		if err != nil {
+			return err
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		if !bytes.Contains(b, []byte("compute-1")) {
+			return fmt.Errorf("services %s", b)
+		}
+		return nil
+	})
+	killedAt := time.Now()
+	set.rs[leaderIdx].kill(t)
+	var took time.Duration
+	eventuallyOK(t, "a new leader running the job", func() error {
+		leaders := 0
+		for i, a := range addrs {
+			if i == leaderIdx {
+				continue
+			}
+			lead, runs, err := jobsOf(a)
+			if err != nil {
+				return err
+			}
+			if !lead {
+				continue
+			}
+			leaders++
+			for _, r := range runs {
+				if r.Trigger == reconciler.TriggerLeader {
+					took = r.Start.Sub(killedAt)
+				}
+			}
+		}
+		if leaders != 1 || took == 0 {
+			return fmt.Errorf("%d leaders, takeover run after %s", leaders, took)
+		}
+		return nil
+	})
+	t.Logf("leader killed; another replica ran the job %s later (lease_ttl %s, bound %s)", took, ttl, ttl+ttl/3+time.Second)
+}

@@ -1,0 +1,145 @@
+package ledger
+
+import (
+	"context"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+)
+
+// FollowOptions configures Follow.
+type FollowOptions struct {
+	// Interval is the time between two reads of the change feed; the lag
+	// of this replica's reads behind another's writes is about this plus
+	// one read and apply. Zero means DefaultPollInterval.
+	Interval time.Duration
+	// Retention is how long changes stay in the feed before any replica
+	// prunes them; a replica further behind reloads everything. Zero
+	// means DefaultRetention.
+	Retention time.Duration
+	// OnError, when set, hears failed reads and prunes (the next poll
+	// retries).
+	OnError func(error)
+}
+
+// Defaults of FollowOptions.
+const (
+	DefaultPollInterval = 100 * time.Millisecond
+	DefaultRetention    = time.Hour
+	// pruneEvery is how often a replica prunes the feed.
+	pruneEvery = time.Minute
+)
+
+// Replicated reports whether the ledger shares its database with other
+// replicas through a change feed.
+func (l *Ledger) Replicated() bool { return l.rep != nil }
+
+// Follow applies the other replicas' changes every interval and prunes
+// the feed, until ctx ends. A ledger that is not replicated returns at
+// once. Writes catch up by themselves; Follow bounds the lag of reads.
+func (l *Ledger) Follow(ctx context.Context, opts FollowOptions) {
+	if l.rep == nil {
+		return
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultPollInterval
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	poll := time.NewTicker(opts.Interval)
+	defer poll.Stop()
+	prune := time.NewTicker(pruneEvery)
+	defer prune.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-poll.C:
+			l.report(opts, l.Poll(ctx, opts.Interval*10+time.Second))
+		case <-prune.C:
+			pctx, cancel := context.WithTimeout(ctx, time.Minute)
+			_, err := l.rep.feed.PruneChanges(pctx, time.Now().Add(-opts.Retention))
+			cancel()
+			l.report(opts, err)
+		}
+	}
+}
+
+func (l *Ledger) report(opts FollowOptions, err error) {
+	if err == nil {
+		return
+	}
+	l.rep.metrics.errors.Inc()
+	if opts.OnError != nil {
+		opts.OnError(err)
+	}
+}
+
+// Poll applies, once, every change the other replicas committed, giving
+// the read of the feed at most timeout. It returns nil at once for a
+// ledger that is not replicated.
+func (l *Ledger) Poll(ctx context.Context, timeout time.Duration) error {
+	if l.rep == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	_, err := l.catchUp(ctx)
+	return err
+}
+
+// Shared returns the backend when it is shared with other replicas, for
+// what they keep there besides records (the reconciler's lease and
+// heartbeats); nil otherwise.
+func (l *Ledger) Shared() store.Backend {
+	if l.rep == nil {
+		return nil
+	}
+	return l.rep.shared
+}
+
+// SetConsistentReads makes Fresh bring memory up to the database's last
+// change before a read (database.change_feed.consistent_reads).
+func (l *Ledger) SetConsistentReads(on bool) {
+	if l.rep != nil {
+		l.rep.consistentReads.Store(on)
+	}
+}
+
+// Fresh, for a replica with consistent reads, reads the id of the last
+// change committed and, when memory is behind it, catches up, so that a
+// read that follows it sees every write acknowledged before it began, on
+// any replica. Memory already current costs one indexed read and no lock.
+// Otherwise Fresh does nothing.
+func (l *Ledger) Fresh(ctx context.Context) error {
+	r := l.rep
+	if r == nil || !r.consistentReads.Load() {
+		return nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, freshTimeout)
+	head, err := r.feed.Head(hctx)
+	cancel()
+	if err != nil || head <= r.at.Load() {
+		return err
+	}
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if head <= r.cursor {
+		return nil // another request caught up meanwhile
+	}
+	ctx, cancel = context.WithTimeout(ctx, catchUpTimeout)
+	defer cancel()
+	_, err = l.catchUp(ctx)
+	return err
+}
+
+// freshTimeout bounds a read's look at the feed's head: a database that
+// does not answer by then leaves the read to answer from memory.
+// catchUpTimeout bounds its catching up.
+const (
+	freshTimeout   = time.Second
+	catchUpTimeout = 5 * time.Second
+)

@@ -1,0 +1,251 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/placement-syncd/placement-syncd/internal/metricset"
+	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/feed"
+)
+
+// A ledger over a backend that implements store.Feed is one replica of
+// several sharing the database (DESIGN.md, "Replicas"). Its writes append
+// their operations to the change feed; before each write, and every poll
+// interval, it applies the changes the others committed.
+
+// feedBatch is how many changes one read of the feed returns at most.
+const feedBatch = 500
+
+// maxWriteAttempts bounds how often a write that failed while memory was
+// behind the database is re-run after catching up.
+const maxWriteAttempts = 8
+
+// replica is a ledger's follower state; only the holder of Ledger.wmu
+// uses it.
+type replica struct {
+	feed store.Feed
+	// cursor is the id of the last change memory includes: every change
+	// up to it is applied (or was this process's own).
+	cursor int64
+	// at mirrors cursor for readers that do not hold wmu (Fresh).
+	at atomic.Int64
+	// consistentReads makes Fresh catch up (SetConsistentReads).
+	consistentReads atomic.Bool
+	// own holds ids above cursor of changes this process wrote and
+	// applied already; catching up skips them.
+	own     map[int64]struct{}
+	idx     *idIndex
+	metrics *feedMetrics
+	// shared is the backend as given to New.
+	shared store.Backend
+}
+
+type feedMetrics struct {
+	set      *metricset.Set
+	lag      prometheus.Observer
+	applied  prometheus.Counter
+	reloads  prometheus.Counter
+	retries  prometheus.Counter
+	errors   prometheus.Counter
+	position prometheus.Gauge
+}
+
+func newFeedMetrics() *feedMetrics {
+	s := metricset.New("store")
+	return &feedMetrics{
+		set: s,
+		lag: s.HistogramVec("feed_lag_seconds",
+			"Time from another replica's commit of a change (the database's clock) to its apply to this replica's memory.",
+			metrics.LatencyBuckets()).WithLabelValues(),
+		applied:  s.Counter("feed_changes_applied_total", "Changes of other replicas applied to memory from the change feed."),
+		reloads:  s.Counter("feed_reloads_total", "Full reloads of memory from the database (feed pruned past this replica's position, or memory found out of step)."),
+		retries:  s.Counter("feed_write_retries_total", "Writes run again after catching up, because they failed while memory was behind another replica's write."),
+		errors:   s.Counter("feed_errors_total", "Failed reads or prunes of the change feed (the next poll retries)."),
+		position: s.Gauge("feed_position", "Id of the last change of the feed this replica's memory includes."),
+	}
+}
+
+// openReplica seeds the standard names through the feed and loads the
+// state and the feed position from one consistent snapshot.
+func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
+	shared := l.be
+	l.be = feedBackend{Backend: l.be}
+	var recs *store.Records
+	var cursor int64
+	for attempt := 1; ; attempt++ {
+		var err error
+		if recs, cursor, err = f.LoadAt(ctx); err != nil {
+			return err
+		}
+		n := len(recs.ResourceClasses) + len(recs.Traits)
+		err = seedStandard(ctx, l.be, recs, l.now().UTC())
+		if err == nil && n == len(recs.ResourceClasses)+len(recs.Traits) {
+			break // nothing seeded: recs and cursor agree
+		}
+		// Seeded (load again, to include our change) or lost a race with
+		// another replica seeding the same names (load again, retry).
+		if err != nil && (!errors.Is(err, store.ErrDuplicate) || attempt == 3) {
+			return fmt.Errorf("insert standard names: %w", err)
+		}
+	}
+	st, err := buildState(recs)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	l.st = st
+	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: newIDIndex(st), metrics: newFeedMetrics(), shared: shared}
+	l.rep.setCursor(cursor)
+	return nil
+}
+
+// setCursor moves the feed position (caller holds wmu).
+func (r *replica) setCursor(id int64) {
+	r.cursor = id
+	r.at.Store(id)
+	r.metrics.position.Set(float64(id))
+}
+
+// replicaWrite is writeTx for a replica: it first applies what other
+// replicas committed, so that fn validates against the database's state
+// as of now; the backend's compare-and-swaps and unique keys still guard
+// against what they commit meanwhile. A write that fails is re-run when
+// catching up then finds changes, so the client gets the answer the
+// newer state gives (a generation conflict, or success after another
+// replica's unrelated claim moved a provider's generation). Caller holds
+// wmu.
+func (l *Ledger) replicaWrite(ctx context.Context, usageOnly bool, fn writeFunc) error {
+	if _, err := l.catchUp(ctx); err != nil {
+		return fmt.Errorf("catch up with the change feed: %w", err)
+	}
+	for attempt := 1; ; attempt++ {
+		tx, err := l.writeTx(ctx, usageOnly, fn)
+		if err == nil {
+			l.noteOwn(tx.(*feedTx))
+			return nil
+		}
+		if attempt == maxWriteAttempts || ctx.Err() != nil {
+			return err
+		}
+		// An abort (store.ErrRetry) with nothing new goes back to
+		// writeKind, which runs the write again after a pause.
+		if n, cerr := l.catchUp(ctx); cerr != nil || n == 0 {
+			return err // memory was current: the answer stands
+		}
+		l.rep.metrics.retries.Inc()
+	}
+}
+
+// noteOwn records a committed write of this process in the feed position
+// and the id index (its write path already applied it to memory).
+func (l *Ledger) noteOwn(tx *feedTx) {
+	r := l.rep
+	if tx.changeID == 0 {
+		return
+	}
+	r.idx.noteLocal(l.st, tx.Ops())
+	if tx.changeID == r.cursor+1 {
+		r.setCursor(tx.changeID)
+	} else {
+		r.own[tx.changeID] = struct{}{}
+	}
+}
+
+// catchUp applies every change after the cursor and returns how many it
+// applied (a reload counts as one). Caller holds wmu.
+func (l *Ledger) catchUp(ctx context.Context) (int, error) {
+	applied := 0
+	for {
+		chs, err := l.rep.feed.Changes(ctx, l.rep.cursor, feedBatch)
+		if err != nil {
+			return applied, fmt.Errorf("read changes after %d: %w", l.rep.cursor, err)
+		}
+		n, err := l.applyChanges(chs)
+		applied += n
+		if err != nil {
+			// Pruned past the cursor, or memory out of step: start over.
+			if rerr := l.reloadFeed(ctx); rerr != nil {
+				return applied, fmt.Errorf("%v; reload: %w", err, rerr)
+			}
+			return applied + 1, nil
+		}
+		if len(chs) < feedBatch {
+			return applied, nil
+		}
+	}
+}
+
+// applyChanges applies a batch of changes in id order under the state
+// lock, as one write version. An error leaves memory partly patched: the
+// caller reloads.
+func (l *Ledger) applyChanges(chs []store.Change) (int, error) {
+	r := l.rep
+	if len(chs) == 0 {
+		return 0, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.st.usageLog = l.st.usageLog[:0]
+	usageOnly, applied := true, 0
+	defer func() {
+		if applied > 0 {
+			l.version++
+			l.snap.noteWrite(usageOnly, l.st.usageLog)
+		}
+		r.setCursor(r.cursor)
+	}()
+	for _, ch := range chs {
+		if ch.ID != r.cursor+1 {
+			return applied, fmt.Errorf("change %d follows %d: the feed was pruned past this replica", ch.ID, r.cursor)
+		}
+		r.cursor = ch.ID
+		if _, mine := r.own[ch.ID]; mine {
+			delete(r.own, ch.ID)
+			continue
+		}
+		ops, err := feed.Decode(ch.Payload)
+		if err != nil {
+			return applied, fmt.Errorf("change %d: %w", ch.ID, err)
+		}
+		applied++
+		for _, o := range ops {
+			usageOnly = usageOnly && o.UsageOnly()
+			if err := r.idx.apply(l.st, o); err != nil {
+				return applied, fmt.Errorf("change %d: %w", ch.ID, err)
+			}
+		}
+		r.metrics.applied.Inc()
+		r.metrics.lag.Observe(time.Since(ch.Time).Seconds())
+	}
+	return applied, nil
+}
+
+// reloadFeed replaces memory with a fresh load of the database and its feed
+// position. Caller holds wmu, so no own write is in flight: every one
+// committed is in the load.
+func (l *Ledger) reloadFeed(ctx context.Context) error {
+	r := l.rep
+	recs, cursor, err := r.feed.LoadAt(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := buildState(recs)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	l.mu.Lock()
+	l.st = st
+	l.version++
+	l.snap.noteWrite(false, nil)
+	l.mu.Unlock()
+	r.own, r.idx = map[int64]struct{}{}, newIDIndex(st)
+	r.setCursor(cursor)
+	r.metrics.reloads.Inc()
+	return nil
+}
