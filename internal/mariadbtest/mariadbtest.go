@@ -130,11 +130,26 @@ func installDB(ctx context.Context, dir string) error {
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
-	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	if cmd.Env, err = ownTmp(dir); err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("mariadbtest: mariadb-install-db: %w\n%s", err, out)
 	}
 	return nil
+}
+
+// ownTmp is the environment with TMPDIR inside dir: servers bootstrapped
+// at once by parallel test binaries otherwise share /tmp's temporary
+// table files and fail each other's install.
+func ownTmp(dir string) ([]string, error) {
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("mariadbtest: %w", err)
+	}
+	return append(os.Environ(), "TMPDIR="+tmp), nil
 }
 
 func freePort() (int, error) {
@@ -167,6 +182,9 @@ func launch(ctx context.Context, dir string, port int) (*Server, error) {
 		args = append(args, "--user=root")
 	}
 	cmd := exec.Command(bin, args...)
+	if cmd.Env, err = ownTmp(dir); err != nil {
+		return nil, err
+	}
 	// Its own process group: a signal to the test's group does not stop
 	// it before cleanup does.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
