@@ -79,3 +79,17 @@ func checkRevision(ctx context.Context, q querier) error {
 	return fmt.Errorf("%w: it is at alembic revision %s, which is not 8.0.0's %s (a newer or unknown Placement): "+
 		"export it with the Placement release that wrote it, or import from 8.0.0", ErrRevision, strings.Join(revs, ", "), Head)
 }
+
+// IsPlacement reports whether db is OpenStack Placement's own database:
+// one with alembic_version, the table its migrations keep.
+func IsPlacement(ctx context.Context, db *sql.DB, d Dialect) (bool, error) {
+	q := `SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'alembic_version'`
+	if d == SQLite {
+		q = `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'`
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return false, fmt.Errorf("list tables: %w", err)
+	}
+	return n > 0, nil
+}

@@ -14,24 +14,35 @@ import (
 // are kept, which keeps Placement's orders; a root's root_provider_id is
 // its own id, as Placement requires. Rows without a timestamp Placement
 // would have set (aggregates and links, which we do not time) get now.
-// On SQLite it is one transaction; MySQL commits DDL as it goes, so the
-// caller drops the tables of a failed Write there (DropAll).
+// On SQLite it is one transaction. MySQL commits each DDL statement at
+// once (and a transaction open at the time with it), so there the schema
+// is created first and the rows follow in one transaction of their own;
+// the caller drops the tables of a failed Write (DropAll).
 func Write(ctx context.Context, db *sql.DB, d Dialect, recs *store.Records, now time.Time) error {
-	tx, err := db.BeginTx(ctx, nil)
+	// One session: the sql_mode set here must hold for the inserts.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	if d == MySQL {
+		// VCPU's id is 0, which MySQL would otherwise take as "assign the
+		// next one"; Placement sets the same mode for its class sync.
+		if _, err := conn.ExecContext(ctx, `SET SESSION sql_mode = CONCAT_WS(',', NULLIF(@@sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')`); err != nil {
+			return fmt.Errorf("set sql_mode: %w", err)
+		}
+		if err := createSchema(ctx, conn, d); err != nil {
+			return err
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if d == MySQL {
-		// VCPU's id is 0, which MySQL would otherwise take as "assign the
-		// next one"; Placement sets the same mode for its class sync.
-		if _, err := tx.ExecContext(ctx, `SET SESSION sql_mode = CONCAT_WS(',', NULLIF(@@sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')`); err != nil {
-			return fmt.Errorf("set sql_mode: %w", err)
-		}
-	}
-	for _, stmt := range ddl(d) {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create schema: %s: %w", stmt, err)
+	if d == SQLite {
+		if err := createSchema(ctx, tx, d); err != nil {
+			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO alembic_version (version_num) VALUES (?)`, Head); err != nil {
@@ -44,6 +55,18 @@ func Write(ctx context.Context, db *sql.DB, d Dialect, recs *store.Records, now 
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// createSchema runs Placement's DDL at Head.
+func createSchema(ctx context.Context, x interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}, d Dialect) error {
+	for _, stmt := range ddl(d) {
+		if _, err := x.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("create schema: %s: %w", stmt, err)
+		}
 	}
 	return nil
 }

@@ -59,8 +59,17 @@ func TestAdopt_RoundTrip(t *testing.T) {
 			t.Errorf("import output lacks %q:\n%s", want, out)
 		}
 	}
+	// placement.conf naming Placement's own file: serve refuses it and
+	// says which import to run; the file is only read.
+	conf := filepath.Join(dir, "placement.conf")
+	writeFile(t, conf, devstackConf(dir, ref.DB))
+	code, out = runCmd(t, "serve", "--placement-conf", conf, "--listen", "127.0.0.1:0")
+	if code != exitSchema || !strings.Contains(out, conf+":6: [placement_database] connection: "+ref.DB+" is OpenStack Placement's own database") ||
+		!strings.Contains(out, "'placement-syncd db import --from "+ref.DB+" --db ") {
+		t.Errorf("serve on Placement's own SQLite file: exit %d\n%s", code, out)
+	}
 	if fileSum(t, sqlitePath(t, ref.DB)) != srcSum {
-		t.Error("import changed the source database")
+		t.Error("import or serve changed the source database")
 	}
 	code, out = runCmd(t, "db", "verify", "--against", ref.URL, "--db", ours)
 	if code != 0 || !strings.Contains(out, ": 0 differences") {

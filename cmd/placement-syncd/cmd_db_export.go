@@ -11,14 +11,13 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // cmdDBExport writes our database as an OpenStack Placement 8.0.0
 // database: the way back. The target must not exist (SQLite) or hold no
 // tables (MySQL).
 func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db export", "placement-syncd db export --to URL [--config FILE] [--db PATH]", stderr)
+	f, common := newConfigFlagSet("db export", "placement-syncd db export --to URL [--config FILE] [--db PATH|URL]", stderr)
 	to := f.String("to", "", "the new Placement database: sqlite:////path/placement.sqlite (must not exist) or mysql+pymysql://user:pass@host/placement (must have no tables)")
 	cfg, err := common.load(f, args)
 	if err != nil {
@@ -31,18 +30,23 @@ func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return usageError{err}
 	}
-	if err := requireDatabase(cfg.Database.Path); err != nil {
+	u, err := cfg.Database.URL()
+	if err != nil {
+		return usageError{err}
+	}
+	name := dbName(u)
+	if err := requireDatabase(u); err != nil {
 		return err
 	}
 	start := time.Now()
-	be, err := sqlite.Open(ctx, cfg.Database.Path, sqlite.Options{BusyTimeout: cfg.Database.BusyTimeout})
+	be, err := openOurs(ctx, u, cfg.Database, false)
 	if err != nil {
 		return err
 	}
 	recs, err := be.Load(ctx)
 	be.Close()
 	if err != nil {
-		return fmt.Errorf("read %s: %w", cfg.Database.Path, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	db, dialect, err := openUpstream(ctx, dst, true)
 	if err != nil {
@@ -58,7 +62,7 @@ func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return exportFailed(ctx, dst, db, dialect, err)
 	}
 	fmt.Fprintf(stdout, "exported %d providers, %d consumers, %d allocations from %s to %s (alembic revision %s) in %s\n",
-		len(recs.Providers), len(recs.Consumers), len(recs.Allocations), cfg.Database.Path, dst, upstream.Head, time.Since(start).Round(time.Millisecond))
+		len(recs.Providers), len(recs.Consumers), len(recs.Allocations), name, dst, upstream.Head, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -79,11 +83,14 @@ func exportFailed(ctx context.Context, dst *dburl.URL, db *sql.DB, d upstream.Di
 	return err
 }
 
-// requireDatabase fails unless our database exists: reading a missing
-// one would create it empty.
-func requireDatabase(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("database %s: %w", path, err)
+// requireDatabase fails unless our SQLite file exists: reading a missing
+// one would create it empty. A MySQL database is checked by opening it.
+func requireDatabase(u *dburl.URL) error {
+	if u.Driver != dburl.SQLite {
+		return nil
+	}
+	if _, err := os.Stat(u.Path); err != nil {
+		return fmt.Errorf("database %s: %w", u.Path, err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/adopt/transfer"
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -20,7 +21,7 @@ import (
 // cmdDBImport copies an OpenStack Placement 8.0.0 database into ours in
 // one transaction. The source is only read.
 func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db import", "placement-syncd db import --from URL [--replace] [--config FILE] [--db PATH]", stderr)
+	f, common := newConfigFlagSet("db import", "placement-syncd db import --from URL [--replace] [--config FILE] [--db PATH|URL]", stderr)
 	from := f.String("from", "", "OpenStack Placement's database: sqlite:////path/placement.sqlite or mysql+pymysql://user:pass@host/placement")
 	replace := f.Bool("replace", false, "discard what our database holds instead of refusing a non-empty one")
 	cfg, err := common.load(f, args)
@@ -40,12 +41,12 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stdout, "read %s in %s\n", src, time.Since(start).Round(time.Millisecond))
-	if dir := filepath.Dir(cfg.Database.Path); dir != "" {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return fmt.Errorf("create database directory: %w", err)
-		}
+	u, err := cfg.Database.URL()
+	if err != nil {
+		return usageError{err}
 	}
-	be, err := sqlite.Open(ctx, cfg.Database.Path, sqlite.Options{Migrate: true, BusyTimeout: cfg.Database.BusyTimeout})
+	name := dbName(u)
+	be, err := openOurs(ctx, u, cfg.Database, true)
 	if err != nil {
 		return err
 	}
@@ -54,22 +55,37 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "import: %-28s %d rows\n", table, n)
 	}})
 	if err != nil {
-		return importError(cfg.Database.Path, err)
+		return importError(name, err)
 	}
 	if err := be.Close(); err != nil {
-		return fmt.Errorf("close database %s: %w", cfg.Database.Path, err)
+		return fmt.Errorf("close database %s: %w", name, err)
 	}
 	total := 0
 	for _, c := range counts {
 		total += c.Rows
 	}
-	fmt.Fprintf(stdout, "imported %d rows from %s into %s in %s\n", total, src, cfg.Database.Path, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "imported %d rows from %s into %s in %s\n", total, src, name, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
+// openOurs opens our database, the one serve would (database.connection
+// or database.path, --db), as the bare store contract: an SQLite file's
+// directory is created for an import, and its schema migrated, as serve's
+// first start would.
+func openOurs(ctx context.Context, u *dburl.URL, db DatabaseConfig, migrate bool) (store.Backend, error) {
+	if migrate && u.Driver == dburl.SQLite {
+		if dir := filepath.Dir(u.Path); dir != "" {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
+		}
+	}
+	return dbstore.OpenBackend(ctx, u, dbstore.Options{Migrate: migrate, BusyTimeout: db.BusyTimeout})
+}
+
 // importError says that nothing changed.
-func importError(path string, err error) error {
-	err = fmt.Errorf("import into %s: %w; nothing was changed", path, err)
+func importError(name string, err error) error {
+	err = fmt.Errorf("import into %s: %w; nothing was changed", name, err)
 	if errors.Is(err, transfer.ErrNotEmpty) {
 		return exitError{code: exitFailure, err: err}
 	}

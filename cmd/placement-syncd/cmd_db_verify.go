@@ -18,7 +18,7 @@ import (
 // a running placement-syncd (--ours), or of our database served on a
 // loopback port for the run. Differences exit 1.
 func cmdDBVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db verify", "placement-syncd db verify --against URL [--ours URL] [--token T] [--ours-token T] [--config FILE] [--db PATH]", stderr)
+	f, common := newConfigFlagSet("db verify", "placement-syncd db verify --against URL [--ours URL] [--token T] [--ours-token T] [--config FILE] [--db PATH|URL]", stderr)
 	against := f.String("against", "", "base URL of the Placement to compare with, e.g. http://controller:8778")
 	ours := f.String("ours", "", "base URL of a running placement-syncd (default: serve our database on a loopback port for the run)")
 	token := f.String("token", "admin", "X-Auth-Token for --against (noauth2: admin; keystone: an admin token)")
@@ -66,7 +66,11 @@ func cmdDBVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // serveForVerify serves the configured database with noauth2 on a
 // loopback port until stop is called.
 func serveForVerify(ctx context.Context, cfg Config) (url string, stop func(), err error) {
-	if err := requireDatabase(cfg.Database.Path); err != nil {
+	u, err := cfg.Database.URL()
+	if err != nil {
+		return "", nil, usageError{err}
+	}
+	if err := requireDatabase(u); err != nil {
 		return "", nil, err
 	}
 	st, err := openStore(ctx, cfg.Database, storeMode{}, zap.NewNop(), nil)

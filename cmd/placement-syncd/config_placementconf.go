@@ -16,12 +16,12 @@ import (
 
 // placementConf is what 'serve --placement-conf' took from OpenStack
 // Placement's placement.conf: the configuration it describes (our
-// defaults underneath), the options that mean nothing here, and a MySQL
-// connection this build cannot serve.
+// defaults underneath), the options that mean nothing here, and its
+// database connection, if it has one.
 type placementConf struct {
 	cfg     Config
 	ignored []string // "section.key", sorted
-	mysql   error    // set when [placement_database] connection is MySQL
+	conn    *confConnection
 }
 
 // confSetter applies one placement.conf option to cfg.
@@ -146,22 +146,40 @@ func configureServe(yamlPath, confPath string, overrides []override, stderr io.W
 	if err != nil {
 		return Config{}, nil, usageError{err}
 	}
-	cfg, err := loadConfigOn(pc.cfg, yamlPath, overrides)
+	cfg, overridden, err := overPlacementConf(pc, yamlPath, overrides)
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
-	dbOverridden := yamlSetsKey(yamlPath, "database", "path") || slices.ContainsFunc(overrides, func(o override) bool { return o.Key == "database.path" })
-	if pc.mysql != nil && !dbOverridden {
-		return cfg, nil, usageError{pc.mysql}
+	if pc.conn != nil && !overridden {
+		if err := pc.conn.refusePlacementOwn(); err != nil {
+			return cfg, nil, err
+		}
 	}
 	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
-	log.Info("configuration read from placement.conf", zap.String("file", confPath), zap.String("database", cfg.Database.Path),
+	log.Info("configuration read from placement.conf", zap.String("file", confPath), zap.String("database", cfg.Database.name()),
 		zap.String("auth_strategy", cfg.API.AuthStrategy))
 	if len(pc.ignored) > 0 {
 		log.Info("placement.conf options that mean nothing to placement-syncd, ignored", zap.String("file", confPath), zap.Strings("options", pc.ignored))
 	}
 	return cfg, log, nil
+}
+
+// overPlacementConf loads the YAML and flags over placement.conf's
+// configuration. Our database, named by either, replaces placement.conf's
+// connection as a whole: a YAML database.path alone drops a MySQL
+// connection, as --db PATH does. overridden says whether it was replaced.
+func overPlacementConf(pc *placementConf, yamlPath string, overrides []override) (Config, bool, error) {
+	base := pc.cfg
+	yamlPathSet, yamlConnSet := yamlSetsKey(yamlPath, "database", "path"), yamlSetsKey(yamlPath, "database", "connection")
+	if yamlPathSet && !yamlConnSet {
+		base.Database.Connection = ""
+	}
+	cfg, err := loadConfigOn(base, yamlPath, overrides)
+	overridden := yamlPathSet || yamlConnSet || slices.ContainsFunc(overrides, func(o override) bool {
+		return o.Key == "database.path" || o.Key == "database.connection"
+	})
+	return cfg, overridden, err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -113,28 +112,39 @@ auth_type = token
 	}
 }
 
-// A MySQL connection is read and refused, naming where it is, unless our
-// YAML names the database; the YAML overrides placement.conf.
+// A MySQL connection is our database.connection; our YAML or --db,
+// naming a database either way, replaces it, and the YAML overrides the
+// rest of placement.conf key by key.
 func TestPlacementConf_MySQLAndYAMLOverride(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "placement.conf")
-	writeFile(t, conf, devstackConf(dir, "mysql+pymysql://root:secret@127.0.0.1/placement?charset=utf8&plugin=dbcounter"))
-	_, _, err := configureServe("", conf, nil, io.Discard)
-	var ue usageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), conf+":6: [placement_database] connection: mysql+pymysql://root:***@127.0.0.1/placement") ||
-		!strings.Contains(err.Error(), "this build serves SQLite only") || strings.Contains(err.Error(), "secret") {
-		t.Fatalf("got %v", err)
-	}
-	yml := filepath.Join(dir, "ours.yaml")
-	writeFile(t, yml, "database:\n  path: "+filepath.Join(dir, "ours.db")+"\napi:\n  auth_strategy: noauth2\n")
-	cfg, log, err := configureServe(yml, conf, nil, io.Discard)
+	const conn = "mysql+pymysql://root:secret@127.0.0.1:1/placement?charset=utf8&plugin=dbcounter"
+	writeFile(t, conf, devstackConf(dir, conn))
+	cfg, log, err := configureServe("", conf, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer log.Sync() //nolint:errcheck
-	if cfg.Database.Path != filepath.Join(dir, "ours.db") || cfg.API.AuthStrategy != "noauth2" || cfg.Policy.EnforceScope != true {
+	log.Sync() //nolint:errcheck
+	if cfg.Database.Connection != conn || !strings.HasPrefix(cfg.Database.name(), "mysql+pymysql://root:***@127.0.0.1:1/placement?") ||
+		strings.Contains(cfg.Database.name(), "secret") {
+		t.Errorf("placement.conf's MySQL connection: %+v, named %s", cfg.Database, cfg.Database.name())
+	}
+	yml := filepath.Join(dir, "ours.yaml")
+	writeFile(t, yml, "database:\n  path: "+filepath.Join(dir, "ours.db")+"\napi:\n  auth_strategy: noauth2\n")
+	cfg, log, err = configureServe(yml, conf, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Sync() //nolint:errcheck
+	if cfg.Database.Path != filepath.Join(dir, "ours.db") || cfg.Database.Connection != "" || cfg.API.AuthStrategy != "noauth2" || cfg.Policy.EnforceScope != true {
 		t.Errorf("YAML over placement.conf: %+v %+v %+v", cfg.Database, cfg.API.AuthStrategy, cfg.Policy)
 	}
+	const ours = "mysql://ours@127.0.0.1:1/ours"
+	db := override{Key: "database.connection", Flag: "--db", Set: func(c *Config) { c.Database.Connection = ours }}
+	if cfg, log, err = configureServe(yml, conf, []override{db}, io.Discard); err != nil || cfg.Database.Connection != ours {
+		t.Fatalf("--db URL over placement.conf and YAML: %+v %v", cfg.Database, err)
+	}
+	log.Sync() //nolint:errcheck
 }
 
 // serve --placement-conf with devstack's file starts and serves: GET /

@@ -63,6 +63,21 @@ func Open(ctx context.Context, u *dburl.URL, opts Options) (*ledger.Ledger, erro
 	return l, nil
 }
 
+// OpenBackend opens the database u names as the bare store contract,
+// without the ledger's rules, for a command that writes one whole
+// transaction through the contract ('db import') or reads the database
+// whole ('db export'). Schema errors match this package's sentinels.
+func OpenBackend(ctx context.Context, u *dburl.URL, opts Options) (store.Backend, error) {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	be, err := openBackend(ctx, u, opts)
+	if err != nil {
+		return nil, schemaKind(err)
+	}
+	return be, nil
+}
+
 func openBackend(ctx context.Context, u *dburl.URL, opts Options) (store.Backend, error) {
 	switch u.Driver {
 	case dburl.SQLite:

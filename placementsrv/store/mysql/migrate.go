@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,8 +54,8 @@ func initSchema(ctx context.Context, db *sql.DB, name string, opts Options) erro
 	if err != nil {
 		return fmt.Errorf("read schema version of %s: %w", name, err)
 	}
-	if cur == 0 && !opts.Adopt {
-		if err := refuseForeign(ctx, conn, name); err != nil {
+	if cur == 0 {
+		if err := refuseForeign(ctx, conn, name, opts.Adopt); err != nil {
 			return err
 		}
 	}
@@ -111,9 +112,12 @@ func schemaVersion(ctx context.Context, conn *sql.Conn) (int, error) {
 }
 
 // refuseForeign fails with ErrForeignDatabase when a database without our
-// schema already has tables of its own (Placement's own database, say).
-func refuseForeign(ctx context.Context, conn *sql.Conn, name string) error {
-	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name LIMIT 5`)
+// schema already has tables of its own, unless adopt allows it. OpenStack
+// Placement's own database (alembic_version) is refused even with adopt:
+// its tables have our tables' names, so ours cannot be added beside them,
+// and the way onto it is to copy it with 'db import'.
+func refuseForeign(ctx context.Context, conn *sql.Conn, name string, adopt bool) error {
+	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name`)
 	if err != nil {
 		return fmt.Errorf("read tables of %s: %w", name, err)
 	}
@@ -129,11 +133,16 @@ func refuseForeign(ctx context.Context, conn *sql.Conn, name string) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read tables of %s: %w", name, err)
 	}
-	if len(names) == 0 {
+	switch {
+	case slices.Contains(names, "alembic_version"):
+		return fmt.Errorf("database %s is OpenStack Placement's own (it has alembic_version and %d other tables), not one of placement-syncd's: "+
+			"copy it into an empty database of ours with 'placement-syncd db import --from URL' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
+			name, len(names)-1, ErrForeignDatabase)
+	case len(names) == 0 || adopt:
 		return nil
 	}
 	return fmt.Errorf("database %s has tables of its own (%s) and no placement-syncd schema: is it the right database? "+
-		"'placement-syncd db migrate --adopt' adds Placement's tables to it: %w", name, strings.Join(names, ", "), ErrForeignDatabase)
+		"'placement-syncd db migrate --adopt' adds Placement's tables to it: %w", name, strings.Join(names[:min(len(names), 5)], ", "), ErrForeignDatabase)
 }
 
 // exactCollations are utf8mb4 collations that compare bytes and do not

@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
@@ -58,6 +59,23 @@ func TestSchemaRefusals(t *testing.T) {
 	}
 	if err := open(foreign, mysql.Options{Migrate: true, Adopt: true}); err != nil {
 		t.Errorf("foreign database adopted: %v", err)
+	}
+	// Placement's own database shares our table names: it is refused even
+	// with Adopt, and the message says how to copy it instead.
+	own := server.NewDatabase(t)
+	if err := server.Exec(ctx, own, "CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)",
+		"CREATE TABLE resource_providers (id INT PRIMARY KEY, uuid VARCHAR(36))"); err != nil {
+		t.Fatal(err)
+	}
+	for _, adopt := range []bool{false, true} {
+		err := open(own, mysql.Options{Migrate: true, Adopt: adopt})
+		if !errors.Is(err, mysql.ErrForeignDatabase) || !strings.Contains(err.Error(), "OpenStack Placement's own") ||
+			!strings.Contains(err.Error(), "'placement-syncd db import --from URL'") {
+			t.Errorf("Placement's own database, adopt=%v: %v", adopt, err)
+		}
+	}
+	if err := server.Exec(ctx, own, "SELECT count(*) FROM schema_migrations"); err == nil {
+		t.Error("refusing Placement's own database created schema_migrations in it")
 	}
 	if err := server.Exec(ctx, foreign, "INSERT INTO schema_migrations VALUES (99, 'future.sql', 0)"); err != nil {
 		t.Fatal(err)
