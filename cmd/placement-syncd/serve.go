@@ -38,7 +38,7 @@ type apiServer struct {
 func (a apiServer) Run(ctx context.Context) error { return a.srv.Run(ctx, a.ln, a.grace) }
 
 func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--placement-conf FILE] [--listen ADDR] [--db PATH] [--log-level LEVEL]", stderr)
+	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--placement-conf FILE] [--listen ADDR] [--db PATH|URL] [--log-level LEVEL]", stderr)
 	placementConfPath := fs.String("placement-conf", "", "OpenStack Placement's placement.conf `file` to start from (the --config YAML overrides it)")
 	listen := fs.String("listen", "", "`address` to listen on, overriding api.listen (default \""+defaultListen+"\")")
 	logLevel := fs.String("log-level", "", "log `level` (debug, info, warn, error), overriding log.level (default \""+defaultLogLevel+"\")")

@@ -60,3 +60,27 @@ func TestForeignDatabase(t *testing.T) {
 		t.Fatalf("SchemaVersion after adoption: %d of %d, %v", cur, latest, err)
 	}
 }
+
+// TestPlacementsOwnDatabase: OpenStack Placement's own file is refused
+// even with Adopt, with the way onto it in the message, and gains no
+// table of ours.
+func TestPlacementsOwnDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "placement.sqlite")
+	db, err := sql.Open("sqlite3", fileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL); CREATE TABLE resource_providers (id INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, adopt := range []bool{false, true} {
+		_, err := Open(context.Background(), path, Options{Migrate: true, Adopt: adopt})
+		if !errors.Is(err, ErrForeignDatabase) || !strings.Contains(err.Error(), "db import --from sqlite:///"+path) {
+			t.Fatalf("Open (adopt %v): %v, want ErrForeignDatabase with the import command", adopt, err)
+		}
+	}
+	if cur, _, err := SchemaVersion(context.Background(), path); err != nil || cur != 0 {
+		t.Fatalf("schema version after refusals: %d, %v; want 0 (nothing of ours added)", cur, err)
+	}
+}

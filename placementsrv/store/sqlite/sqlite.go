@@ -122,8 +122,8 @@ func initSchema(ctx context.Context, db *sql.DB, path string, opts Options) erro
 	if err != nil {
 		return fmt.Errorf("read schema version of %s: %w", path, err)
 	}
-	if cur == 0 && !opts.Adopt {
-		if err := refuseForeign(ctx, db, path); err != nil {
+	if cur == 0 {
+		if err := refuseForeign(ctx, db, path, opts.Adopt); err != nil {
 			return err
 		}
 	}
@@ -143,8 +143,23 @@ func initSchema(ctx context.Context, db *sql.DB, path string, opts Options) erro
 }
 
 // refuseForeign fails with ErrForeignDatabase when a database without
-// our schema already has tables of its own.
-func refuseForeign(ctx context.Context, db *sql.DB, path string) error {
+// our schema already has tables of its own, unless adopt allows it.
+// OpenStack Placement's own database (alembic_version) is refused even
+// with adopt: its tables have our tables' names, and the way onto it is
+// to copy it with 'db import'.
+func refuseForeign(ctx context.Context, db *sql.DB, path string, adopt bool) error {
+	var placements int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name = 'alembic_version'`).Scan(&placements); err != nil {
+		return fmt.Errorf("read tables of %s: %w", path, err)
+	}
+	if placements > 0 {
+		return fmt.Errorf("database %s is OpenStack Placement's own (it has alembic_version), not one of placement-syncd's: "+
+			"copy it into a new file with 'placement-syncd db import --from sqlite:///%s' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
+			path, path, ErrForeignDatabase)
+	}
+	if adopt {
+		return nil
+	}
 	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name LIMIT 5`)
 	if err != nil {
 		return fmt.Errorf("read tables of %s: %w", path, err)
