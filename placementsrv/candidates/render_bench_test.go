@@ -127,3 +127,35 @@ func BenchmarkCandidatesSummaries(b *testing.B) {
 		}
 	})
 }
+
+// lastWriter is a Writer that discards the answer, counting bytes.
+type lastWriter struct{ countingWriter }
+
+func (w *lastWriter) Last(p []byte) error {
+	_, err := w.Write(p)
+	return err
+}
+
+// BenchmarkAnswerSimple is the handler's work for ../shared/bench's
+// ac-simple/limit at 1.39 after parsing: prepare, search and render to a
+// writer, the renderer (quoted names, summary fragments, buffers) kept
+// between requests as the server keeps it.
+func BenchmarkAnswerSimple(b *testing.B) {
+	s := benchWorld(1000)
+	req := Request{Groups: []Group{flavor}, Limit: 1000}
+	rd := &Renderer{}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		q, err := Prepare(s, req, Options{NestedAware: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := &lastWriter{}
+		if err := rd.Answer(s, q, &req, microversion.Max, false).Stream(w); err != nil {
+			b.Fatal(err)
+		}
+		n = w.n
+	}
+	b.ReportMetric(float64(n)/1e6, "MB")
+}
