@@ -138,16 +138,25 @@ func (w *lastWriter) Last(p []byte) error {
 
 // BenchmarkAnswerSimple is the handler's work for ../shared/bench's
 // ac-simple/limit at 1.39 after parsing: prepare, search and render to a
-// writer, the renderer (quoted names, summary fragments, buffers) kept
-// between requests as the server keeps it.
+// writer, the renderer (quoted names, summary fragments, buffers) and the
+// owner cache kept between requests as the server keeps them.
 func BenchmarkAnswerSimple(b *testing.B) {
-	s := benchWorld(1000)
-	req := Request{Groups: []Group{flavor}, Limit: 1000}
+	benchAnswer(b, benchWorld(1000), Request{Groups: []Group{flavor}, Limit: 1000})
+}
+
+// BenchmarkAnswerGranular is BenchmarkAnswerSimple for the bench's
+// ac-granular-nested.
+func BenchmarkAnswerGranular(b *testing.B) {
+	benchAnswer(b, benchWorld(1000), granularNested())
+}
+
+func benchAnswer(b *testing.B, s *Snapshot, req Request) {
 	rd := &Renderer{}
+	opts := Options{NestedAware: true, Owners: &OwnerCache{}}
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		q, err := Prepare(s, req, Options{NestedAware: true})
+		q, err := Prepare(s, req, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
