@@ -12,7 +12,7 @@ func (e *engine) run() {
 		if e.stopped {
 			break
 		}
-		if !e.anchorOK(r) {
+		if !e.anchorOK(r) || e.lacksGranular(r) {
 			continue
 		}
 		e.enterAnchor(r)
