@@ -72,7 +72,6 @@ type engine struct {
 	refBuf   []allocRef
 	lprovBuf []int32
 	lists    [][]int32 // unsuffixed group: local providers per class
-	listInv  [][]int32 // and the position of the class in their inventories
 	odo      []int     // unsuffixed group: odometer over lists
 	aprov    []int32   // local id -> provider
 	abase    []int32   // local id -> first slot

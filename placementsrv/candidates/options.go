@@ -52,9 +52,9 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 		return out
 	}
 	for len(e.lists) < len(g.res) {
-		e.lists, e.listInv = append(e.lists, nil), append(e.listInv, nil)
+		e.lists = append(e.lists, nil)
 	}
-	lists, listInv := e.lists[:len(g.res)], e.listInv[:len(g.res)]
+	lists := e.lists[:len(g.res)]
 	nProv := len(e.aprov)
 	if g.inTree >= 0 {
 		nProv = e.nTree
@@ -74,10 +74,10 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 		}
 	}
 	for k, ra := range g.res {
-		l, li := lists[k][:0], listInv[k][:0]
+		l := lists[k][:0]
 		for lp, p := range e.aprov[:nProv] {
 			pp := &ps[p]
-			inv, pos := inventoryOf(e.s.Inventories(p), ra.class)
+			inv := e.s.Inventory(p, ra.class)
 			if inv == nil || !fits(inv, ra.amount) || hasAny(pp, g.forbid) || inAny(pp, g.badAggs) {
 				continue
 			}
@@ -86,9 +86,9 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 			if (lp >= e.nTree || !rootMember) && !g.member(p) {
 				continue
 			}
-			l, li = append(l, int32(lp)), append(li, int32(pos))
+			l = append(l, int32(lp))
 		}
-		lists[k], listInv[k] = l, li
+		lists[k] = l
 		if len(l) == 0 {
 			return out
 		}
@@ -127,7 +127,8 @@ func (e *engine) addTreeOption(g *group, lists [][]int32, idx []int, out []optio
 	for k, ra := range g.res {
 		lp := lists[k][idx[k]]
 		p := e.aprov[lp]
-		e.addAlloc(lp, int(e.listInv[k][idx[k]]), ra.class, ra.amount)
+		_, pos := inventoryOf(e.s.Inventories(p), ra.class)
+		e.addAlloc(lp, pos, ra.class, ra.amount)
 		if lp != lp0 {
 			o.single, o.lsingle = -1, -1
 		}

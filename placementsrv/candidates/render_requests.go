@@ -32,29 +32,6 @@ type candidateJSON struct {
 	prevMaps    [][]int32
 	prevMapJSON []byte
 	prevMapEnd  []int
-	// amounts is, per class id, the last amount rendered for it: most
-	// candidates take the requested amounts, so the digits are copied
-	// rather than formatted again.
-	amounts []amountJSON
-}
-
-// amountJSON is an amount and its decimal digits.
-type amountJSON struct {
-	v   int64
-	n   uint8
-	buf [20]byte
-}
-
-// appendAmount appends class c's amount v in decimal.
-func (cj *candidateJSON) appendAmount(b []byte, c int32, v int64) []byte {
-	if int(c) >= len(cj.amounts) {
-		cj.amounts = append(cj.amounts, make([]amountJSON, int(c)+1-len(cj.amounts))...)
-	}
-	a := &cj.amounts[c]
-	if a.n == 0 || a.v != v {
-		a.v, a.n = v, uint8(len(jsonenc.AppendInt(a.buf[:0], v)))
-	}
-	return append(b, a.buf[:a.n]...)
 }
 
 func newCandidateJSON(b []byte, sink chunkSink, q *quotedNames, req *Request, mv microversion.Version) *candidateJSON {
@@ -94,7 +71,7 @@ func (cj *candidateJSON) add(c *Candidate) bool {
 			b = append(b, cj.prevJSON...)
 		} else {
 			start := len(b)
-			b = cj.appendAllocations(b, c, false)
+			b = appendAllocations(b, cj.q, c, false)
 			cj.prevAllocs = append(cj.prevAllocs[:0], c.Allocs...)
 			cj.prevJSON = append(cj.prevJSON[:0], b[start:]...)
 		}
@@ -102,7 +79,7 @@ func (cj *candidateJSON) add(c *Candidate) bool {
 			b = cj.appendMappings(b, c)
 		}
 	} else {
-		b = cj.appendAllocations(b, c, true)
+		b = appendAllocations(b, cj.q, c, true)
 	}
 	cj.b = append(b, '}')
 	return cj.flush()
@@ -112,8 +89,7 @@ func (cj *candidateJSON) add(c *Candidate) bool {
 // (Allocs are sorted by provider), without the request's closing brace:
 // `{"allocations":{uuid:{"resources":{...}},...}` from 1.12, before that
 // the list form `{"allocations":[{"resource_provider":{"uuid":uuid},"resources":{...}},...]`.
-func (cj *candidateJSON) appendAllocations(b []byte, c *Candidate, list bool) []byte {
-	q := cj.q
+func appendAllocations(b []byte, q *quotedNames, c *Candidate, list bool) []byte {
 	open, before, after, end := `{"allocations":{`, "", `:{"resources":{`, byte('}')
 	if list {
 		open, before, after, end = `{"allocations":[`, `{"resource_provider":{"uuid":`, `},"resources":{`, ']'
@@ -132,7 +108,7 @@ func (cj *candidateJSON) appendAllocations(b []byte, c *Candidate, list bool) []
 		}
 		b = append(b, q.classes[a.Class]...)
 		b = append(b, ':')
-		b = cj.appendAmount(b, a.Class, a.Amount)
+		b = jsonenc.AppendInt(b, a.Amount)
 	}
 	if len(c.Allocs) > 0 {
 		b = append(b, "}}"...)
