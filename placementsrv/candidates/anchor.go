@@ -8,6 +8,27 @@ func (e *engine) anchorOK(r int32) bool {
 	return hasAll(p, e.anchorReq) && !hasAny(p, e.anchorForb)
 }
 
+// lacksGranular reports that no provider anchor r can draw from has the
+// required traits of some granular group: that group has no option there,
+// which is known without numbering the anchor's providers.
+func (e *engine) lacksGranular(r int32) bool {
+	ps := e.s.Providers
+	held := func(provs []int32, required [][]int32) bool {
+		for _, p := range provs {
+			if holdsRequired(&ps[p], required) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range e.groups {
+		if g.granular && len(g.required) > 0 && !held(ps[r].Tree, g.required) && !held(ps[r].SharedTo, g.required) {
+			return true
+		}
+	}
+	return false
+}
+
 // narrowAnchors returns the only roots that can anchor a candidate when
 // some group's member_of or in_tree confines it (nil: any root). A group
 // with member_of only has options under the roots of its member

@@ -177,19 +177,23 @@ func BenchmarkFind(b *testing.B) {
 			benchFind(b, s, req, nested)
 		})
 		b.Run(fmt.Sprintf("granular-nested/%d", n), func(b *testing.B) {
-			numa := func(s string) Group {
-				return Group{Suffix: s, Resources: []Resource{{"VCPU", 2}, {"MEMORY_MB", 4096}}, Required: [][]string{{"HW_NUMA_ROOT"}}}
-			}
-			req := Request{Groups: []Group{
-				{Resources: []Resource{{"DISK_GB", 20}}},
-				numa("1"), numa("2"),
-				{Suffix: "3", Resources: []Resource{{"NET_BW_EGR_KILOBIT_PER_SEC", 1000}}, Required: [][]string{{"CUSTOM_PHYSNET_A"}}},
-				{Suffix: "4", Required: [][]string{{"COMPUTE_NODE"}}},
-			}, SameSubtree: [][]string{{"1", "2", "3", "4"}}, GroupPolicy: PolicyIsolate,
-				RootRequired: []string{"HW_CPU_X86_AVX2"}, RootForbidden: []string{"COMPUTE_STATUS_DISABLED"}, Limit: 1000}
-			benchFind(b, s, req, nested)
+			benchFind(b, s, granularNested(), nested)
 		})
 	}
+}
+
+// granularNested is ../shared/bench's ac-granular-nested request.
+func granularNested() Request {
+	numa := func(s string) Group {
+		return Group{Suffix: s, Resources: []Resource{{"VCPU", 2}, {"MEMORY_MB", 4096}}, Required: [][]string{{"HW_NUMA_ROOT"}}}
+	}
+	return Request{Groups: []Group{
+		{Resources: []Resource{{"DISK_GB", 20}}},
+		numa("1"), numa("2"),
+		{Suffix: "3", Resources: []Resource{{"NET_BW_EGR_KILOBIT_PER_SEC", 1000}}, Required: [][]string{{"CUSTOM_PHYSNET_A"}}},
+		{Suffix: "4", Required: [][]string{{"COMPUTE_NODE"}}},
+	}, SameSubtree: [][]string{{"1", "2", "3", "4"}}, GroupPolicy: PolicyIsolate,
+		RootRequired: []string{"HW_CPU_X86_AVX2"}, RootForbidden: []string{"COMPUTE_STATUS_DISABLED"}, Limit: 1000}
 }
 
 func BenchmarkFindWide(b *testing.B) {

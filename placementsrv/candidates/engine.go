@@ -66,6 +66,7 @@ type engine struct {
 
 	// per anchor
 	opts     [][]option
+	optOrder []int // the groups in the order their options are listed
 	allocBuf []Alloc
 	provBuf  []int32
 	refBuf   []allocRef

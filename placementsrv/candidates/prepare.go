@@ -27,7 +27,28 @@ func (e *engine) prepare() (bool, error) {
 	}
 	e.opts = make([][]option, len(e.groups))
 	e.chosen = make([]int32, len(e.groups))
+	e.optOrder = optionOrder(e.groups)
 	return true, nil
+}
+
+// optionOrder lists the groups in the order their options are listed at
+// an anchor: granular groups first, since a single provider with their
+// traits is what most anchors lack, so that an anchor fails before the
+// unsuffixed group's product of per-class lists is built. The options do
+// not depend on one another, so the order changes no answer.
+func optionOrder(groups []*group) []int {
+	order := make([]int, 0, len(groups))
+	for i, g := range groups {
+		if g.granular {
+			order = append(order, i)
+		}
+	}
+	for i, g := range groups {
+		if !g.granular {
+			order = append(order, i)
+		}
+	}
+	return order
 }
 
 // resolveRoots interns root_required; false means no root qualifies (or

@@ -127,3 +127,44 @@ func BenchmarkCandidatesSummaries(b *testing.B) {
 		}
 	})
 }
+
+// lastWriter is a Writer that discards the answer, counting bytes.
+type lastWriter struct{ countingWriter }
+
+func (w *lastWriter) Last(p []byte) error {
+	_, err := w.Write(p)
+	return err
+}
+
+// BenchmarkAnswerSimple is the handler's work for ../shared/bench's
+// ac-simple/limit at 1.39 after parsing: prepare, search and render to a
+// writer, the renderer (quoted names, summary fragments, buffers) and the
+// owner cache kept between requests as the server keeps them.
+func BenchmarkAnswerSimple(b *testing.B) {
+	benchAnswer(b, benchWorld(1000), Request{Groups: []Group{flavor}, Limit: 1000})
+}
+
+// BenchmarkAnswerGranular is BenchmarkAnswerSimple for the bench's
+// ac-granular-nested.
+func BenchmarkAnswerGranular(b *testing.B) {
+	benchAnswer(b, benchWorld(1000), granularNested())
+}
+
+func benchAnswer(b *testing.B, s *Snapshot, req Request) {
+	rd := &Renderer{}
+	opts := Options{NestedAware: true, Owners: &OwnerCache{}}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		q, err := Prepare(s, req, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := &lastWriter{}
+		if err := rd.Answer(s, q, &req, microversion.Max, false).Stream(w); err != nil {
+			b.Fatal(err)
+		}
+		n = w.n
+	}
+	b.ReportMetric(float64(n)/1e6, "MB")
+}

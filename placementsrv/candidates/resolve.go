@@ -158,6 +158,17 @@ func hasAny(p *SnapProvider, traits []int32) bool {
 	return false
 }
 
+// holdsRequired reports whether p has one trait of each of required's
+// any-of lists.
+func holdsRequired(p *SnapProvider, required [][]int32) bool {
+	for _, anyOf := range required {
+		if !hasAny(p, anyOf) {
+			return false
+		}
+	}
+	return true
+}
+
 func hasAll(p *SnapProvider, traits []int32) bool {
 	for _, t := range traits {
 		if !p.HasTrait(t) {
@@ -187,14 +198,14 @@ func (g *group) member(p int32) bool {
 // group alone (Placement's single-provider path): resources, traits and
 // aggregates all on the provider itself.
 func (g *group) matchSingle(s *Snapshot, p *SnapProvider, pi int32) bool {
+	// Traits first: they are on the provider, the inventories a lookup
+	// away.
+	if !holdsRequired(p, g.required) {
+		return false
+	}
 	for _, r := range g.res {
 		inv := s.Inventory(pi, r.class)
 		if inv == nil || !fits(inv, r.amount) {
-			return false
-		}
-	}
-	for _, anyOf := range g.required {
-		if !hasAny(p, anyOf) {
 			return false
 		}
 	}

@@ -12,13 +12,13 @@ func (e *engine) run() {
 		if e.stopped {
 			break
 		}
-		if !e.anchorOK(r) {
+		if !e.anchorOK(r) || e.lacksGranular(r) {
 			continue
 		}
 		e.enterAnchor(r)
 		viable := true
-		for i, g := range e.groups {
-			e.opts[i] = e.options(g, r, e.opts[i][:0])
+		for _, i := range e.optOrder {
+			e.opts[i] = e.options(e.groups[i], r, e.opts[i][:0])
 			if len(e.opts[i]) == 0 {
 				viable = false
 				break
