@@ -113,18 +113,7 @@ func schemaVersion(ctx context.Context, conn *sql.Conn) (int, error) {
 // refuseForeign fails with ErrForeignDatabase when a database without our
 // schema already has tables of its own (Placement's own database, say).
 func refuseForeign(ctx context.Context, conn *sql.Conn, name string) error {
-	// Our own schema_migrations at version 0 is a migration under way in
-	// another process (Galera nodes do not share the migration lock) or
-	// stopped half way: migrating on is safe, every statement being
-	// idempotent.
-	var ours int
-	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'`).Scan(&ours); err != nil {
-		return fmt.Errorf("read tables of %s: %w", name, err)
-	}
-	if ours > 0 {
-		return nil
-	}
-	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name LIMIT 5`)
+	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name = 'schema_migrations' DESC, table_name LIMIT 5`)
 	if err != nil {
 		return fmt.Errorf("read tables of %s: %w", name, err)
 	}
@@ -140,7 +129,12 @@ func refuseForeign(ctx context.Context, conn *sql.Conn, name string) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read tables of %s: %w", name, err)
 	}
-	if len(names) == 0 {
+	// Our own schema_migrations at version 0 is a migration under way in
+	// another process (Galera nodes do not share the migration lock) or
+	// stopped half way: migrating on is safe, every statement being
+	// idempotent. It is the first table a migration creates, so no other
+	// table of ours can be there without it.
+	if len(names) == 0 || names[0] == "schema_migrations" {
 		return nil
 	}
 	return fmt.Errorf("database %s has tables of its own (%s) and no placement-syncd schema: is it the right database? "+
