@@ -144,10 +144,10 @@ func loadProvider(t *testing.T, be *mysql.Backend) store.ProviderRow {
 }
 
 // testGaleraClaims has 16 writers claim through three replicas, one per
-// node, against a capacity of 50. A claim that loses a race on the
-// provider's generation 8 times in a row is answered 409 (a conflict, as
-// Placement answers it) and its client tries again, as Nova's scheduler
-// does. Exactly 50 claims are granted, the rest refused for capacity, and
+// node, against a capacity of 50. A claim that keeps losing the race for
+// the provider's generation to other nodes' claims, past the replica's own
+// retries, is answered 409 (a conflict, as Placement answers it) and its
+// client tries again, as Nova's scheduler does. Exactly 50 claims are granted, the rest refused for capacity, and
 // every replica and the database count a usage of 50.
 func testGaleraClaims(t *testing.T, c *mariadbtest.Cluster) {
 	ctx := context.Background()
