@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 //go:embed migrations/*.sql
@@ -36,7 +38,25 @@ func LatestSchemaVersion() int { return len(migrations()) }
 // costs nothing: they are rare and short.
 const migrateLock = "placement-syncd.migrate"
 
+// initSchema checks the schema, migrating it when asked. Galera nodes
+// migrating at once can abort each other at certification (INSERT IGNORE
+// of one row on two nodes, error 1213): the migration, idempotent, runs
+// again.
 func initSchema(ctx context.Context, db *sql.DB, name string, opts Options) error {
+	for attempt := 1; ; attempt++ {
+		err := initSchemaOnce(ctx, db, name, opts)
+		if err == nil || attempt == 5 || !errors.Is(classify(err), store.ErrRetry) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+func initSchemaOnce(ctx context.Context, db *sql.DB, name string, opts Options) error {
 	// One connection for the lock and the work: GET_LOCK belongs to it.
 	conn, err := db.Conn(ctx)
 	if err != nil {
