@@ -120,6 +120,7 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 	var next atomic.Int64
 	var mu sync.Mutex
 	codes := map[int]int{}
+	var odd []string // bodies of answers other than 204 and 409
 	var wg sync.WaitGroup
 	for range clients {
 		wg.Add(1)
@@ -131,10 +132,13 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 					return
 				}
 				consumer := fmt.Sprintf("cccccccc-0000-4000-8000-%012d", i)
-				code, _ := call(set.rs[i%3], "PUT", "/allocations/"+consumer, "1.28",
+				code, body := call(set.rs[i%3], "PUT", "/allocations/"+consumer, "1.28",
 					`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
 				mu.Lock()
 				codes[code]++
+				if code != 204 && code != 409 {
+					odd = append(odd, fmt.Sprintf("replica %d: %d %s", i%3, code, body))
+				}
 				mu.Unlock()
 			}
 		}()
@@ -142,7 +146,7 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 	wg.Wait()
 	t.Logf("answers by status: %v", codes)
 	if codes[204] != capacity || codes[409] != claims-capacity || len(codes) != 2 {
-		t.Fatalf("answers by status %v: want %d granted (204) and %d refused (409), nothing else", codes, capacity, claims-capacity)
+		t.Fatalf("answers by status %v: want %d granted (204) and %d refused (409), nothing else; others: %v", codes, capacity, claims-capacity, odd)
 	}
 	var used int64
 	if err := set.sql().QueryRow(`SELECT COALESCE(SUM(used), 0) FROM allocations`).Scan(&used); err != nil || used != capacity {

@@ -36,6 +36,9 @@ type Server struct {
 	cmd   *exec.Cmd
 	done  chan error
 	dbSeq atomic.Int64
+	// galera holds a cluster node's settings (nil for a lone server);
+	// Restart starts the node with them again.
+	galera *galeraNode
 }
 
 // Binaries are Debian's paths; PATH is searched first.
@@ -100,7 +103,7 @@ func start(ctx context.Context, base string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mariadbtest: %w", err)
 	}
-	if err := installDB(ctx, dir); err != nil {
+	if err := installDB(ctx, dir, ""); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func start(ctx context.Context, base string) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := launch(ctx, dir, port)
+		s, err := launch(ctx, dir, port, nil)
 		if err == nil {
 			return s, nil
 		}
@@ -120,15 +123,20 @@ func start(ctx context.Context, base string) (*Server, error) {
 	return nil, lastErr
 }
 
-func installDB(ctx context.Context, dir string) error {
+// installDB installs a data directory in dir owned by user ("" for the
+// test's own user).
+func installDB(ctx context.Context, dir, user string) error {
 	bin, err := binary("mariadb-install-db")
 	if err != nil {
 		return err
 	}
 	args := []string{"--no-defaults", "--datadir=" + filepath.Join(dir, "data"),
 		"--auth-root-authentication-method=normal", "--skip-test-db"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--user=root")
+	if user == "" && os.Geteuid() == 0 {
+		user = "root"
+	}
+	if user != "" {
+		args = append(args, "--user="+user)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	if cmd.Env, err = ownTmp(dir); err != nil {
@@ -161,29 +169,35 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func launch(ctx context.Context, dir string, port int) (*Server, error) {
+// launch runs mariadbd on dir's data directory: a lone server, or a
+// Galera node when g is not nil.
+func launch(ctx context.Context, dir string, port int, g *galeraNode) (*Server, error) {
 	bin, err := binary("mariadbd")
 	if err != nil {
 		return nil, err
 	}
 	logPath := filepath.Join(dir, "error.log")
-	args := []string{"--no-defaults",
-		"--datadir=" + filepath.Join(dir, "data"),
-		"--socket=" + filepath.Join(dir, "mysqld.sock"),
-		"--pid-file=" + filepath.Join(dir, "mysqld.pid"),
-		"--log-error=" + logPath,
-		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(port),
-		"--skip-name-resolve",
-		// Small: a test server holds little data, and several may run.
-		"--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M",
-		"--character-set-server=utf8mb4", "--collation-server=utf8mb4_bin",
-		"--max-connections=500"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--user=root")
+	args := []string{"--no-defaults"}
+	if g != nil {
+		// A file, not flags: the state transfer scripts read the node's
+		// settings from it.
+		if args, err = g.defaultsFile(dir, serverFlags(dir, port)); err != nil {
+			return nil, err
+		}
+	} else {
+		args = append(args, serverFlags(dir, port)...)
+		if os.Geteuid() == 0 {
+			args = append(args, "--user=root")
+		}
 	}
 	cmd := exec.Command(bin, args...)
 	if cmd.Env, err = ownTmp(dir); err != nil {
 		return nil, err
+	}
+	if g != nil {
+		if err := g.own(dir); err != nil {
+			return nil, err
+		}
 	}
 	// Its own process group: a signal to the test's group does not stop
 	// it before cleanup does.
@@ -192,14 +206,31 @@ func launch(ctx context.Context, dir string, port int) (*Server, error) {
 		return nil, fmt.Errorf("mariadbtest: start mariadbd: %w", err)
 	}
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), User: "root",
-		dir: dir, cmd: cmd, done: make(chan error, 1)}
+		dir: dir, cmd: cmd, done: make(chan error, 1), galera: g}
 	go func() { s.done <- cmd.Wait() }()
+	// A joining Galera node opens its port only after its state transfer.
 	if err := s.waitReady(ctx, 60*time.Second); err != nil {
 		_ = s.kill()
 		log, _ := os.ReadFile(logPath)
 		return nil, fmt.Errorf("%w\n%s", err, tail(string(log), 2000))
 	}
 	return s, nil
+}
+
+// serverFlags are mariadbd's settings for a server in dir listening on
+// port, as command-line flags.
+func serverFlags(dir string, port int) []string {
+	return []string{
+		"--datadir=" + filepath.Join(dir, "data"),
+		"--socket=" + filepath.Join(dir, "mysqld.sock"),
+		"--pid-file=" + filepath.Join(dir, "mysqld.pid"),
+		"--log-error=" + filepath.Join(dir, "error.log"),
+		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(port),
+		"--skip-name-resolve",
+		// Small: a test server holds little data, and several may run.
+		"--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M",
+		"--character-set-server=utf8mb4", "--collation-server=utf8mb4_bin",
+		"--max-connections=500"}
 }
 
 func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
@@ -320,7 +351,7 @@ func (s *Server) Restart(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("mariadbtest: port %q: %w", port, err)
 	}
-	next, err := launch(ctx, s.dir, n)
+	next, err := launch(ctx, s.dir, n, s.galera)
 	if err != nil {
 		return err
 	}

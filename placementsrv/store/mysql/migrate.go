@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 //go:embed migrations/*.sql
@@ -37,7 +39,25 @@ func LatestSchemaVersion() int { return len(migrations()) }
 // costs nothing: they are rare and short.
 const migrateLock = "placement-syncd.migrate"
 
+// initSchema checks the schema, migrating it when asked. Galera nodes
+// migrating at once can abort each other at certification (INSERT IGNORE
+// of one row on two nodes, error 1213): the migration, idempotent, runs
+// again.
 func initSchema(ctx context.Context, db *sql.DB, name string, opts Options) error {
+	for attempt := 1; ; attempt++ {
+		err := initSchemaOnce(ctx, db, name, opts)
+		if err == nil || attempt == 5 || !errors.Is(classify(err), store.ErrRetry) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+func initSchemaOnce(ctx context.Context, db *sql.DB, name string, opts Options) error {
 	// One connection for the lock and the work: GET_LOCK belongs to it.
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -138,7 +158,12 @@ func refuseForeign(ctx context.Context, conn *sql.Conn, name string, adopt bool)
 		return fmt.Errorf("database %s is OpenStack Placement's own (it has alembic_version and %d other tables), not one of placement-syncd's: "+
 			"copy it into an empty database of ours with 'placement-syncd db import --from URL' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
 			name, len(names)-1, ErrForeignDatabase)
-	case len(names) == 0 || adopt:
+	// Our own schema_migrations at version 0 is a migration under way in
+	// another process (Galera nodes do not share the migration lock) or
+	// stopped half way: migrating on is safe, every statement being
+	// idempotent. It is the first table a migration creates, so no other
+	// table of ours can be there without it.
+	case len(names) == 0 || adopt || slices.Contains(names, "schema_migrations"):
 		return nil
 	}
 	return fmt.Errorf("database %s has tables of its own (%s) and no placement-syncd schema: is it the right database? "+
