@@ -18,7 +18,7 @@ const dbMicros = `CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)`
 // AppendChange takes the next change id from feed_counter, whose row
 // stays locked until this transaction ends, and records payload under it.
 func (t *tx) AppendChange(ctx context.Context, payload []byte) (int64, error) {
-	res, err := t.exec(ctx, `UPDATE feed_counter SET value = LAST_INSERT_ID(value + 1) WHERE name = 'changes'`)
+	res, err := t.Exec(ctx, `UPDATE feed_counter SET value = LAST_INSERT_ID(value + 1) WHERE name = 'changes'`)
 	if err != nil {
 		return 0, err
 	}
@@ -29,7 +29,7 @@ func (t *tx) AppendChange(ctx context.Context, payload []byte) (int64, error) {
 	if id == 0 {
 		return 0, fmt.Errorf("change feed counter missing")
 	}
-	if err := t.run(ctx, `INSERT INTO changes (id, committed_at, payload) VALUES (?, `+dbMicros+`, ?)`, id, payload); err != nil {
+	if err := t.Run(ctx, `INSERT INTO changes (id, committed_at, payload) VALUES (?, `+dbMicros+`, ?)`, id, payload); err != nil {
 		return 0, err
 	}
 	return id, nil

@@ -41,6 +41,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
 // Options configures Open.
@@ -161,33 +162,16 @@ func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	return &tx{tx: t}, nil
+	return &tx{(*sqlrows.Tx[mysqlErrors])(t)}, nil
 }
 
-// nanos and fromNanos convert times for storage: Unix nanoseconds, NULL
-// for the zero time.
-func nanos(t time.Time) int64 { return t.UnixNano() }
-
-func nullNanos(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UnixNano()
-}
-
+// fromNanos reads a stored time: Unix nanoseconds, NULL for the zero
+// time.
 func fromNanos(n sql.NullInt64) time.Time {
 	if !n.Valid {
 		return time.Time{}
 	}
 	return time.Unix(0, n.Int64).UTC()
-}
-
-// nullID stores a reference id, NULL for 0 (none).
-func nullID(id int64) any {
-	if id == 0 {
-		return nil
-	}
-	return id
 }
 
 // Backend implements the persistence contract.

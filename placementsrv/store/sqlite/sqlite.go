@@ -202,24 +202,5 @@ func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
 	return (*tx)(t), nil
 }
 
-// nanos and nullNanos convert times for storage: Unix nanoseconds, NULL
-// for the zero time.
-func nanos(t time.Time) int64 { return t.UnixNano() }
-
-func nullNanos(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UnixNano()
-}
-
-// nullID stores a reference id, NULL for 0 (none).
-func nullID(id int64) any {
-	if id == 0 {
-		return nil
-	}
-	return id
-}
-
 // Backend implements the persistence contract.
 var _ store.Backend = (*Backend)(nil)
