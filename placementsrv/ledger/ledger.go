@@ -145,14 +145,22 @@ func (l *Ledger) writeKind(ctx context.Context, usageOnly bool, fn writeFunc) (e
 			return err
 		}
 		l.metrics.retries.Inc()
-		// A short, growing, jittered pause lets the other transaction
-		// finish rather than meet it again.
-		pause := time.Duration(attempt) * time.Duration(5+rand.IntN(10)) * time.Millisecond
-		select {
-		case <-ctx.Done():
+		if !backOff(ctx, attempt) {
 			return err
-		case <-time.After(pause):
 		}
+	}
+}
+
+// backOff pauses before attempt+1 of a write that met another writer: a
+// short, growing, jittered pause lets the other finish rather than meet
+// it again. It reports false when ctx ended first.
+func backOff(ctx context.Context, attempt int) bool {
+	pause := time.Duration(attempt) * time.Duration(5+rand.IntN(10)) * time.Millisecond
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(pause):
+		return true
 	}
 }
 

@@ -139,6 +139,14 @@ func (l *Ledger) replicaWrite(ctx context.Context, usageOnly bool, fn writeFunc)
 			return err // memory was current: the answer stands
 		}
 		l.rep.metrics.retries.Inc()
+		// Writers of every replica meet on the same rows; without a pause
+		// the same one can lose every race while the others keep writing.
+		if !backOff(ctx, attempt) {
+			return err
+		}
+		if _, err := l.catchUp(ctx); err != nil {
+			return fmt.Errorf("catch up with the change feed: %w", err)
+		}
 	}
 }
 
