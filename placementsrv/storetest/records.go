@@ -3,6 +3,7 @@ package storetest
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -235,5 +236,39 @@ func testIDsIncrease(t *testing.T, s Storage) {
 	}
 	if !slices.Equal(got, []string{"a", "c", "d"}) {
 		t.Fatalf("providers in id order: %v", got)
+	}
+}
+
+// testManyAllocations checks that Load returns every allocation once, in
+// id order, when there are many and deletions left gaps in their ids (a
+// store may read a large table in parts).
+func testManyAllocations(t *testing.T, s Storage) {
+	r, w := committedFixture(t, s)
+	root, class := w.Providers[0].ID, w.ResourceClasses[1].ID
+	var consumers []int64
+	r.write(func(tx store.Tx) {
+		for i := range 40 {
+			c := store.ConsumerRow{UUID: fmt.Sprintf("many-%d", i), ProjectID: w.Projects[0].ID, UserID: w.Users[0].ID, CreatedAt: at(30)}
+			consumers = append(consumers, mustID(t)(tx.InsertConsumer(r.ctx, c)))
+		}
+		for n := range 400 {
+			a := store.AllocationRow{ProviderID: root, ConsumerID: consumers[n%len(consumers)], ClassID: class, Used: int64(n + 1), CreatedAt: at(31)}
+			a.ID = mustID(t)(tx.InsertAllocation(r.ctx, a))
+			w.Allocations = append(w.Allocations, a)
+		}
+	})
+	// Every third consumer's allocations go: gaps all through the ids.
+	r.write(func(tx store.Tx) {
+		for i := 0; i < len(consumers); i += 3 {
+			must(t, tx.DeleteConsumerAllocations(r.ctx, consumers[i]))
+		}
+	})
+	w.Allocations = slices.DeleteFunc(w.Allocations, func(a store.AllocationRow) bool {
+		i := slices.Index(consumers, a.ConsumerID)
+		return i >= 0 && i%3 == 0
+	})
+	r.reopen()
+	if got := r.load().Allocations; !reflect.DeepEqual(got, w.Allocations) {
+		t.Fatalf("allocations: got %d rows, want %d in id order:\n got %v\nwant %v", len(got), len(w.Allocations), got, w.Allocations)
 	}
 }

@@ -37,6 +37,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) Storage) {
 		{"records/references", testReferences},
 		{"records/cascades", testCascades},
 		{"records/ids increase", testIDsIncrease},
+		{"records/many allocations in id order", testManyAllocations},
 		{"ledger/inventory writes survive reopen", testInventoryWritesSurviveReopen},
 		{"ledger/inventory write errors change nothing", testInventoryWriteErrorsChangeNothing},
 		{"ledger/inventory in use and usages", testInventoryInUseAndUsages},
