@@ -95,7 +95,7 @@ func (w *planWrite) allocations(ctx context.Context, gens *generations) error {
 		if err != nil {
 			return fmt.Errorf("insert allocation of consumer %s: %w", e.cons.req.ConsumerUUID, err)
 		}
-		cc.allocs = append(cc.allocs, &allocation{id: id, provider: e.prov, consumer: cc.c, class: e.class, used: e.used, createdAt: w.now})
+		cc.allocs = append(cc.allocs, &allocation{id: id, provider: e.prov, consumer: cc.c, class: e.class, used: e.used, createdAt: stampOf(w.now)})
 	}
 	for _, p := range touched {
 		if err := gens.bump(ctx, w.tx, p, w.now); err != nil {
@@ -136,7 +136,7 @@ func applyChanges(st *state, ids *externalIDs, changes []*consumerChange, now ti
 		c.projectID, c.userID, c.consumerType = cc.project, cc.user, cc.kind
 		// As storage: a new consumer's generation increment sets it too.
 		if cc.changed {
-			c.updatedAt = now
+			c.updatedAt = stampOf(now)
 		}
 		c.generation = cc.generation
 		if cc.touched {
@@ -187,7 +187,7 @@ func (w *planWrite) writeConsumer(ctx context.Context, cp *consumerPlan) (writte
 	if err != nil {
 		return writtenConsumer{}, fmt.Errorf("insert consumer %s: %w", req.ConsumerUUID, err)
 	}
-	c := &consumer{id: id, uuid: req.ConsumerUUID, createdAt: w.now}
+	c := &consumer{id: id, uuid: req.ConsumerUUID, createdAt: stampOf(w.now)}
 	return writtenConsumer{c: c, isNew: true, project: req.ProjectID, user: req.UserID, kind: req.ConsumerType}, nil
 }
 

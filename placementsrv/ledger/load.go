@@ -170,7 +170,7 @@ func (ld *loader) consumers(recs *store.Records) {
 	}
 	for _, r := range recs.Consumers {
 		c := &consumer{id: r.ID, uuid: r.UUID, projectID: ld.projByID[r.ProjectID], userID: ld.userByID[r.UserID],
-			generation: r.Generation, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
+			generation: r.Generation, createdAt: stampOf(r.CreatedAt), updatedAt: stampOf(r.UpdatedAt)}
 		if r.ConsumerTypeID != 0 {
 			c.consumerType = st.consumerTypeIDs[r.ConsumerTypeID]
 		}
@@ -184,7 +184,7 @@ func (ld *loader) consumers(recs *store.Records) {
 func (ld *loader) allocations(rows []store.AllocationRow) error {
 	for _, r := range rows {
 		a := &allocation{id: r.ID, provider: ld.provByID[r.ProviderID], consumer: ld.consByID[r.ConsumerID],
-			class: ld.classByID[r.ClassID], used: r.Used, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
+			class: ld.classByID[r.ClassID], used: r.Used, createdAt: stampOf(r.CreatedAt), updatedAt: stampOf(r.UpdatedAt)}
 		if a.provider == nil || a.consumer == nil || a.class == nil {
 			return fmt.Errorf("allocation %d: dangling reference", a.id)
 		}

@@ -233,7 +233,7 @@ func (x *idIndex) applyExternal(st *state, o feed.Op) {
 
 func (x *idIndex) applyConsumer(st *state, o feed.Op) error {
 	if o.Kind == feed.InsertConsumer {
-		c := &consumer{id: o.Consumer.ID, uuid: o.Consumer.UUID, createdAt: o.Consumer.CreatedAt}
+		c := &consumer{id: o.Consumer.ID, uuid: o.Consumer.UUID, createdAt: stampOf(o.Consumer.CreatedAt)}
 		x.setConsumer(st, c, o.Consumer)
 		st.consumers[c.uuid], x.consumers[c.id] = c, c
 		return nil
@@ -255,7 +255,7 @@ func (x *idIndex) applyConsumer(st *state, o feed.Op) error {
 		x.setConsumer(st, c, o.Consumer)
 		c.generation = gen
 	case feed.BumpConsumerGeneration:
-		c.generation, c.updatedAt = o.Ref+1, *o.At
+		c.generation, c.updatedAt = o.Ref+1, stampOf(*o.At)
 	case feed.DeleteConsumer:
 		detachAllocations(st, c)
 		delete(st.consumers, c.uuid)
@@ -275,7 +275,7 @@ func (x *idIndex) setConsumer(st *state, c *consumer, r *store.ConsumerRow) {
 	if r.ConsumerTypeID != 0 {
 		c.consumerType = st.consumerTypeIDs[r.ConsumerTypeID]
 	}
-	c.generation, c.updatedAt = r.Generation, r.UpdatedAt
+	c.generation, c.updatedAt = r.Generation, stampOf(r.UpdatedAt)
 }
 
 func (x *idIndex) applyAllocation(st *state, o feed.Op, c *consumer) error {
@@ -288,7 +288,7 @@ func (x *idIndex) applyAllocation(st *state, o feed.Op, c *consumer) error {
 	if class == nil {
 		return missing(o, "resource class", r.ClassID)
 	}
-	a := &allocation{id: r.ID, provider: p, consumer: c, class: class, used: r.Used, createdAt: r.CreatedAt, updatedAt: r.UpdatedAt}
+	a := &allocation{id: r.ID, provider: p, consumer: c, class: class, used: r.Used, createdAt: stampOf(r.CreatedAt), updatedAt: stampOf(r.UpdatedAt)}
 	c.allocs = append(c.allocs, a)
 	attachAllocation(st, a)
 	return nil
