@@ -93,11 +93,12 @@ type engine struct {
 	roots   []int32 // anchor of each candidate (round-robin)
 	// sink, when set, receives each candidate instead of cands (see
 	// Query.Stream); cur is the transient candidate handed to it.
-	sink     func(*Candidate) bool
-	cur      Candidate
-	rootBits []uint64 // stream: roots of the candidates produced
-	usedBits []uint64 // stream, pre-1.29: providers of those candidates
-	dedup    map[string]struct{}
+	sink        func(*Candidate) bool
+	cur         Candidate
+	flatMapping [1]int32 // cur's mapping on the flat path (flat.go)
+	rootBits    []uint64 // stream: roots of the candidates produced
+	usedBits    []uint64 // stream, pre-1.29: providers of those candidates
+	dedup       map[string]struct{}
 	// owners says which anchor keeps each sharedOnly option (built on
 	// first use); anchor is the root whose options are being listed.
 	owners *sharedOwners

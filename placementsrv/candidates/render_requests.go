@@ -32,6 +32,12 @@ type candidateJSON struct {
 	prevMaps    [][]int32
 	prevMapJSON []byte
 	prevMapEnd  []int
+	// single is the last request one provider served whole: its
+	// allocations and their rendering after the provider's uuid.
+	single struct {
+		allocs []Alloc
+		tail   []byte
+	}
 }
 
 func newCandidateJSON(b []byte, sink chunkSink, q *quotedNames, req *Request, mv microversion.Version) *candidateJSON {
@@ -67,22 +73,97 @@ func (cj *candidateJSON) add(c *Candidate) bool {
 	}
 	cj.n++
 	if cj.dict {
-		if cj.n > 1 && slices.Equal(c.Allocs, cj.prevAllocs) {
-			b = append(b, cj.prevJSON...)
+		if p, ok := singleProvider(c); ok {
+			b = cj.appendSingle(b, c, p)
 		} else {
-			start := len(b)
-			b = appendAllocations(b, cj.q, c, false)
-			cj.prevAllocs = append(cj.prevAllocs[:0], c.Allocs...)
-			cj.prevJSON = append(cj.prevJSON[:0], b[start:]...)
-		}
-		if cj.mappings {
-			b = cj.appendMappings(b, c)
+			b = cj.appendMany(b, c)
 		}
 	} else {
 		b = appendAllocations(b, cj.q, c, true)
 	}
 	cj.b = append(b, '}')
 	return cj.flush()
+}
+
+// appendMany renders a request at 1.12 and later: its allocations (those
+// of the previous one again when equal) and mappings.
+func (cj *candidateJSON) appendMany(b []byte, c *Candidate) []byte {
+	if cj.n > 1 && slices.Equal(c.Allocs, cj.prevAllocs) {
+		b = append(b, cj.prevJSON...)
+	} else {
+		start := len(b)
+		b = appendAllocations(b, cj.q, c, false)
+		cj.prevAllocs = append(cj.prevAllocs[:0], c.Allocs...)
+		cj.prevJSON = append(cj.prevJSON[:0], b[start:]...)
+	}
+	if cj.mappings {
+		b = cj.appendMappings(b, c)
+	}
+	return b
+}
+
+// singleProvider returns the one provider that serves every allocation
+// of c and every one of its groups, if there is one.
+func singleProvider(c *Candidate) (int32, bool) {
+	if len(c.Allocs) == 0 {
+		return 0, false
+	}
+	p := c.Allocs[0].Provider
+	for _, a := range c.Allocs[1:] {
+		if a.Provider != p {
+			return 0, false
+		}
+	}
+	for _, m := range c.Mappings {
+		if len(m) != 1 || m[0] != p {
+			return 0, false
+		}
+	}
+	return p, true
+}
+
+// appendSingle renders a request that one provider, p, serves whole: the
+// common answer to a flavor on a flat compute node. Such requests differ
+// in the provider only, as long as the amounts stay the same, so all
+// after the provider's uuid is kept from the first and copied.
+func (cj *candidateJSON) appendSingle(b []byte, c *Candidate, p int32) []byte {
+	if !sameAmounts(c.Allocs, cj.single.allocs) {
+		start := len(b)
+		b = appendAllocations(b, cj.q, c, false)
+		cj.single.allocs = append(cj.single.allocs[:0], c.Allocs...)
+		cj.single.tail = append(cj.single.tail[:0], b[start+len(`{"allocations":{`)+len(cj.q.providers[p]):]...)
+	} else {
+		b = append(b, `{"allocations":{`...)
+		b = append(b, cj.q.providers[p]...)
+		b = append(b, cj.single.tail...)
+	}
+	if cj.mappings {
+		b = append(b, `,"mappings":{`...)
+		for g, key := range cj.groupKeys {
+			if g > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, key...)
+			b = append(b, cj.q.providers[p]...)
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	return b
+}
+
+// sameAmounts reports whether a and b allocate the same amounts of the
+// same classes in the same order, whatever the providers.
+func sameAmounts(a, b []Alloc) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Class != b[i].Class || a[i].Amount != b[i].Amount {
+			return false
+		}
+	}
+	return true
 }
 
 // appendAllocations writes a candidate's allocations, grouped by provider

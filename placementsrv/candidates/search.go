@@ -8,11 +8,12 @@ func (e *engine) run() {
 	if narrow := e.narrowAnchors(); narrow != nil {
 		roots = narrow
 	}
+	flat := e.flatGroup()
 	for _, r := range roots {
 		if e.stopped {
 			break
 		}
-		if !e.anchorOK(r) || e.lacksGranular(r) {
+		if !e.anchorOK(r) || e.lacksGranular(r) || flat != nil && e.flatAnchor(flat, r) {
 			continue
 		}
 		e.enterAnchor(r)
