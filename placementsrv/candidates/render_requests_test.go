@@ -97,5 +97,4 @@ func expectedRequest(s *Snapshot, req *Request, c Candidate) renderedRequest {
 type bufWriter struct{ b []byte }
 
 func (w *bufWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
-func (w *bufWriter) Last(p []byte) error        { _, err := w.Write(p); return err }
-
+func (w *bufWriter) Last(p []byte) error         { _, err := w.Write(p); return err }
