@@ -30,10 +30,12 @@ func (e *engine) lacksGranular(r int32) bool {
 }
 
 // narrowAnchors returns the only roots that can anchor a candidate when
-// some group's member_of or in_tree confines it (nil: any root). A group
-// with member_of only has options under the roots of its member
-// providers and the roots its sharing members anchor; with in_tree, under
-// that tree's root and the roots its sharing providers anchor.
+// some group's member_of or in_tree, or a rare class, confines it (nil:
+// any root). A group with member_of only has options under the roots of
+// its member providers and the roots its sharing members anchor; with
+// in_tree, under that tree's root and the roots its sharing providers
+// anchor; asking for a class, under the roots of its providers and the
+// roots its sharing providers anchor.
 func (e *engine) narrowAnchors() []int32 {
 	ps := e.s.Providers
 	var cur []int32 // sorted roots allowed so far; nil: no restriction yet
@@ -76,6 +78,17 @@ func (e *engine) narrowAnchors() []int32 {
 			restrict(next)
 		}
 	}
+	// Every group must get each class it asks for from the anchor's tree
+	// or a sharing provider it anchors. A class few providers have (a
+	// GPU, an FPGA, a wide host's PCI functions) confines the anchors to
+	// their roots; a common one would cost more to list than it saves.
+	if rare := e.rarestClass(); rare != nil && len(rare) <= len(ps)/rareClassShare {
+		next := make([]int32, 0, len(rare))
+		for _, p := range rare {
+			next = reach(next, p)
+		}
+		restrict(next)
+	}
 	if !restricted {
 		return nil
 	}
@@ -83,6 +96,31 @@ func (e *engine) narrowAnchors() []int32 {
 		cur = []int32{}
 	}
 	return cur
+}
+
+// rareClassShare: a requested class confines the anchors when at most one
+// provider in this many has it.
+const rareClassShare = 16
+
+// rarestClass returns the providers of the requested class that the
+// fewest providers have, nil when no group asks for resources.
+func (e *engine) rarestClass() []int32 {
+	var rare []int32
+	found := false
+	for _, g := range e.groups {
+		for _, ra := range g.res {
+			if l := e.s.ByClass[ra.class]; !found || len(l) < len(rare) {
+				rare, found = l, true
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	if rare == nil {
+		rare = []int32{}
+	}
+	return rare
 }
 
 // enterAnchor numbers the providers anchor r can draw from and their
