@@ -3,7 +3,6 @@ package candidates
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -43,16 +42,7 @@ func TestFlatMatchesSearch(t *testing.T) {
 				}
 				return true
 			})
-			var wantKeys []string
-			for _, c := range want.Candidates {
-				wantKeys = append(wantKeys, engineKey(c, req.Groups))
-			}
-			if !slices.Equal(got, wantKeys) {
-				t.Fatalf("%s: streamed\n %v\nfound\n %v", desc, got, wantKeys)
-			}
-			if !slices.Equal(sums, want.Summaries) {
-				t.Fatalf("%s: streamed summaries %v, found %v", desc, sums, want.Summaries)
-			}
+			sameAsFound(t, desc, req, got, sums, want)
 		}
 	}
 	if flatCands < 100 {

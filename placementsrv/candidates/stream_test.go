@@ -40,16 +40,7 @@ func TestStreamMatchesFind(t *testing.T) {
 					got = append(got, engineKey(*c, req.Groups))
 					return true
 				})
-				var wantKeys []string
-				for _, c := range want.Candidates {
-					wantKeys = append(wantKeys, engineKey(c, req.Groups))
-				}
-				if !slices.Equal(got, wantKeys) {
-					t.Fatalf("%s: streamed\n %v\nfind\n %v", desc, got, wantKeys)
-				}
-				if !slices.Equal(sums, want.Summaries) {
-					t.Fatalf("%s: streamed summaries %v, find %v", desc, sums, want.Summaries)
-				}
+				sameAsFound(t, desc, req, got, sums, want)
 				if len(got) > 0 {
 					streamed++
 				}
@@ -58,6 +49,22 @@ func TestStreamMatchesFind(t *testing.T) {
 	}
 	if streamed < cases/2 {
 		t.Errorf("only %d non-empty streamed answers", streamed)
+	}
+}
+
+// sameAsFound fails the test unless a streamed answer (the engineKeys of
+// its candidates, its summaries) is exactly Find's.
+func sameAsFound(t *testing.T, desc string, req Request, got []string, sums []int32, want Result) {
+	t.Helper()
+	var wantKeys []string
+	for _, c := range want.Candidates {
+		wantKeys = append(wantKeys, engineKey(c, req.Groups))
+	}
+	if !slices.Equal(got, wantKeys) {
+		t.Fatalf("%s: streamed\n %v\nfound\n %v", desc, got, wantKeys)
+	}
+	if !slices.Equal(sums, want.Summaries) {
+		t.Fatalf("%s: streamed summaries %v, found %v", desc, sums, want.Summaries)
 	}
 }
 
