@@ -15,7 +15,7 @@ type quotedNames struct {
 	providers [][]byte
 	classes   [][]byte
 	traits    [][]byte
-	summaries summaryCache
+	summaries *summaryCache
 }
 
 // names returns the quoted names for snap, building them on first use.
@@ -27,11 +27,12 @@ func (rd *Renderer) names(snap *Snapshot) *quotedNames {
 		// A patched snapshot shares its names with the one it came from:
 		// quoting them again would cost a pass over the whole cloud per
 		// write.
-		nq := &quotedNames{snap: snap, providers: q.providers, classes: q.classes, traits: q.traits}
+		nq := &quotedNames{snap: snap, providers: q.providers, classes: q.classes, traits: q.traits, summaries: q.summaries}
 		rd.quoted.Store(nq)
 		return nq
 	}
-	q := &quotedNames{snap: snap, providers: make([][]byte, len(snap.Providers)), classes: make([][]byte, len(snap.Classes))}
+	q := &quotedNames{snap: snap, providers: make([][]byte, len(snap.Providers)), classes: make([][]byte, len(snap.Classes)),
+		summaries: &summaryCache{}}
 	buf := make([]byte, 0, len(snap.Providers)*40)
 	for i := range snap.Providers {
 		start := len(buf)
@@ -59,30 +60,46 @@ func sameTable[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// summaryCache keeps each provider's rendered provider_summaries member
-// for one snapshot. From 1.27 a summary lists every inventory, so it
-// depends on the snapshot and the microversion's form only, not on the
-// request: between two writes every answer repeats the same fragments,
-// and for answers with many providers they are most of the bytes
-// (1,314 summaries are 0.9 of a 1.2 MB answer at 1,000 roots, and their
-// rendering a quarter of the request's CPU).
+// summaryCache keeps each provider's rendered provider_summaries member.
+// From 1.27 a summary lists every inventory, so it depends on the
+// provider's state and the microversion's form only, not on the request:
+// answers repeat the same fragments, and for answers with many providers
+// they are most of the bytes (1,314 summaries are 0.9 of a 1.2 MB answer
+// at 1,000 roots, and their rendering a quarter of the request's CPU).
 //
-// Fragments are kept only from a snapshot's second answer on: after
-// every claim the next request sees a new snapshot, and when each
-// snapshot is read once, keeping copies would only add garbage.
+// The cache is shared by the snapshots patched from one another (they
+// share their provider table, see names), so a write costs what it
+// touches: a patch gives the providers whose usage changed new
+// inventories, and a fragment is current only while the inventories it
+// was rendered from are the snapshot's. Allocating or clearing a table
+// of every provider per write would cost in proportion to the cloud.
 type summaryCache struct {
-	answers atomic.Int64
-	forms   [2]summaryForm // 1.27–1.28, then 1.29+ (with parent and root)
+	forms [2]summaryForm // 1.27–1.28, then 1.29+ (with parent and root)
 }
 
 type summaryForm struct {
 	once  sync.Once
-	frags []atomic.Pointer[[]byte]
+	frags []atomic.Pointer[summaryFrag]
 }
 
-// form returns the fragments of form i, sized for the snapshot.
-func (c *summaryCache) form(i, providers int) []atomic.Pointer[[]byte] {
+// summaryFrag is one provider's summary member and the inventories it was
+// rendered from (their first element; nil for none).
+type summaryFrag struct {
+	from *SnapInventory
+	json []byte
+}
+
+// form returns the fragments of form i, sized for the provider table.
+func (c *summaryCache) form(i, providers int) []atomic.Pointer[summaryFrag] {
 	f := &c.forms[i]
-	f.once.Do(func() { f.frags = make([]atomic.Pointer[[]byte], providers) })
+	f.once.Do(func() { f.frags = make([]atomic.Pointer[summaryFrag], providers) })
 	return f.frags
+}
+
+// firstInventory identifies a provider's inventories in a snapshot.
+func firstInventory(invs []SnapInventory) *SnapInventory {
+	if len(invs) == 0 {
+		return nil
+	}
+	return &invs[0]
 }

@@ -15,8 +15,8 @@ func (cj *candidateJSON) appendSummaries(sums []int32) {
 	q, mv := cj.q, cj.mv
 	allClasses := mv.AtLeast(microversion.CandidatesAllClasses)
 	tree := mv.AtLeast(microversion.CandidatesNested)
-	var frags []atomic.Pointer[[]byte]
-	if allClasses && len(sums) > 0 && q.summaries.answers.Add(1) > 1 {
+	var frags []atomic.Pointer[summaryFrag]
+	if allClasses && len(sums) > 0 {
 		form := 0
 		if tree {
 			form = 1
@@ -40,14 +40,14 @@ func (cj *candidateJSON) appendSummaries(sums []int32) {
 			b = appendSummary(b, q, pi, allClasses, requested, mv)
 			continue
 		}
-		if f := frags[pi].Load(); f != nil {
-			b = append(b, *f...)
+		from := firstInventory(q.snap.Inventories(pi))
+		if f := frags[pi].Load(); f != nil && f.from == from {
+			b = append(b, f.json...)
 			continue
 		}
 		start := len(b)
 		b = appendSummary(b, q, pi, true, nil, mv)
-		f := slices.Clone(b[start:])
-		frags[pi].Store(&f)
+		frags[pi].Store(&summaryFrag{from: from, json: slices.Clone(b[start:])})
 	}
 	cj.b = b
 }
