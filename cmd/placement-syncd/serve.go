@@ -156,7 +156,7 @@ func apiLimits(c APIConfig) httpserve.Limits {
 // Loading allocates almost only what it keeps, on a heap that grows from
 // nothing to gigabytes at 100k hosts: collecting at every doubling, as
 // the default GOGC does, was a quarter of a restart. It collects at every
-// fivefold growth instead while it loads, unless the operator set GOGC.
+// tripling instead while it loads, unless the operator set GOGC.
 func loadStore(ctx context.Context, db DatabaseConfig, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	start := time.Now()
 	if os.Getenv("GOGC") == "" {
