@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
 // Load reads every table, rows with an id in id order, in one read-only
@@ -32,63 +34,48 @@ func (b *Backend) Load(ctx context.Context) (*store.Records, error) {
 func loadAll(ctx context.Context, db *sql.Tx) (*store.Records, error) {
 	r := &store.Records{}
 	var err error
-	if r.ResourceClasses, err = queryRows(ctx, db, loadClasses, scanClass); err != nil {
+	if r.ResourceClasses, err = queryRows(ctx, db, sqlrows.LoadClasses, scanClass); err != nil {
 		return nil, err
 	}
-	if r.Traits, err = queryRows(ctx, db, loadTraits, scanTrait); err != nil {
+	if r.Traits, err = queryRows(ctx, db, sqlrows.LoadTraits, scanTrait); err != nil {
 		return nil, err
 	}
-	if r.Providers, err = queryRows(ctx, db, loadProviders, scanProvider); err != nil {
+	if r.Providers, err = queryRows(ctx, db, sqlrows.LoadProviders, scanProvider); err != nil {
 		return nil, err
 	}
-	if r.Inventories, err = queryRows(ctx, db, loadInventories, scanInventory); err != nil {
+	if r.Inventories, err = queryRows(ctx, db, sqlrows.LoadInventories, scanInventory); err != nil {
 		return nil, err
 	}
-	if r.ProviderTraits, err = queryRows(ctx, db, loadProviderTraits, scanProviderTrait); err != nil {
+	if r.ProviderTraits, err = queryRows(ctx, db, sqlrows.LoadProviderTraits, scanProviderTrait); err != nil {
 		return nil, err
 	}
-	if r.Aggregates, err = queryRows(ctx, db, loadAggregates, scanAggregate); err != nil {
+	if r.Aggregates, err = queryRows(ctx, db, sqlrows.LoadAggregates, scanAggregate); err != nil {
 		return nil, err
 	}
-	if r.ProviderAggregates, err = queryRows(ctx, db, loadProviderAggregates, scanProviderAggregate); err != nil {
+	if r.ProviderAggregates, err = queryRows(ctx, db, sqlrows.LoadProviderAggregates, scanProviderAggregate); err != nil {
 		return nil, err
 	}
-	if r.Projects, err = queryRows(ctx, db, loadProjects, scanExternalID); err != nil {
+	if r.Projects, err = queryRows(ctx, db, sqlrows.LoadProjects, scanExternalID); err != nil {
 		return nil, err
 	}
-	if r.Users, err = queryRows(ctx, db, loadUsers, scanExternalID); err != nil {
+	if r.Users, err = queryRows(ctx, db, sqlrows.LoadUsers, scanExternalID); err != nil {
 		return nil, err
 	}
-	if r.ConsumerTypes, err = queryRows(ctx, db, loadConsumerTypes, scanConsumerType); err != nil {
+	if r.ConsumerTypes, err = queryRows(ctx, db, sqlrows.LoadConsumerTypes, scanConsumerType); err != nil {
 		return nil, err
 	}
-	if r.Consumers, err = queryRows(ctx, db, loadConsumers, scanConsumer); err != nil {
+	if r.Consumers, err = queryRows(ctx, db, sqlrows.LoadConsumers, scanConsumer); err != nil {
 		return nil, err
 	}
-	if r.Allocations, err = queryRows(ctx, db, loadAllocations, scanAllocation); err != nil {
+	if r.Allocations, err = queryRows(ctx, db, sqlrows.LoadAllocations, scanAllocation, 0, int64(math.MaxInt64)); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-const (
-	loadClasses            = `SELECT id, name, created_at, updated_at FROM resource_classes ORDER BY id`
-	loadTraits             = `SELECT id, name, created_at, updated_at FROM traits ORDER BY id`
-	loadProviders          = `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id, created_at, updated_at FROM resource_providers ORDER BY id`
-	loadInventories        = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at, updated_at FROM inventories`
-	loadProviderTraits     = `SELECT resource_provider_id, trait_id FROM resource_provider_traits`
-	loadAggregates         = `SELECT id, uuid FROM placement_aggregates ORDER BY id`
-	loadProviderAggregates = `SELECT resource_provider_id, aggregate_id FROM resource_provider_aggregates`
-	loadProjects           = `SELECT id, external_id FROM projects ORDER BY id`
-	loadUsers              = `SELECT id, external_id FROM users ORDER BY id`
-	loadConsumerTypes      = `SELECT id, name, created_at FROM consumer_types ORDER BY id`
-	loadConsumers          = `SELECT id, uuid, project_id, user_id, consumer_type_id, generation, created_at, updated_at FROM consumers ORDER BY id`
-	loadAllocations        = `SELECT id, resource_provider_id, consumer_id, resource_class_id, used, created_at, updated_at FROM allocations ORDER BY id`
-)
-
 // queryRows runs query and scans each result row into a T.
-func queryRows[T any](ctx context.Context, db *sql.Tx, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
-	rows, err := db.QueryContext(ctx, query)
+func queryRows[T any](ctx context.Context, db *sql.Tx, query string, scan func(*sql.Rows, *T) error, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", query, err)
 	}

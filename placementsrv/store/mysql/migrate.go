@@ -6,30 +6,21 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migrations returns the embedded migration scripts in order; the schema
-// version of a database is the number applied.
-func migrations() []string {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		panic(err) // the pattern is constant and valid
-	}
-	sort.Strings(names)
-	return names
-}
+// migrations returns the embedded migration scripts in order.
+func migrations() []string { return sqlrows.Scripts(migrationFS) }
 
 // LatestSchemaVersion is the schema version this binary writes.
 func LatestSchemaVersion() int { return len(migrations()) }
@@ -116,19 +107,7 @@ func getLock(ctx context.Context, conn *sql.Conn) error {
 // schemaVersion reads how many migrations a database has applied; an
 // empty database is version 0.
 func schemaVersion(ctx context.Context, conn *sql.Conn) (int, error) {
-	var n int
-	err := conn.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'`).Scan(&n)
-	if err != nil {
-		return 0, err
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	var v sql.NullInt64
-	if err := conn.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, err
-	}
-	return int(v.Int64), nil
+	return sqlrows.AppliedVersion(ctx, conn, `SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'`)
 }
 
 // refuseForeign fails with ErrForeignDatabase when a database without our

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
 // Load reads every table, rows with an id in id order. The tables are
@@ -37,22 +38,28 @@ func (b *Backend) Load(ctx context.Context) (*store.Records, error) {
 	for i := range split.parts {
 		g.Go(func() (err error) {
 			pt := &split.parts[i]
-			pt.rows, err = queryInto(ctx, b.db, loadAllocations, decodeAllocation, pt.rows, pt.from, pt.to)
+			pt.rows, err = queryInto(ctx, b.db, sqlrows.LoadAllocations, decodeAllocation, pt.rows, pt.from, pt.to)
 			return
 		})
 	}
-	g.Go(func() (err error) { r.Consumers, err = queryRows(ctx, b.db, loadConsumers, decodeConsumer); return })
 	g.Go(func() (err error) {
-		r.ProviderTraits, err = queryRows(ctx, b.db, loadProviderTraits, decodeProviderTrait)
+		r.Consumers, err = queryRows(ctx, b.db, sqlrows.LoadConsumers, decodeConsumer)
 		return
 	})
 	g.Go(func() (err error) {
-		r.Inventories, err = queryRows(ctx, b.db, loadInventories, decodeInventory)
+		r.ProviderTraits, err = queryRows(ctx, b.db, sqlrows.LoadProviderTraits, decodeProviderTrait)
 		return
 	})
-	g.Go(func() (err error) { r.Providers, err = queryRows(ctx, b.db, loadProviders, decodeProvider); return })
 	g.Go(func() (err error) {
-		r.ProviderAggregates, err = queryRows(ctx, b.db, loadProviderAggregates, decodeProviderAggregate)
+		r.Inventories, err = queryRows(ctx, b.db, sqlrows.LoadInventories, decodeInventory)
+		return
+	})
+	g.Go(func() (err error) {
+		r.Providers, err = queryRows(ctx, b.db, sqlrows.LoadProviders, decodeProvider)
+		return
+	})
+	g.Go(func() (err error) {
+		r.ProviderAggregates, err = queryRows(ctx, b.db, sqlrows.LoadProviderAggregates, decodeProviderAggregate)
 		return
 	})
 	g.Go(func() error { return b.loadSmall(ctx, r) })
@@ -109,39 +116,24 @@ const loadConns = 4
 // loadSmall reads the tables that hold names rather than the cloud.
 func (b *Backend) loadSmall(ctx context.Context, r *store.Records) error {
 	var err error
-	if r.ResourceClasses, err = queryRows(ctx, b.db, loadClasses, decodeClass); err != nil {
+	if r.ResourceClasses, err = queryRows(ctx, b.db, sqlrows.LoadClasses, decodeClass); err != nil {
 		return err
 	}
-	if r.Traits, err = queryRows(ctx, b.db, loadTraits, decodeTrait); err != nil {
+	if r.Traits, err = queryRows(ctx, b.db, sqlrows.LoadTraits, decodeTrait); err != nil {
 		return err
 	}
-	if r.Aggregates, err = queryRows(ctx, b.db, loadAggregates, decodeAggregate); err != nil {
+	if r.Aggregates, err = queryRows(ctx, b.db, sqlrows.LoadAggregates, decodeAggregate); err != nil {
 		return err
 	}
-	if r.Projects, err = queryRows(ctx, b.db, loadProjects, decodeExternalID); err != nil {
+	if r.Projects, err = queryRows(ctx, b.db, sqlrows.LoadProjects, decodeExternalID); err != nil {
 		return err
 	}
-	if r.Users, err = queryRows(ctx, b.db, loadUsers, decodeExternalID); err != nil {
+	if r.Users, err = queryRows(ctx, b.db, sqlrows.LoadUsers, decodeExternalID); err != nil {
 		return err
 	}
-	r.ConsumerTypes, err = queryRows(ctx, b.db, loadConsumerTypes, decodeConsumerType)
+	r.ConsumerTypes, err = queryRows(ctx, b.db, sqlrows.LoadConsumerTypes, decodeConsumerType)
 	return err
 }
-
-const (
-	loadClasses            = `SELECT id, name, created_at, updated_at FROM resource_classes ORDER BY id`
-	loadTraits             = `SELECT id, name, created_at, updated_at FROM traits ORDER BY id`
-	loadProviders          = `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id, created_at, updated_at FROM resource_providers ORDER BY id`
-	loadInventories        = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at, updated_at FROM inventories`
-	loadProviderTraits     = `SELECT resource_provider_id, trait_id FROM resource_provider_traits`
-	loadAggregates         = `SELECT id, uuid FROM placement_aggregates ORDER BY id`
-	loadProviderAggregates = `SELECT resource_provider_id, aggregate_id FROM resource_provider_aggregates`
-	loadProjects           = `SELECT id, external_id FROM projects ORDER BY id`
-	loadUsers              = `SELECT id, external_id FROM users ORDER BY id`
-	loadConsumerTypes      = `SELECT id, name, created_at FROM consumer_types ORDER BY id`
-	loadConsumers          = `SELECT id, uuid, project_id, user_id, consumer_type_id, generation, created_at, updated_at FROM consumers ORDER BY id`
-	loadAllocations        = `SELECT id, resource_provider_id, consumer_id, resource_class_id, used, created_at, updated_at FROM allocations WHERE id > ? AND id <= ? ORDER BY id`
-)
 
 // queryRows runs query, which reads one whole table, and decodes each row
 // into a T. The rows are counted first, so that the slice they go into is

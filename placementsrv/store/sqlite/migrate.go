@@ -5,24 +5,16 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migrations returns the embedded migration scripts in order; the schema
-// version of a database is the number applied.
-func migrations() []string {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		panic(err) // the pattern is constant and valid
-	}
-	sort.Strings(names)
-	return names
-}
+// migrations returns the embedded migration scripts in order.
+func migrations() []string { return sqlrows.Scripts(migrationFS) }
 
 // LatestSchemaVersion is the schema version this binary writes.
 func LatestSchemaVersion() int { return len(migrations()) }
@@ -30,19 +22,7 @@ func LatestSchemaVersion() int { return len(migrations()) }
 // schemaVersion reads how many migrations a database has applied; a new,
 // empty file is version 0.
 func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
-	var n int
-	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'`).Scan(&n)
-	if err != nil {
-		return 0, err
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	var v sql.NullInt64
-	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, err
-	}
-	return int(v.Int64), nil
+	return sqlrows.AppliedVersion(ctx, db, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'`)
 }
 
 // applyMigrations applies each pending migration in its own transaction,

@@ -1,6 +1,8 @@
-// Package sqlrows holds the record operations of store.Tx as SQL that
-// both SQLite and MySQL/MariaDB accept, so each backend keeps only what
-// differs: how it connects, loads, migrates and names its errors.
+// Package sqlrows holds the SQL that both SQLite and MySQL/MariaDB
+// accept: the record operations of store.Tx, the queries Load reads the
+// tables with, and the migration scripts' listing and bookkeeping. Each
+// backend keeps only what differs: how it connects, runs those queries,
+// applies migrations and names its errors.
 package sqlrows
 
 import (
