@@ -3,13 +3,12 @@ package ledger
 import (
 	"sort"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/standard"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/feed"
 )
 
 // idIndex resolves the row ids that change-feed operations carry to the
-// records in memory, which are keyed by uuid and name. A replica builds it
-// from its state once (and again after a reload) and keeps it in step
+// records in memory, which are keyed by uuid and name. Loading builds it
+// (buildState) while it links the rows; a replica keeps it in step
 // with both its own writes (noteLocal) and the ones it applies (remote.go).
 // Only the holder of Ledger.wmu uses it.
 type idIndex struct {
@@ -22,42 +21,6 @@ type idIndex struct {
 	users      map[int64]string
 	// stdClasses and stdTraits tell standard names from custom ones.
 	stdClasses, stdTraits map[string]bool
-}
-
-func newIDIndex(st *state) *idIndex {
-	x := &idIndex{
-		providers:  make(map[int64]*provider, len(st.providers)),
-		classes:    make(map[int64]*resourceClass, len(st.classes)),
-		traits:     make(map[int64]*trait, len(st.traits)),
-		aggregates: make(map[int64]*aggregate, len(st.aggregates)),
-		consumers:  make(map[int64]*consumer, len(st.consumers)),
-		projects:   make(map[int64]string, len(st.projects)),
-		users:      make(map[int64]string, len(st.users)),
-		stdClasses: nameSet(standard.ResourceClasses()),
-		stdTraits:  nameSet(standard.Traits()),
-	}
-	for _, p := range st.providers {
-		x.providers[p.id] = p
-	}
-	for _, c := range st.classes {
-		x.classes[c.id] = c
-	}
-	for _, t := range st.traits {
-		x.traits[t.id] = t
-	}
-	for _, a := range st.aggregates {
-		x.aggregates[a.id] = a
-	}
-	for _, c := range st.consumers {
-		x.consumers[c.id] = c
-	}
-	for ext, id := range st.projects {
-		x.projects[id] = ext
-	}
-	for ext, id := range st.users {
-		x.users[id] = ext
-	}
-	return x
 }
 
 // noteLocal brings the index up to date with operations this process

@@ -95,7 +95,7 @@ func (l *Ledger) open(ctx context.Context) error {
 	if err := seedStandard(ctx, l.be, recs, l.now().UTC()); err != nil {
 		return fmt.Errorf("insert standard names: %w", err)
 	}
-	if l.st, err = buildState(recs); err != nil {
+	if l.st, _, err = buildState(recs); err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	return nil
@@ -217,7 +217,7 @@ func (l *Ledger) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := buildState(recs)
+	st, _, err := buildState(recs)
 	if err != nil {
 		return err
 	}

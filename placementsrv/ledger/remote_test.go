@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/standard"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/feed"
 )
@@ -282,4 +283,74 @@ func lineDiff(got, want string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, "\n")
+}
+
+// TestLoadIndexesIDs checks the id index loading builds against one built
+// from the loaded state: every record, by its id.
+func TestLoadIndexesIDs(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	w, err := New(ctx, openBackend(t, db), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	for step, write := range remoteScenario() {
+		if err := write(ctx, w); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+	}
+	recs, err := w.be.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, got, err := buildState(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := newIDIndex(st)
+	if len(got.providers) == 0 || len(got.projects) == 0 {
+		t.Fatalf("scenario left no providers or projects: %d, %d", len(got.providers), len(got.projects))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("index built while loading differs from one built from the state:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// newIDIndex indexes st's records by id from the state itself, the
+// reference the index built while loading must equal.
+func newIDIndex(st *state) *idIndex {
+	x := &idIndex{
+		providers:  make(map[int64]*provider, len(st.providers)),
+		classes:    make(map[int64]*resourceClass, len(st.classes)),
+		traits:     make(map[int64]*trait, len(st.traits)),
+		aggregates: make(map[int64]*aggregate, len(st.aggregates)),
+		consumers:  make(map[int64]*consumer, len(st.consumers)),
+		projects:   make(map[int64]string, len(st.projects)),
+		users:      make(map[int64]string, len(st.users)),
+		stdClasses: nameSet(standard.ResourceClasses()),
+		stdTraits:  nameSet(standard.Traits()),
+	}
+	for _, p := range st.providers {
+		x.providers[p.id] = p
+	}
+	for _, c := range st.classes {
+		x.classes[c.id] = c
+	}
+	for _, t := range st.traits {
+		x.traits[t.id] = t
+	}
+	for _, a := range st.aggregates {
+		x.aggregates[a.id] = a
+	}
+	for _, c := range st.consumers {
+		x.consumers[c.id] = c
+	}
+	for ext, id := range st.projects {
+		x.projects[id] = ext
+	}
+	for ext, id := range st.users {
+		x.users[id] = ext
+	}
+	return x
 }

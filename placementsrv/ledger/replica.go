@@ -95,12 +95,12 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 			return fmt.Errorf("insert standard names: %w", err)
 		}
 	}
-	st, err := buildState(recs)
+	st, idx, err := buildState(recs)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	l.st = st
-	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: newIDIndex(st), metrics: newFeedMetrics(), shared: shared}
+	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: idx, metrics: newFeedMetrics(), shared: shared}
 	l.rep.setCursor(cursor)
 	return nil
 }
@@ -243,7 +243,7 @@ func (l *Ledger) reloadFeed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := buildState(recs)
+	st, idx, err := buildState(recs)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
@@ -252,7 +252,7 @@ func (l *Ledger) reloadFeed(ctx context.Context) error {
 	l.version++
 	l.snap.noteWrite(false, nil)
 	l.mu.Unlock()
-	r.own, r.idx = map[int64]struct{}{}, newIDIndex(st)
+	r.own, r.idx = map[int64]struct{}{}, idx
 	r.setCursor(cursor)
 	r.metrics.reloads.Inc()
 	return nil
