@@ -250,8 +250,28 @@ func (s *Server) waitSynced(ctx context.Context, size int, limit time.Duration) 
 }
 
 // NewDatabase creates a database through node 1, from which Galera
-// replicates it to every node, and drops it at cleanup.
-func (c *Cluster) NewDatabase(t testing.TB) string { return c.Nodes[0].NewDatabase(t) }
+// replicates it to every node, and drops it at cleanup. It returns once
+// every node has it: node 1 answers when the cluster has certified the
+// statement, the others apply it in their own time, and a client that
+// reaches one of them first is told the database is unknown.
+func (c *Cluster) NewDatabase(t testing.TB) string {
+	t.Helper()
+	name := c.Nodes[0].NewDatabase(t)
+	for _, s := range c.Nodes[1:] {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			err := s.Exec(context.Background(), name, "DO 1")
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("mariadbtest: database %s not on %s after 30 s: %v", name, s.Addr, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return name
+}
 
 // Stop stops every node at once and removes the cluster's directory.
 func (c *Cluster) Stop() error {
