@@ -16,6 +16,7 @@ type quotedNames struct {
 	classes   [][]byte
 	traits    [][]byte
 	summaries *summaryCache
+	kept      *anchorKeeper
 }
 
 // names returns the quoted names for snap, building them on first use.
@@ -27,12 +28,12 @@ func (rd *Renderer) names(snap *Snapshot) *quotedNames {
 		// A patched snapshot shares its names with the one it came from:
 		// quoting them again would cost a pass over the whole cloud per
 		// write.
-		nq := &quotedNames{snap: snap, providers: q.providers, classes: q.classes, traits: q.traits, summaries: q.summaries}
+		nq := &quotedNames{snap: snap, providers: q.providers, classes: q.classes, traits: q.traits, summaries: q.summaries, kept: q.kept}
 		rd.quoted.Store(nq)
 		return nq
 	}
 	q := &quotedNames{snap: snap, providers: make([][]byte, len(snap.Providers)), classes: make([][]byte, len(snap.Classes)),
-		summaries: &summaryCache{}}
+		summaries: &summaryCache{}, kept: &anchorKeeper{}}
 	buf := make([]byte, 0, len(snap.Providers)*40)
 	for i := range snap.Providers {
 		start := len(buf)

@@ -81,7 +81,7 @@ func (e *engine) emitTo() bool {
 		for ; word != 0; word &= word - 1 {
 			si := &e.slotInfo[w*64+bits.TrailingZeros64(word)]
 			if si.root != marked {
-				setBit(e.rootBits, si.root)
+				e.markRoot(si.root)
 				marked = si.root
 			}
 			if e.usedBits != nil {

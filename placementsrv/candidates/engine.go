@@ -97,8 +97,11 @@ type engine struct {
 	cur         Candidate
 	flatMapping [1]int32 // cur's mapping on the flat path (flat.go)
 	rootBits    []uint64 // stream: roots of the candidates produced
-	usedBits    []uint64 // stream, pre-1.29: providers of those candidates
-	dedup       map[string]struct{}
+	// keep, when set, replays and keeps anchors' rendered candidates
+	// (kept.go).
+	keep     *anchorKeep
+	usedBits []uint64 // stream, pre-1.29: providers of those candidates
+	dedup    map[string]struct{}
 	// owners says which anchor keeps each sharedOnly option (built on
 	// first use); anchor is the root whose options are being listed.
 	owners *sharedOwners

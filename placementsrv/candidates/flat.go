@@ -54,11 +54,11 @@ func (e *engine) flatAnchor(g *group, r int32) bool {
 	e.cur.Allocs = allocs
 	e.flatMapping[0] = r
 	e.cur.Mappings[0] = e.flatMapping[:]
-	setBit(e.rootBits, r)
+	e.emitted++
+	e.markRoot(r)
 	if e.usedBits != nil {
 		setBit(e.usedBits, r)
 	}
-	e.emitted++
 	if !e.sink(&e.cur) || e.target > 0 && e.emitted >= e.target {
 		e.stopped = true
 	}

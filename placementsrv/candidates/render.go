@@ -49,7 +49,7 @@ func (rd *Renderer) Answer(snap *Snapshot, q *Query, req *Request, mv microversi
 		return Answer{Stream: func(w Writer) error {
 			return rd.write(w, func(buf []byte, sink chunkSink) ([]byte, error) {
 				cj := newCandidateJSON(buf, sink, names, req, mv)
-				return cj.finish(q.Stream(cj.add))
+				return cj.finish(q.streamKept(cj, names.kept, mv))
 			})
 		}}
 	}

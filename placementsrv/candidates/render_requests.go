@@ -20,6 +20,8 @@ type candidateJSON struct {
 	groupKeys      [][]byte
 	dict, mappings bool
 	n              int
+	// swaps counts the chunks handed to the sink.
+	swaps int
 	// prevAllocs is the previous candidate's allocations and prevJSON
 	// their rendering: symmetric trees give long runs of candidates that
 	// differ only in their mappings.
@@ -52,6 +54,17 @@ func newCandidateJSON(b []byte, sink chunkSink, q *quotedNames, req *Request, mv
 	return cj
 }
 
+// appendRendered adds n candidates rendered before (kept.go); false once
+// writing failed.
+func (cj *candidateJSON) appendRendered(p []byte, n int) bool {
+	if cj.n > 0 {
+		cj.b = append(cj.b, ',')
+	}
+	cj.b = append(cj.b, p...)
+	cj.n += n
+	return cj.flush()
+}
+
 // flush hands b to the sink once it is large enough; false once writing
 // failed.
 func (cj *candidateJSON) flush() bool {
@@ -60,6 +73,7 @@ func (cj *candidateJSON) flush() bool {
 	}
 	if cj.sink != nil && len(cj.b) >= streamChunk {
 		cj.b, cj.err = cj.sink.swap(cj.b)
+		cj.swaps++
 	}
 	return cj.err == nil
 }

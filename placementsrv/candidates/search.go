@@ -13,31 +13,41 @@ func (e *engine) run() {
 		if e.stopped {
 			break
 		}
-		if !e.anchorOK(r) || e.lacksGranular(r) || flat != nil && e.flatAnchor(flat, r) {
+		if e.keep == nil {
+			e.runAnchor(r, flat)
 			continue
 		}
-		e.enterAnchor(r)
-		viable := true
-		for _, i := range e.optOrder {
-			e.opts[i] = e.options(e.groups[i], r, e.opts[i][:0])
-			if len(e.opts[i]) == 0 {
-				viable = false
-				break
-			}
-		}
-		if !viable {
+		if e.keep.replay(e, r) {
 			continue
 		}
-		e.rootEmit = 0
-		if e.infl != nil && e.infl.folds(e) {
-			e.infl.anchor(e, r)
-			continue
-		}
-		e.search(0, r)
+		e.keep.begin(e)
+		e.runAnchor(r, flat)
+		e.keep.end(e, r)
 	}
 	if e.infl != nil {
 		e.infl.settle(e)
 	}
+}
+
+// runAnchor generates anchor r's candidates; flat is the request's
+// flatGroup.
+func (e *engine) runAnchor(r int32, flat *group) {
+	if !e.anchorOK(r) || e.lacksGranular(r) || flat != nil && e.flatAnchor(flat, r) {
+		return
+	}
+	e.enterAnchor(r)
+	for _, i := range e.optOrder {
+		e.opts[i] = e.options(e.groups[i], r, e.opts[i][:0])
+		if len(e.opts[i]) == 0 {
+			return
+		}
+	}
+	e.rootEmit = 0
+	if e.infl != nil && e.infl.folds(e) {
+		e.infl.anchor(e, r)
+		return
+	}
+	e.search(0, r)
 }
 
 // search assigns an option to the group at depth d and recurses. It

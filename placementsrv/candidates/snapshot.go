@@ -37,6 +37,9 @@ type Snapshot struct {
 	SharingTrait int32
 	// AggMembers lists the member providers per aggregate, ascending.
 	AggMembers [][]int32
+	// SharedClass reports, per class, whether a sharing provider has an
+	// inventory of it.
+	SharedClass []bool
 
 	// states holds what writes change without reshaping the cloud
 	// (usage, inventory amounts, generation, twins), by provider index in

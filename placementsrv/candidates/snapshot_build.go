@@ -126,8 +126,14 @@ func (b *SnapshotBuilder) Finish(parentOf func(i int) int32) *Snapshot {
 		}
 		p.Sharing = s.SharingTrait >= 0 && p.HasTrait(s.SharingTrait)
 	}
+	s.SharedClass = make([]bool, len(s.Classes))
 	for i := range ps {
 		p := &ps[i]
+		if p.Sharing {
+			for _, inv := range s.State(int32(i)).Inventories {
+				s.SharedClass[inv.Class] = true
+			}
+		}
 		if !p.Sharing || len(p.Aggregates) == 0 {
 			continue
 		}

@@ -11,14 +11,34 @@ func (q *Query) Stream(fn func(*Candidate) bool) []int32 {
 	if e == nil {
 		return nil
 	}
+	e.startStream(fn)
+	e.run()
+	return e.streamedSummaries()
+}
+
+// startStream makes e hand its candidates to fn.
+func (e *engine) startStream(fn func(*Candidate) bool) {
 	n := (len(e.s.Providers) + 63) / 64
 	e.sink, e.rootBits = fn, make([]uint64, n)
 	if e.excludeNested {
 		e.usedBits = make([]uint64, n)
 	}
 	e.cur.Mappings = make([][]int32, len(e.groups))
-	e.run()
-	n = 0
+}
+
+// markRoot notes that the candidate just produced takes from root r's
+// tree.
+func (e *engine) markRoot(r int32) {
+	setBit(e.rootBits, r)
+	if e.keep != nil {
+		e.keep.mark(r, e.emitted-1)
+	}
+}
+
+// streamedSummaries lists the providers to summarize after a stream: the
+// trees of the roots marked (before 1.29 only the providers used).
+func (e *engine) streamedSummaries() []int32 {
+	n := 0
 	for w, word := range e.rootBits {
 		for ; word != 0; word &= word - 1 {
 			n += len(e.s.Providers[w*64+bits.TrailingZeros64(word)].Tree)

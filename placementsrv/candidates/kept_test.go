@@ -1,0 +1,96 @@
+package candidates
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+)
+
+// TestKeptAnchorsFollowPatches checks, on random worlds, that a renderer
+// replaying kept anchors answers byte for byte as a fresh one does, for
+// the same requests asked again after usage patches that fill, empty or
+// nudge a few providers (sharing ones included).
+func TestKeptAnchorsFollowPatches(t *testing.T) {
+	rd := &Renderer{}
+	replayed := int64(0)
+	for seed := uint64(1); seed <= 400; seed++ {
+		r := rand.New(rand.NewPCG(seed, 13))
+		ws := genWorld(r)
+		if seed%4 != 0 {
+			unshare(ws, int32(r.IntN(len(tClasses))))
+		}
+		snap := buildSnap(ws)
+		var reqs []Request
+		for i := range 4 {
+			req := genRequest(r, ws)
+			if i < 2 { // a flavor alone, as schedulers ask most
+				req = Request{Groups: []Group{{Resources: genGroup(r, "", ws, false).Resources}}}
+			}
+			req.Limit = pick(r, []int{0, 0, 1, 3})
+			reqs = append(reqs, req)
+		}
+		for step := range 4 {
+			for i := range reqs {
+				got := renderedAnswer(t, rd, snap, &reqs[i])
+				if want := renderedAnswer(t, &Renderer{}, snap, &reqs[i]); !bytes.Equal(got, want) {
+					t.Fatalf("seed %d step %d request %d %+v: with kept anchors\n%s\nfresh\n%s", seed, step, i, reqs[i], got, want)
+				}
+			}
+			snap = patchSome(r, snap)
+		}
+		replayed += rd.names(snap).kept.replayed.Load()
+	}
+	if replayed < 200 {
+		t.Errorf("only %d anchors replayed: keeping was hardly exercised", replayed)
+	}
+}
+
+// unshare takes class c off the sharing providers, so that requests for
+// it have anchors of their own (anchorLocal).
+func unshare(ws []wProv, c int32) {
+	for i := range ws {
+		if slices.Contains(ws[i].traits, "MISC_SHARES_VIA_AGGREGATE") {
+			ws[i].invs = slices.DeleteFunc(ws[i].invs, func(inv SnapInventory) bool { return inv.Class == c })
+		}
+	}
+}
+
+// renderedAnswer streams req's answer on snap with rd; nil when req is an
+// error or not streamed.
+func renderedAnswer(t *testing.T, rd *Renderer, snap *Snapshot, req *Request) []byte {
+	t.Helper()
+	q, err := Prepare(snap, *req, Options{NestedAware: true})
+	if err != nil || !q.Streamable() {
+		return nil
+	}
+	w := &bufWriter{}
+	if err := rd.Answer(snap, q, req, microversion.Max, false).Stream(w); err != nil {
+		t.Fatal(err)
+	}
+	return w.b
+}
+
+// patchSome changes the usage of one to three providers with inventories:
+// full, empty, or one more than before.
+func patchSome(r *rand.Rand, s *Snapshot) *Snapshot {
+	var patches []UsagePatch
+	for range 1 + r.IntN(3) {
+		p := int32(r.IntN(len(s.Providers)))
+		st := s.State(p)
+		if len(st.Inventories) == 0 || slices.ContainsFunc(patches, func(u UsagePatch) bool { return u.Provider == p }) {
+			continue
+		}
+		invs := slices.Clone(st.Inventories)
+		k := r.IntN(len(invs))
+		invs[k].Used = pick(r, []int64{0, invs[k].Capacity, invs[k].Used + 1})
+		patches = append(patches, UsagePatch{Provider: p, Generation: st.Generation + 1, Inventories: invs})
+	}
+	next := s.Patched(s.Version+1, patches)
+	if next == nil {
+		panic("a usage patch was refused")
+	}
+	return next
+}
