@@ -94,3 +94,39 @@ func patchSome(r *rand.Rand, s *Snapshot) *Snapshot {
 	}
 	return next
 }
+
+// TestSharedRequestsNotKept checks that requests whose anchors depend on
+// one another, because sharing providers alone can serve a group, are
+// not kept: the anchor that keeps a sharing-only option, and the one
+// that returns a sharing-only candidate first, depend on other anchors'
+// usage.
+func TestSharedRequestsNotKept(t *testing.T) {
+	ws := []wProv{
+		{uuid: "ss", invs: []SnapInventory{genInvFixed(2)}, traits: []string{"MISC_SHARES_VIA_AGGREGATE"}, aggs: []string{"agg0"}},
+		{uuid: "cn1", invs: []SnapInventory{genInvFixed(0), genInvFixed(2)}, aggs: []string{"agg0"}},
+		{uuid: "cn2", invs: []SnapInventory{genInvFixed(0), genInvFixed(2)}, aggs: []string{"agg0"}},
+	}
+	snap := buildSnap(ws)
+	disk := []Resource{{Class: "DISK_GB", Amount: 1}}
+	for _, c := range []struct {
+		req  Request
+		kept bool
+	}{
+		{Request{Groups: []Group{{Resources: disk}}}, false},
+		{Request{Groups: []Group{{Suffix: "_1", Resources: disk}}}, false},
+		{Request{Groups: []Group{{Resources: append([]Resource{{Class: "VCPU", Amount: 1}}, disk...)}}}, true},
+		{Request{Groups: []Group{{Resources: []Resource{{Class: "VCPU", Amount: 1}}}, {Suffix: "_1", Resources: disk}}}, true},
+		{Request{Groups: []Group{{Resources: disk}, {Suffix: "_1", Resources: []Resource{{Class: "VCPU", Amount: 1}}}}}, false},
+	} {
+		rd := &Renderer{}
+		renderedAnswer(t, rd, snap, &c.req)
+		if kept := len(rd.names(snap).kept.shapes) > 0; kept != c.kept {
+			t.Errorf("%+v: kept %v, want %v", c.req.Groups, kept, c.kept)
+		}
+	}
+}
+
+// genInvFixed is an inventory of class c (tClasses index) with room.
+func genInvFixed(c int32) SnapInventory {
+	return SnapInventory{Class: c, Total: 100, MinUnit: 1, MaxUnit: 100, StepSize: 1, AllocationRatio: 1, Capacity: 100}
+}

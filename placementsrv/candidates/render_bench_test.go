@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
@@ -149,12 +150,46 @@ func BenchmarkAnswerGranular(b *testing.B) {
 	benchAnswer(b, benchWorld(1000), granularNested())
 }
 
+// BenchmarkAnswerSimpleAfterClaim is BenchmarkAnswerSimple with a claim
+// before each answer: a usage patch on one root, another each time, so
+// that the answer searches that anchor again and copies the others.
+func BenchmarkAnswerSimpleAfterClaim(b *testing.B) {
+	s := benchWorld(1000)
+	i := 0
+	benchAnswerEach(b, s, func() (*Snapshot, Request) {
+		r := s.Roots[i%len(s.Roots)]
+		i++
+		invs := slices.Clone(s.State(r).Inventories)
+		invs[0].Used = (invs[0].Used + 1) % 2
+		s = s.Patched(s.Version+1, []UsagePatch{{Provider: r, Generation: s.State(r).Generation + 1, Inventories: invs}})
+		return s, Request{Groups: []Group{flavor}, Limit: 1000}
+	})
+}
+
+// BenchmarkAnswerSimpleNewShape is BenchmarkAnswerSimple asked with
+// another limit each time, so that no anchor is kept from before: the
+// cost of the first request of a shape.
+func BenchmarkAnswerSimpleNewShape(b *testing.B) {
+	s := benchWorld(1000)
+	i := 0
+	benchAnswerEach(b, s, func() (*Snapshot, Request) {
+		i++
+		return s, Request{Groups: []Group{flavor}, Limit: 1000 + i}
+	})
+}
+
 func benchAnswer(b *testing.B, s *Snapshot, req Request) {
+	benchAnswerEach(b, s, func() (*Snapshot, Request) { return s, req })
+}
+
+// benchAnswerEach answers next's request on next's snapshot per op.
+func benchAnswerEach(b *testing.B, s *Snapshot, next func() (*Snapshot, Request)) {
 	rd := &Renderer{}
 	opts := Options{NestedAware: true, Owners: &OwnerCache{}}
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
+		s, req := next()
 		q, err := Prepare(s, req, opts)
 		if err != nil {
 			b.Fatal(err)
