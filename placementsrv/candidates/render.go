@@ -3,6 +3,7 @@ package candidates
 import (
 	"io"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
@@ -15,6 +16,7 @@ import (
 type Renderer struct {
 	quoted atomic.Pointer[quotedNames]
 	bufs   bufferPool
+	keeps  sync.Pool // *anchorKeep
 }
 
 // Writer receives a streamed answer: pieces with Write, then the final
@@ -49,7 +51,7 @@ func (rd *Renderer) Answer(snap *Snapshot, q *Query, req *Request, mv microversi
 		return Answer{Stream: func(w Writer) error {
 			return rd.write(w, func(buf []byte, sink chunkSink) ([]byte, error) {
 				cj := newCandidateJSON(buf, sink, names, req, mv)
-				return cj.finish(q.streamKept(cj, names.kept, mv))
+				return cj.finish(q.streamKept(cj, names.kept, &rd.keeps, mv))
 			})
 		}}
 	}

@@ -156,40 +156,43 @@ func BenchmarkAnswerGranular(b *testing.B) {
 func BenchmarkAnswerSimpleAfterClaim(b *testing.B) {
 	s := benchWorld(1000)
 	i := 0
-	benchAnswerEach(b, s, func() (*Snapshot, Request) {
+	benchAnswerEach(b, func(*Renderer) (*Snapshot, Request) {
 		r := s.Roots[i%len(s.Roots)]
-		i++
+		for i++; len(s.State(r).Inventories) == 0; i++ {
+			r = s.Roots[i%len(s.Roots)]
+		}
 		invs := slices.Clone(s.State(r).Inventories)
-		invs[0].Used = (invs[0].Used + 1) % 2
+		invs[0].Used ^= 1
 		s = s.Patched(s.Version+1, []UsagePatch{{Provider: r, Generation: s.State(r).Generation + 1, Inventories: invs}})
 		return s, Request{Groups: []Group{flavor}, Limit: 1000}
 	})
 }
 
-// BenchmarkAnswerSimpleNewShape is BenchmarkAnswerSimple asked with
-// another limit each time, so that no anchor is kept from before: the
-// cost of the first request of a shape.
+// BenchmarkAnswerSimpleNewShape is BenchmarkAnswerSimple with nothing
+// kept from before each answer: the first request of its shape, which
+// searches and renders every anchor and keeps them.
 func BenchmarkAnswerSimpleNewShape(b *testing.B) {
 	s := benchWorld(1000)
-	i := 0
-	benchAnswerEach(b, s, func() (*Snapshot, Request) {
-		i++
-		return s, Request{Groups: []Group{flavor}, Limit: 1000 + i}
+	req := Request{Groups: []Group{flavor}, Limit: 1000}
+	benchAnswerEach(b, func(rd *Renderer) (*Snapshot, Request) {
+		rd.names(s).kept = &anchorKeeper{}
+		return s, req
 	})
 }
 
 func benchAnswer(b *testing.B, s *Snapshot, req Request) {
-	benchAnswerEach(b, s, func() (*Snapshot, Request) { return s, req })
+	benchAnswerEach(b, func(*Renderer) (*Snapshot, Request) { return s, req })
 }
 
-// benchAnswerEach answers next's request on next's snapshot per op.
-func benchAnswerEach(b *testing.B, s *Snapshot, next func() (*Snapshot, Request)) {
+// benchAnswerEach answers next's request on next's snapshot per op, with
+// one renderer.
+func benchAnswerEach(b *testing.B, next func(*Renderer) (*Snapshot, Request)) {
 	rd := &Renderer{}
 	opts := Options{NestedAware: true, Owners: &OwnerCache{}}
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		s, req := next()
+		s, req := next(rd)
 		q, err := Prepare(s, req, opts)
 		if err != nil {
 			b.Fatal(err)

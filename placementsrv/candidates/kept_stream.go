@@ -1,0 +1,138 @@
+package candidates
+
+// anchorKeep is one streamed answer's use of a shape: it replays kept
+// anchors into cj, and notes the anchors it searches, which keep ends
+// up keeping together as one block.
+type anchorKeep struct {
+	shape *keptShape
+	cj    *candidateJSON
+	// replayed counts the anchors copied from shape.
+	replayed int
+	// the anchor being searched
+	start, n0 int
+	comma     bool
+	// the anchors searched since the render buffer last went to the
+	// client, to keep at the end; their tables grow in ends, marks, from
+	pending []pendingAnchor
+	swaps   int
+	ends    []int32
+	marks   []rootMark
+	from    []*SnapInventory
+}
+
+// pendingAnchor is a searched anchor: its bytes in the render buffer and
+// its ranges of the tables.
+type pendingAnchor struct {
+	root                    int32
+	json, ends, marks, from span
+}
+
+// replay copies r's kept candidates into the answer, up to the limit,
+// reporting whether it had them.
+func (k *anchorKeep) replay(e *engine, r int32) bool {
+	ka := k.shape.anchors[r].Load()
+	if ka == nil || !ka.current(e.s, r) {
+		return false
+	}
+	ends := ka.b.ends[ka.ends.lo:ka.ends.hi]
+	n := len(ends)
+	if e.target > 0 {
+		n = min(n, e.target-e.emitted)
+	}
+	for _, m := range ka.b.marks[ka.marks.lo:ka.marks.hi] {
+		if int(m.cand) < n {
+			setBit(e.rootBits, m.root)
+		}
+	}
+	e.emitted += n
+	k.replayed++
+	json := ka.b.json[ka.json.lo : int(ka.json.lo)+int(ends[n-1])]
+	if !k.cj.appendRendered(json, n) || e.target > 0 && e.emitted >= e.target {
+		e.stopped = true
+	}
+	return true
+}
+
+// begin starts noting the anchor about to be searched.
+func (k *anchorKeep) begin(e *engine) {
+	if k.cj.swaps != k.swaps {
+		// What was noted went to the client with the buffer.
+		k.pending, k.ends, k.marks, k.from = k.pending[:0], k.ends[:0], k.marks[:0], k.from[:0]
+		k.swaps = k.cj.swaps
+	}
+	k.start, k.n0, k.comma = len(k.cj.b), e.emitted, k.cj.n > 0
+	k.pending = append(k.pending, pendingAnchor{ends: spanOf(len(k.ends), len(k.ends)),
+		marks: spanOf(len(k.marks), len(k.marks))})
+}
+
+// add renders a candidate of the anchor being searched.
+func (k *anchorKeep) add(c *Candidate) bool {
+	ok := k.cj.add(c)
+	skip := 0
+	if k.comma {
+		skip = 1
+	}
+	k.ends = append(k.ends, int32(len(k.cj.b)-k.start-skip))
+	return ok
+}
+
+// mark notes that candidate cand (of the answer) takes from root's tree.
+func (k *anchorKeep) mark(root int32, cand int) {
+	p := &k.pending[len(k.pending)-1]
+	for _, m := range k.marks[p.marks.lo:] {
+		if m.root == root {
+			return
+		}
+	}
+	k.marks = append(k.marks, rootMark{root: root, cand: int32(cand - k.n0)})
+}
+
+// end finishes noting the anchor just searched; one that produced
+// nothing, was cut short, or whose bytes went to the client is dropped.
+func (k *anchorKeep) end(e *engine, r int32) {
+	p := &k.pending[len(k.pending)-1]
+	p.ends.hi, p.marks.hi = int32(len(k.ends)), int32(len(k.marks))
+	if p.ends.hi == p.ends.lo || e.stopped || k.cj.swaps != k.swaps || k.cj.err != nil {
+		k.pending = k.pending[:len(k.pending)-1]
+		k.ends, k.marks = k.ends[:p.ends.lo], k.marks[:p.marks.lo]
+		return
+	}
+	skip := 0
+	if k.comma {
+		skip = 1
+	}
+	p.root, p.json = r, spanOf(k.start+skip, len(k.cj.b))
+	pr := &e.s.Providers[r]
+	lo := len(k.from)
+	for _, q := range pr.Tree {
+		k.from = append(k.from, firstInventory(e.s.Inventories(q)))
+	}
+	for _, q := range pr.SharedTo {
+		k.from = append(k.from, firstInventory(e.s.Inventories(q)))
+	}
+	p.from = spanOf(lo, len(k.from))
+}
+
+// keep keeps the anchors noted, as one block, while the shape has room.
+func (k *anchorKeep) keep() {
+	if len(k.pending) == 0 || k.cj.swaps != k.swaps {
+		return
+	}
+	lo, hi := k.pending[0].json.lo, k.pending[len(k.pending)-1].json.hi
+	b := &keptBlock{json: append([]byte(nil), k.cj.b[lo:hi]...), ends: append([]int32(nil), k.ends...),
+		marks: append([]rootMark(nil), k.marks...), from: append([]*SnapInventory(nil), k.from...)}
+	kas := make([]keptAnchor, len(k.pending))
+	room, added := keptBytes-k.shape.bytes.Load(), int64(0)
+	for i, p := range k.pending {
+		ka := &kas[i]
+		*ka = keptAnchor{b: b, json: span{p.json.lo - lo, p.json.hi - lo}, ends: p.ends, marks: p.marks, from: p.from}
+		if added+ka.size() > room {
+			break
+		}
+		added += ka.size()
+		if old := k.shape.anchors[p.root].Swap(ka); old != nil {
+			added -= old.size()
+		}
+	}
+	k.shape.bytes.Add(added)
+}
