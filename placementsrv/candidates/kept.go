@@ -27,9 +27,9 @@ const (
 	// keptShapes is the number of request shapes kept; the one used
 	// longest ago makes room for a new one.
 	keptShapes = 8
-	// keptBytes bounds what a shape keeps, 0.3 to 1 KB per anchor: at
-	// 100,000 hosts a shape without a limit keeps a part of its anchors.
-	keptBytes = 8 << 20
+	// keptBytes bounds what a shape keeps, 0.3 to 1 KB per anchor: the
+	// answers to a limit of a few thousand.
+	keptBytes = 4 << 20
 )
 
 // keptBlock holds what one answer kept: the rendered candidates of its

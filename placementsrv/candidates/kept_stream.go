@@ -11,10 +11,13 @@ type anchorKeep struct {
 	// the anchor being searched
 	start, n0 int
 	comma     bool
-	// the anchors searched since the render buffer last went to the
-	// client, to keep at the end; their tables grow in ends, marks, from
+	// the anchors searched, to keep at the end; their tables grow in
+	// ends, marks, from. An answer that outgrows one chunk (its first
+	// bytes went to the client, swaps changed) keeps nothing: keeping is
+	// for the answers a scheduler asks for, a limit's worth.
 	pending []pendingAnchor
 	swaps   int
+	off     bool
 	ends    []int32
 	marks   []rootMark
 	from    []*SnapInventory
@@ -55,10 +58,8 @@ func (k *anchorKeep) replay(e *engine, r int32) bool {
 
 // begin starts noting the anchor about to be searched.
 func (k *anchorKeep) begin(e *engine) {
-	if k.cj.swaps != k.swaps {
-		// What was noted went to the client with the buffer.
-		k.pending, k.ends, k.marks, k.from = k.pending[:0], k.ends[:0], k.marks[:0], k.from[:0]
-		k.swaps = k.cj.swaps
+	if k.off = k.off || k.cj.swaps != k.swaps; k.off {
+		return
 	}
 	k.start, k.n0, k.comma = len(k.cj.b), e.emitted, k.cj.n > 0
 	k.pending = append(k.pending, pendingAnchor{ends: spanOf(len(k.ends), len(k.ends)),
@@ -68,6 +69,9 @@ func (k *anchorKeep) begin(e *engine) {
 // add renders a candidate of the anchor being searched.
 func (k *anchorKeep) add(c *Candidate) bool {
 	ok := k.cj.add(c)
+	if k.off {
+		return ok
+	}
 	skip := 0
 	if k.comma {
 		skip = 1
@@ -78,6 +82,9 @@ func (k *anchorKeep) add(c *Candidate) bool {
 
 // mark notes that candidate cand (of the answer) takes from root's tree.
 func (k *anchorKeep) mark(root int32, cand int) {
+	if k.off {
+		return
+	}
 	p := &k.pending[len(k.pending)-1]
 	for _, m := range k.marks[p.marks.lo:] {
 		if m.root == root {
@@ -90,6 +97,9 @@ func (k *anchorKeep) mark(root int32, cand int) {
 // end finishes noting the anchor just searched; one that produced
 // nothing, was cut short, or whose bytes went to the client is dropped.
 func (k *anchorKeep) end(e *engine, r int32) {
+	if k.off {
+		return
+	}
 	p := &k.pending[len(k.pending)-1]
 	p.ends.hi, p.marks.hi = int32(len(k.ends)), int32(len(k.marks))
 	if p.ends.hi == p.ends.lo || e.stopped || k.cj.swaps != k.swaps || k.cj.err != nil {
@@ -115,17 +125,22 @@ func (k *anchorKeep) end(e *engine, r int32) {
 
 // keep keeps the anchors noted, as one block, while the shape has room.
 func (k *anchorKeep) keep() {
-	if len(k.pending) == 0 || k.cj.swaps != k.swaps {
+	if len(k.pending) == 0 || k.off || k.cj.swaps != k.swaps {
 		return
 	}
-	lo, hi := k.pending[0].json.lo, k.pending[len(k.pending)-1].json.hi
-	b := &keptBlock{json: append([]byte(nil), k.cj.b[lo:hi]...), ends: append([]int32(nil), k.ends...),
+	n := 0
+	for _, p := range k.pending {
+		n += int(p.json.hi - p.json.lo)
+	}
+	b := &keptBlock{json: make([]byte, 0, n), ends: append([]int32(nil), k.ends...),
 		marks: append([]rootMark(nil), k.marks...), from: append([]*SnapInventory(nil), k.from...)}
 	kas := make([]keptAnchor, len(k.pending))
 	room, added := keptBytes-k.shape.bytes.Load(), int64(0)
 	for i, p := range k.pending {
 		ka := &kas[i]
-		*ka = keptAnchor{b: b, json: span{p.json.lo - lo, p.json.hi - lo}, ends: p.ends, marks: p.marks, from: p.from}
+		at := len(b.json)
+		b.json = append(b.json, k.cj.b[p.json.lo:p.json.hi]...)
+		*ka = keptAnchor{b: b, json: spanOf(at, len(b.json)), ends: p.ends, marks: p.marks, from: p.from}
 		if added+ka.size() > room {
 			break
 		}

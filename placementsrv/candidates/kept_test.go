@@ -130,3 +130,23 @@ func TestSharedRequestsNotKept(t *testing.T) {
 func genInvFixed(c int32) SnapInventory {
 	return SnapInventory{Class: c, Total: 100, MinUnit: 1, MaxUnit: 100, StepSize: 1, AllocationRatio: 1, Capacity: 100}
 }
+
+// TestLargeAnswersNotKept checks that an answer whose candidates outgrow
+// one chunk (30,000 hosts, no limit) keeps nothing and is answered the same when
+// asked again.
+func TestLargeAnswersNotKept(t *testing.T) {
+	snap := benchWorld(30000)
+	req := Request{Groups: []Group{flavor}}
+	rd := &Renderer{}
+	first := renderedAnswer(t, rd, snap, &req)
+	if n := bytes.Index(first, []byte(`"provider_summaries"`)); n <= streamChunk {
+		t.Fatalf("the candidates are %d bytes, within one chunk", n)
+	}
+	if again := renderedAnswer(t, rd, snap, &req); !bytes.Equal(again, first) {
+		t.Fatal("the answer changed when asked again")
+	}
+	kept := rd.names(snap).kept
+	if len(kept.shapes) != 1 || kept.shapes[0].bytes.Load() != 0 || kept.replayed.Load() != 0 {
+		t.Fatalf("%d shapes, %d bytes kept, %d anchors replayed", len(kept.shapes), kept.shapes[0].bytes.Load(), kept.replayed.Load())
+	}
+}
