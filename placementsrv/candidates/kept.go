@@ -46,9 +46,12 @@ type keptBlock struct {
 }
 
 // keptAnchor is one anchor's candidates as rendered: ranges of its block.
+// A partial one holds the anchor's first candidates only, those before a
+// limit stopped the search.
 type keptAnchor struct {
 	b                       *keptBlock
 	json, ends, marks, from span
+	partial                 bool
 }
 
 // span is the range [lo, hi) of a block's slice.

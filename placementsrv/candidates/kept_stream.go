@@ -28,6 +28,7 @@ type anchorKeep struct {
 type pendingAnchor struct {
 	root                    int32
 	json, ends, marks, from span
+	partial                 bool
 }
 
 // replay copies r's kept candidates into the answer, up to the limit,
@@ -41,6 +42,9 @@ func (k *anchorKeep) replay(e *engine, r int32) bool {
 	n := len(ends)
 	if e.target > 0 {
 		n = min(n, e.target-e.emitted)
+	}
+	if ka.partial && (e.target == 0 || e.target-e.emitted > len(ends)) {
+		return false // the answer needs more of r than was kept
 	}
 	for _, m := range ka.b.marks[ka.marks.lo:ka.marks.hi] {
 		if int(m.cand) < n {
@@ -95,14 +99,15 @@ func (k *anchorKeep) mark(root int32, cand int) {
 }
 
 // end finishes noting the anchor just searched; one that produced
-// nothing, was cut short, or whose bytes went to the client is dropped.
+// nothing, failed to be written or whose bytes went to the client is
+// dropped, and one a limit cut short is kept as partial.
 func (k *anchorKeep) end(e *engine, r int32) {
 	if k.off {
 		return
 	}
 	p := &k.pending[len(k.pending)-1]
 	p.ends.hi, p.marks.hi = int32(len(k.ends)), int32(len(k.marks))
-	if p.ends.hi == p.ends.lo || e.stopped || k.cj.swaps != k.swaps || k.cj.err != nil {
+	if p.ends.hi == p.ends.lo || k.cj.swaps != k.swaps || k.cj.err != nil {
 		k.pending = k.pending[:len(k.pending)-1]
 		k.ends, k.marks = k.ends[:p.ends.lo], k.marks[:p.marks.lo]
 		return
@@ -111,7 +116,7 @@ func (k *anchorKeep) end(e *engine, r int32) {
 	if k.comma {
 		skip = 1
 	}
-	p.root, p.json = r, spanOf(k.start+skip, len(k.cj.b))
+	p.root, p.json, p.partial = r, spanOf(k.start+skip, len(k.cj.b)), e.stopped
 	pr := &e.s.Providers[r]
 	lo := len(k.from)
 	for _, q := range pr.Tree {
@@ -140,7 +145,7 @@ func (k *anchorKeep) keep() {
 		ka := &kas[i]
 		at := len(b.json)
 		b.json = append(b.json, k.cj.b[p.json.lo:p.json.hi]...)
-		*ka = keptAnchor{b: b, json: spanOf(at, len(b.json)), ends: p.ends, marks: p.marks, from: p.from}
+		*ka = keptAnchor{b: b, json: spanOf(at, len(b.json)), ends: p.ends, marks: p.marks, from: p.from, partial: p.partial}
 		if added+ka.size() > room {
 			break
 		}
