@@ -3,6 +3,7 @@ package candidates
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -40,9 +41,11 @@ type keptBlock struct {
 	json  []byte
 	ends  []int32 // where each candidate ends, from its anchor's start
 	marks []rootMark
-	// from identifies, per anchor, the inventories of the providers it
-	// draws from: its tree, then the sharing providers it anchors.
-	from []*SnapInventory
+	// provs are, per anchor, the providers it draws from (its tree, then
+	// the sharing providers it anchors) and from identifies their
+	// inventories.
+	provs []int32
+	from  []*SnapInventory
 }
 
 // keptAnchor is one anchor's candidates as rendered: ranges of its block.
@@ -63,20 +66,12 @@ func spanOf(lo, hi int) span { return span{int32(lo), int32(hi)} }
 // from root's tree.
 type rootMark struct{ root, cand int32 }
 
-// current reports whether ka still holds r's candidates in s.
-func (ka *keptAnchor) current(s *Snapshot, r int32) bool {
-	p := &s.Providers[r]
+// current reports whether ka still holds its anchor's candidates in s,
+// a snapshot of the keeper's provider table.
+func (ka *keptAnchor) current(s *Snapshot) bool {
 	from := ka.b.from[ka.from.lo:ka.from.hi]
-	if len(from) != len(p.Tree)+len(p.SharedTo) {
-		return false
-	}
-	for i, q := range p.Tree {
+	for i, q := range ka.b.provs[ka.from.lo:ka.from.hi] {
 		if firstInventory(s.Inventories(q)) != from[i] {
-			return false
-		}
-	}
-	for i, q := range p.SharedTo {
-		if firstInventory(s.Inventories(q)) != from[len(p.Tree)+i] {
 			return false
 		}
 	}
@@ -86,7 +81,7 @@ func (ka *keptAnchor) current(s *Snapshot, r int32) bool {
 // size is what ka keeps, as counted against keptBytes.
 func (ka *keptAnchor) size() int64 {
 	return int64(ka.json.hi-ka.json.lo) + 4*int64(ka.ends.hi-ka.ends.lo) +
-		8*int64(ka.marks.hi-ka.marks.lo) + 8*int64(ka.from.hi-ka.from.lo) + 48
+		8*int64(ka.marks.hi-ka.marks.lo) + 12*int64(ka.from.hi-ka.from.lo) + 48
 }
 
 // keptShape holds one request shape's anchors, by provider index.
@@ -164,7 +159,39 @@ func (e *engine) anchorLocal() bool {
 // shapeKey names what a kept anchor's bytes depend on besides the
 // snapshot: the request, the microversion and the options.
 func shapeKey(req *Request, mv microversion.Version, opt *Options) string {
-	return fmt.Sprintf("%s|%#v|%t|%d|%d", mv, *req, opt.NestedAware, opt.MaxCandidates, opt.Order)
+	k := fmt.Appendf(make([]byte, 0, 256), "%s|%t|%d|%d|%q|%d|", mv, opt.NestedAware, opt.MaxCandidates, opt.Order,
+		req.GroupPolicy, req.Limit)
+	k = appendQuoted(k, req.RootRequired)
+	k = appendQuoted(k, req.RootForbidden)
+	for _, set := range req.SameSubtree {
+		k = appendQuoted(k, set)
+	}
+	for i := range req.Groups {
+		g := &req.Groups[i]
+		k = strconv.AppendQuote(append(k, "|g"...), g.Suffix)
+		for _, r := range g.Resources {
+			k = strconv.AppendInt(strconv.AppendQuote(k, r.Class), r.Amount, 10)
+		}
+		for _, any := range g.Required {
+			k = appendQuoted(k, any)
+		}
+		k = appendQuoted(append(k, "|f"...), g.Forbidden)
+		for _, any := range g.MemberOf {
+			k = appendQuoted(append(k, "|m"...), any)
+		}
+		k = appendQuoted(append(k, "|x"...), g.ForbiddenAggs)
+		k = strconv.AppendQuote(k, g.InTree)
+	}
+	return string(k)
+}
+
+// appendQuoted appends a bracketed list of quoted strings.
+func appendQuoted(k []byte, ss []string) []byte {
+	k = append(k, '[')
+	for _, s := range ss {
+		k = strconv.AppendQuote(k, s)
+	}
+	return append(k, ']')
 }
 
 // clear0 empties s, clearing its pointers for the collector.
@@ -191,7 +218,7 @@ func (q *Query) streamKept(cj *candidateJSON, keeper *anchorKeeper, scratch *syn
 		k = &anchorKeep{}
 	}
 	*k = anchorKeep{cj: cj, swaps: cj.swaps, shape: keeper.shape(shapeKey(e.req, mv, &e.opt), len(e.s.Providers)),
-		pending: k.pending[:0], ends: k.ends[:0], marks: k.marks[:0], from: clear0(k.from)}
+		pending: k.pending[:0], ends: k.ends[:0], marks: k.marks[:0], provs: k.provs[:0], from: clear0(k.from)}
 	e.keep, e.sink = k, k.add
 	e.run()
 	k.keep()

@@ -20,6 +20,7 @@ type anchorKeep struct {
 	off     bool
 	ends    []int32
 	marks   []rootMark
+	provs   []int32
 	from    []*SnapInventory
 }
 
@@ -35,10 +36,14 @@ type pendingAnchor struct {
 // reporting whether it had them.
 func (k *anchorKeep) replay(e *engine, r int32) bool {
 	ka := k.shape.anchors[r].Load()
-	if ka == nil || !ka.current(e.s, r) {
+	if ka == nil || !ka.current(e.s) {
 		return false
 	}
 	ends := ka.b.ends[ka.ends.lo:ka.ends.hi]
+	if len(ends) == 0 {
+		k.replayed++
+		return true // an anchor without candidates
+	}
 	n := len(ends)
 	if e.target > 0 {
 		n = min(n, e.target-e.emitted)
@@ -98,31 +103,31 @@ func (k *anchorKeep) mark(root int32, cand int) {
 	k.marks = append(k.marks, rootMark{root: root, cand: int32(cand - k.n0)})
 }
 
-// end finishes noting the anchor just searched; one that produced
-// nothing, failed to be written or whose bytes went to the client is
-// dropped, and one a limit cut short is kept as partial.
+// end finishes noting the anchor just searched; one that failed to be
+// written or whose bytes went to the client is dropped, one a limit cut
+// short is kept as partial, and one without candidates is kept too (the
+// sharing providers' own roots, most roots of a narrow request), so that
+// it is not searched again.
 func (k *anchorKeep) end(e *engine, r int32) {
 	if k.off {
 		return
 	}
 	p := &k.pending[len(k.pending)-1]
 	p.ends.hi, p.marks.hi = int32(len(k.ends)), int32(len(k.marks))
-	if p.ends.hi == p.ends.lo || k.cj.swaps != k.swaps || k.cj.err != nil {
+	if k.cj.swaps != k.swaps || k.cj.err != nil {
 		k.pending = k.pending[:len(k.pending)-1]
 		k.ends, k.marks = k.ends[:p.ends.lo], k.marks[:p.marks.lo]
 		return
 	}
 	skip := 0
-	if k.comma {
+	if k.comma && p.ends.hi > p.ends.lo {
 		skip = 1
 	}
 	p.root, p.json, p.partial = r, spanOf(k.start+skip, len(k.cj.b)), e.stopped
 	pr := &e.s.Providers[r]
 	lo := len(k.from)
-	for _, q := range pr.Tree {
-		k.from = append(k.from, firstInventory(e.s.Inventories(q)))
-	}
-	for _, q := range pr.SharedTo {
+	k.provs = append(append(k.provs, pr.Tree...), pr.SharedTo...)
+	for _, q := range k.provs[lo:] {
 		k.from = append(k.from, firstInventory(e.s.Inventories(q)))
 	}
 	p.from = spanOf(lo, len(k.from))
@@ -138,7 +143,8 @@ func (k *anchorKeep) keep() {
 		n += int(p.json.hi - p.json.lo)
 	}
 	b := &keptBlock{json: make([]byte, 0, n), ends: append([]int32(nil), k.ends...),
-		marks: append([]rootMark(nil), k.marks...), from: append([]*SnapInventory(nil), k.from...)}
+		marks: append([]rootMark(nil), k.marks...), provs: append([]int32(nil), k.provs...),
+		from: append([]*SnapInventory(nil), k.from...)}
 	kas := make([]keptAnchor, len(k.pending))
 	room, added := keptBytes-k.shape.bytes.Load(), int64(0)
 	for i, p := range k.pending {

@@ -3,6 +3,7 @@ package candidates
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -148,5 +149,48 @@ func TestLargeAnswersNotKept(t *testing.T) {
 	kept := rd.names(snap).kept
 	if len(kept.shapes) != 1 || kept.shapes[0].bytes.Load() != 0 || kept.replayed.Load() != 0 {
 		t.Fatalf("%d shapes, %d bytes kept, %d anchors replayed", len(kept.shapes), kept.shapes[0].bytes.Load(), kept.replayed.Load())
+	}
+}
+
+// TestShapeKeyNamesEveryField checks that requests differing in any one
+// field have different shape keys, and that no field was added to Request
+// or Group without a case here.
+func TestShapeKeyNamesEveryField(t *testing.T) {
+	base := func() Request {
+		return Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}}}}
+	}
+	edits := map[string]func(r *Request){
+		"GroupPolicy":   func(r *Request) { r.GroupPolicy = PolicyIsolate },
+		"Limit":         func(r *Request) { r.Limit = 3 },
+		"RootRequired":  func(r *Request) { r.RootRequired = []string{"T0"} },
+		"RootForbidden": func(r *Request) { r.RootForbidden = []string{"T0"} },
+		"SameSubtree":   func(r *Request) { r.SameSubtree = [][]string{{"_1", "_2"}} },
+		"Groups":        func(r *Request) { r.Groups = append(r.Groups, Group{Suffix: "_1"}) },
+		"Suffix":        func(r *Request) { r.Groups[0].Suffix = "_1" },
+		"Resources":     func(r *Request) { r.Groups[0].Resources[0].Amount = 2 },
+		"Required":      func(r *Request) { r.Groups[0].Required = [][]string{{"T0"}} },
+		"Forbidden":     func(r *Request) { r.Groups[0].Forbidden = []string{"T0"} },
+		"MemberOf":      func(r *Request) { r.Groups[0].MemberOf = [][]string{{"agg0"}} },
+		"ForbiddenAggs": func(r *Request) { r.Groups[0].ForbiddenAggs = []string{"agg0"} },
+		"InTree":        func(r *Request) { r.Groups[0].InTree = "p0" },
+	}
+	if n := reflect.TypeFor[Request]().NumField() + reflect.TypeFor[Group]().NumField(); n != len(edits) {
+		t.Fatalf("Request and Group have %d fields, the test edits %d", n, len(edits))
+	}
+	opt := Options{NestedAware: true}
+	r0 := base()
+	seen := map[string]string{shapeKey(&r0, microversion.Max, &opt): "base"}
+	for name, edit := range edits {
+		r := base()
+		edit(&r)
+		k := shapeKey(&r, microversion.Max, &opt)
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s gives the key of %s: %s", name, other, k)
+		}
+		seen[k] = name
+	}
+	r := base()
+	if shapeKey(&r, microversion.Max, &opt) == shapeKey(&r, microversion.Version{Major: 1, Minor: 29}, &opt) {
+		t.Error("the microversion is not in the key")
 	}
 }

@@ -38,13 +38,13 @@ func (e *engine) markRoot(r int32) {
 // streamedSummaries lists the providers to summarize after a stream: the
 // trees of the roots marked (before 1.29 only the providers used).
 func (e *engine) streamedSummaries() []int32 {
+	// Sized from the roots alone: reading every root's tree twice costs
+	// more at 100k hosts than growing the list for the nested ones.
 	n := 0
-	for w, word := range e.rootBits {
-		for ; word != 0; word &= word - 1 {
-			n += len(e.s.Providers[w*64+bits.TrailingZeros64(word)].Tree)
-		}
+	for _, word := range e.rootBits {
+		n += bits.OnesCount64(word)
 	}
-	sums := make([]int32, 0, n)
+	sums := make([]int32, 0, n+n/4)
 	for w, word := range e.rootBits {
 		for ; word != 0; word &= word - 1 {
 			r := int32(w*64 + bits.TrailingZeros64(word))
