@@ -22,6 +22,8 @@ type anchorKeep struct {
 	marks   []rootMark
 	provs   []int32
 	from    []*SnapInventory
+	// rootBits is the answer's bitset of roots, kept for the next one.
+	rootBits []uint64
 }
 
 // pendingAnchor is a searched anchor: its bytes in the render buffer and

@@ -11,15 +11,21 @@ func (q *Query) Stream(fn func(*Candidate) bool) []int32 {
 	if e == nil {
 		return nil
 	}
-	e.startStream(fn)
+	e.startStream(fn, nil)
 	e.run()
 	return e.streamedSummaries()
 }
 
-// startStream makes e hand its candidates to fn.
-func (e *engine) startStream(fn func(*Candidate) bool) {
+// startStream makes e hand its candidates to fn, marking roots in
+// rootBits, cleared, when it is large enough.
+func (e *engine) startStream(fn func(*Candidate) bool, rootBits []uint64) {
 	n := (len(e.s.Providers) + 63) / 64
-	e.sink, e.rootBits = fn, make([]uint64, n)
+	if cap(rootBits) < n {
+		rootBits = make([]uint64, n)
+	}
+	rootBits = rootBits[:n]
+	clear(rootBits)
+	e.sink, e.rootBits = fn, rootBits
 	if e.excludeNested {
 		e.usedBits = make([]uint64, n)
 	}
@@ -44,7 +50,7 @@ func (e *engine) streamedSummaries() []int32 {
 	for _, word := range e.rootBits {
 		n += bits.OnesCount64(word)
 	}
-	sums := make([]int32, 0, n+n/4)
+	sums := make([]int32, 0, n+n/2)
 	for w, word := range e.rootBits {
 		for ; word != 0; word &= word - 1 {
 			r := int32(w*64 + bits.TrailingZeros64(word))
