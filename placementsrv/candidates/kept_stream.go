@@ -148,12 +148,16 @@ func (k *anchorKeep) keep() {
 		marks: append([]rootMark(nil), k.marks...), provs: append([]int32(nil), k.provs...),
 		from: append([]*SnapInventory(nil), k.from...)}
 	kas := make([]keptAnchor, len(k.pending))
+	for i, p := range k.pending {
+		at := len(b.json)
+		b.json = append(b.json, k.cj.b[p.json.lo:p.json.hi]...)
+		kas[i] = keptAnchor{b: b, json: spanOf(at, len(b.json)), ends: p.ends, marks: p.marks, from: p.from, partial: p.partial}
+	}
+	// The block is complete before its first anchor is published: other
+	// answers read it from then on.
 	room, added := keptBytes-k.shape.bytes.Load(), int64(0)
 	for i, p := range k.pending {
 		ka := &kas[i]
-		at := len(b.json)
-		b.json = append(b.json, k.cj.b[p.json.lo:p.json.hi]...)
-		*ka = keptAnchor{b: b, json: spanOf(at, len(b.json)), ends: p.ends, marks: p.marks, from: p.from, partial: p.partial}
 		if added+ka.size() > room {
 			break
 		}

@@ -2,9 +2,11 @@ package candidates
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
@@ -192,5 +194,48 @@ func TestShapeKeyNamesEveryField(t *testing.T) {
 	r := base()
 	if shapeKey(&r, microversion.Max, &opt) == shapeKey(&r, microversion.Version{Major: 1, Minor: 29}, &opt) {
 		t.Error("the microversion is not in the key")
+	}
+}
+
+// TestKeptAnchorsConcurrent has goroutines answer with one renderer, each
+// on snapshots patched from one another in its own order, so that kept
+// anchors are stored, replaced and replayed at once (run with -race); every
+// answer must be the one a fresh renderer gives on that snapshot.
+func TestKeptAnchorsConcurrent(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 13))
+	snaps := []*Snapshot{benchWorld(200)}
+	for range 5 {
+		snaps = append(snaps, patchSome(r, snaps[len(snaps)-1]))
+	}
+	reqs := []Request{{Groups: []Group{flavor}, Limit: 50}, {Groups: []Group{flavor}}}
+	want := make([][][]byte, len(snaps))
+	for i, s := range snaps {
+		for j := range reqs {
+			want[i] = append(want[i], renderedAnswer(t, &Renderer{}, s, &reqs[j]))
+		}
+	}
+	rd := &Renderer{}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range 60 {
+				i, j := (n*(g+1))%len(snaps), n%len(reqs)
+				if got := renderedAnswer(t, rd, snaps[i], &reqs[j]); !bytes.Equal(got, want[i][j]) {
+					errs <- fmt.Sprintf("goroutine %d, snapshot %d, request %d: the answer differs from a fresh renderer's", g, i, j)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if rd.names(snaps[0]).kept.replayed.Load() == 0 {
+		t.Error("no anchor was replayed")
 	}
 }
