@@ -194,12 +194,6 @@ func appendQuoted(k []byte, ss []string) []byte {
 	return append(k, ']')
 }
 
-// clear0 empties s, clearing its pointers for the collector.
-func clear0[T any](s []T) []T {
-	clear(s)
-	return s[:0]
-}
-
 // streamKept streams q's answer into cj like Stream, replaying and
 // keeping anchors with keeper when the query allows it; scratch recycles
 // the anchorKeeps, with their tables, between answers.
@@ -221,9 +215,10 @@ func (q *Query) streamKept(cj *candidateJSON, keeper *anchorKeeper, scratch *syn
 		e.run()
 		return e.streamedSummaries()
 	}
+	clear(k.from) // pointers, for the collector
 	*k = anchorKeep{cj: cj, swaps: cj.swaps, shape: keeper.shape(shapeKey(e.req, mv, &e.opt), len(e.s.Providers)),
 		rootBits: k.rootBits, pending: k.pending[:0], ends: k.ends[:0], marks: k.marks[:0], provs: k.provs[:0],
-		from: clear0(k.from)}
+		from: k.from[:0]}
 	e.keep, e.sink = k, k.add
 	e.run()
 	k.keep()

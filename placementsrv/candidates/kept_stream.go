@@ -8,9 +8,10 @@ type anchorKeep struct {
 	cj    *candidateJSON
 	// replayed counts the anchors copied from shape.
 	replayed int
-	// the anchor being searched
+	// the anchor being searched: where its first candidate will start
+	// (after the comma that separates it from the answer's previous one)
+	// and the answer's count before it
 	start, n0 int
-	comma     bool
 	// the anchors searched, to keep at the end; their tables grow in
 	// ends, marks, from. An answer that outgrows one chunk (its first
 	// bytes went to the client, swaps changed) keeps nothing: keeping is
@@ -72,7 +73,10 @@ func (k *anchorKeep) begin(e *engine) {
 	if k.off = k.off || k.cj.swaps != k.swaps; k.off {
 		return
 	}
-	k.start, k.n0, k.comma = len(k.cj.b), e.emitted, k.cj.n > 0
+	k.start, k.n0 = len(k.cj.b), e.emitted
+	if k.cj.n > 0 {
+		k.start++
+	}
 	k.pending = append(k.pending, pendingAnchor{ends: spanOf(len(k.ends), len(k.ends)),
 		marks: spanOf(len(k.marks), len(k.marks))})
 }
@@ -83,11 +87,7 @@ func (k *anchorKeep) add(c *Candidate) bool {
 	if k.off {
 		return ok
 	}
-	skip := 0
-	if k.comma {
-		skip = 1
-	}
-	k.ends = append(k.ends, int32(len(k.cj.b)-k.start-skip))
+	k.ends = append(k.ends, int32(len(k.cj.b)-k.start))
 	return ok
 }
 
@@ -121,11 +121,9 @@ func (k *anchorKeep) end(e *engine, r int32) {
 		k.ends, k.marks = k.ends[:p.ends.lo], k.marks[:p.marks.lo]
 		return
 	}
-	skip := 0
-	if k.comma && p.ends.hi > p.ends.lo {
-		skip = 1
-	}
-	p.root, p.json, p.partial = r, spanOf(k.start+skip, len(k.cj.b)), e.stopped
+	// An anchor without candidates wrote no comma either: its span is
+	// empty.
+	p.root, p.json, p.partial = r, spanOf(min(k.start, len(k.cj.b)), len(k.cj.b)), e.stopped
 	pr := &e.s.Providers[r]
 	lo := len(k.from)
 	k.provs = append(append(k.provs, pr.Tree...), pr.SharedTo...)
