@@ -42,26 +42,11 @@ func (b *Backend) Load(ctx context.Context) (*store.Records, error) {
 			return
 		})
 	}
-	g.Go(func() (err error) {
-		r.Consumers, err = queryRows(ctx, b.db, sqlrows.LoadConsumers, decodeConsumer)
-		return
-	})
-	g.Go(func() (err error) {
-		r.ProviderTraits, err = queryRows(ctx, b.db, sqlrows.LoadProviderTraits, decodeProviderTrait)
-		return
-	})
-	g.Go(func() (err error) {
-		r.Inventories, err = queryRows(ctx, b.db, sqlrows.LoadInventories, decodeInventory)
-		return
-	})
-	g.Go(func() (err error) {
-		r.Providers, err = queryRows(ctx, b.db, sqlrows.LoadProviders, decodeProvider)
-		return
-	})
-	g.Go(func() (err error) {
-		r.ProviderAggregates, err = queryRows(ctx, b.db, sqlrows.LoadProviderAggregates, decodeProviderAggregate)
-		return
-	})
+	goRows(g, ctx, b.db, &r.Consumers, sqlrows.LoadConsumers, decodeConsumer)
+	goRows(g, ctx, b.db, &r.ProviderTraits, sqlrows.LoadProviderTraits, decodeProviderTrait)
+	goRows(g, ctx, b.db, &r.Inventories, sqlrows.LoadInventories, decodeInventory)
+	goRows(g, ctx, b.db, &r.Providers, sqlrows.LoadProviders, decodeProvider)
+	goRows(g, ctx, b.db, &r.ProviderAggregates, sqlrows.LoadProviderAggregates, decodeProviderAggregate)
 	g.Go(func() error { return b.loadSmall(ctx, r) })
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -133,6 +118,14 @@ func (b *Backend) loadSmall(ctx context.Context, r *store.Records) error {
 	}
 	r.ConsumerTypes, err = queryRows(ctx, b.db, sqlrows.LoadConsumerTypes, decodeConsumerType)
 	return err
+}
+
+// goRows reads a whole table into *dst with queryRows, on g.
+func goRows[T any](g *errgroup.Group, ctx context.Context, db *sql.DB, dst *[]T, query string, decode func(*rowDecoder, *T)) {
+	g.Go(func() (err error) {
+		*dst, err = queryRows(ctx, db, query, decode)
+		return err
+	})
 }
 
 // queryRows runs query, which reads one whole table, and decodes each row
