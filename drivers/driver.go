@@ -40,6 +40,12 @@ const (
 // Tree is a driver's desired state: providers, parents before children.
 type Tree struct {
 	Providers []Provider
+	// Keep lists the UUIDs of providers the driver still observes but
+	// cannot describe this pass (an Ironic node whose resource_class was
+	// cleared: Nova raises NoResourceClass and leaves its provider as it
+	// is). A Retiring driver's agent must not retire them, nor write to
+	// them.
+	Keep []string
 }
 
 // Provider is one desired resource provider.
