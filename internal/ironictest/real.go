@@ -1,0 +1,329 @@
+package ironictest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Debian's ironic-api, ironic-conductor and ironic-dbsync (package
+// version 21.4, API microversions up to 1.82). They are Python scripts
+// for /usr/bin/python3, started by their full path so that another
+// python3 on PATH is never used.
+var ironicBinaries = []string{"/usr/bin/ironic-api", "/usr/bin/ironic-conductor", "/usr/bin/ironic-dbsync"}
+
+// Options configures a real Ironic.
+type Options struct {
+	// MaxLimit is [api] max_limit, the largest page Ironic answers; 0
+	// keeps Ironic's default of 1000. Tests use 10 so that every listing
+	// pages.
+	MaxLimit int
+	// CallbackTimeout is how long Ironic waits for a ramdisk that never
+	// calls back before a node goes to "clean failed" (or "deploy failed",
+	// "rescue failed"); 0 means 5 s.
+	CallbackTimeout time.Duration
+	// Ready bounds the start-up; 0 means 3 minutes (two Python services
+	// importing on a busy machine).
+	Ready time.Duration
+}
+
+// Ironic is a running standalone Ironic: ironic-api and one
+// ironic-conductor on loopback, noauth, JSON-RPC between them, a SQLite
+// database, the fake-hardware driver with fake interfaces.
+type Ironic struct {
+	// URL is the API endpoint including /v1, as the driver's endpoint
+	// option takes it.
+	URL string
+	// StartUp is how long the start took, schema included.
+	StartUp time.Duration
+
+	dir   string
+	root  string // http://127.0.0.1:port
+	hc    *http.Client
+	procs []*proc
+}
+
+// proc is one service in its own process group.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan error
+	log  string
+}
+
+// Start starts a real Ironic for the test and stops it at cleanup. A
+// missing package fails the test with what to install.
+func Start(t testing.TB, o Options) *Ironic {
+	t.Helper()
+	ir, err := start(context.Background(), o)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(func() {
+		if err := ir.Stop(); err != nil {
+			t.Errorf("%v", err)
+		}
+	})
+	return ir
+}
+
+// Shared is one real Ironic for a whole test binary, started by the
+// first test that asks for it and stopped when the binary's tests are
+// done. Tests sharing it must delete the nodes they create (Cleanup
+// does that for nodes made through the helpers) and must not run in
+// parallel with each other.
+type Shared struct {
+	opts Options
+	once sync.Once
+	ir   *Ironic
+	err  error
+}
+
+// RunMain runs the tests with *shared set and stops the Ironic if a test
+// started it: call it from TestMain, as
+// os.Exit(ironictest.RunMain(m, opts, &realIronic)).
+func RunMain(m *testing.M, o Options, shared **Shared) int {
+	s := &Shared{opts: o}
+	*shared = s
+	code := m.Run()
+	if s.ir != nil {
+		if err := s.ir.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
+
+// Get returns the running Ironic, starting it on first use; a start that
+// failed fails every test that asks.
+func (s *Shared) Get(t testing.TB) *Ironic {
+	t.Helper()
+	s.once.Do(func() {
+		s.ir, s.err = start(context.Background(), s.opts)
+		if s.err == nil {
+			t.Logf("ironictest: real Ironic started in %s", s.ir.StartUp.Round(time.Millisecond))
+		}
+	})
+	if s.err != nil {
+		t.Fatalf("%v", s.err)
+	}
+	return s.ir
+}
+
+func checkInstalled() error {
+	for _, b := range ironicBinaries {
+		if _, err := os.Stat(b); err != nil {
+			return fmt.Errorf("ironictest: %s is missing: install Debian's Ironic "+
+				"(apt-get install ironic-api ironic-conductor; ./scripts/test does): %w", b, err)
+		}
+	}
+	return nil
+}
+
+func start(ctx context.Context, o Options) (_ *Ironic, err error) {
+	began := time.Now()
+	if err := checkInstalled(); err != nil {
+		return nil, err
+	}
+	if o.CallbackTimeout == 0 {
+		o.CallbackTimeout = 5 * time.Second
+	}
+	if o.Ready == 0 {
+		o.Ready = 3 * time.Minute
+	}
+	dir, err := os.MkdirTemp("", "ironictest")
+	if err != nil {
+		return nil, fmt.Errorf("ironictest: %w", err)
+	}
+	ir := &Ironic{dir: dir, hc: &http.Client{Timeout: 60 * time.Second}}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%w%s", err, ir.logTails())
+			_ = ir.Stop()
+		}
+	}()
+	apiPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	rpcPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	ir.root = "http://127.0.0.1:" + strconv.Itoa(apiPort)
+	ir.URL = ir.root + "/v1"
+	conf, err := writeConfig(dir, o, apiPort, rpcPort)
+	if err != nil {
+		return nil, err
+	}
+	if err := runDBSync(ctx, dir, conf); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"ironic-conductor", "ironic-api"} {
+		p, err := launch(dir, name, conf)
+		if err != nil {
+			return nil, err
+		}
+		ir.procs = append(ir.procs, p)
+	}
+	if err := ir.waitReady(ctx, o.Ready); err != nil {
+		return nil, err
+	}
+	ir.StartUp = time.Since(began)
+	return ir, nil
+}
+
+// cleanEnv is the services' whole environment: Debian's paths only, so
+// that no virtualenv or PYTHONPATH of the caller's reaches them.
+func cleanEnv(dir string) []string {
+	return []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir, "LANG=C.UTF-8", "TMPDIR=" + filepath.Join(dir, "tmp")}
+}
+
+func runDBSync(ctx context.Context, dir, conf string) error {
+	cmd := exec.CommandContext(ctx, "/usr/bin/ironic-dbsync", "--config-file", conf, "create_schema")
+	cmd.Env = cleanEnv(dir)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("ironictest: ironic-dbsync create_schema: %w\n%s", err, tail(string(out), 3000))
+	}
+	return nil
+}
+
+func launch(dir, name, conf string) (*proc, error) {
+	logPath := filepath.Join(dir, name+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("ironictest: %w", err)
+	}
+	defer f.Close()
+	cmd := exec.Command("/usr/bin/"+name, "--config-file", conf)
+	cmd.Env = cleanEnv(dir)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = f, f
+	// Its own process group: Stop kills the service and anything it
+	// forked (API workers) together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("ironictest: start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan error, 1), log: logPath}
+	go func() { p.done <- cmd.Wait() }()
+	return p, nil
+}
+
+// waitReady polls GET /v1 until the API answers, then the conductor list
+// until a conductor is alive: before that, enrolling a node fails with
+// "No valid host was found".
+func (ir *Ironic) waitReady(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	var last error
+	for time.Now().Before(deadline) {
+		for _, p := range ir.procs {
+			select {
+			case err := <-p.done:
+				p.done <- err
+				return fmt.Errorf("ironictest: %s exited during start-up: %v", p.name, err)
+			default:
+			}
+		}
+		if last = ir.conductorAlive(ctx); last == nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("ironictest: Ironic not ready after %s: %w", limit, last)
+}
+
+func (ir *Ironic) conductorAlive(ctx context.Context) error {
+	var v1 struct {
+		ID string `json:"id"`
+	}
+	if err := ir.getJSON(ctx, "/v1", &v1); err != nil {
+		return err
+	}
+	var doc struct {
+		Conductors []struct {
+			Alive bool `json:"alive"`
+		} `json:"conductors"`
+	}
+	if err := ir.getJSON(ctx, "/v1/conductors", &doc); err != nil {
+		return err
+	}
+	for _, c := range doc.Conductors {
+		if c.Alive {
+			return nil
+		}
+	}
+	return errors.New("no conductor alive yet")
+}
+
+// Stop kills both services' process groups (SIGTERM, SIGKILL after 10 s)
+// and removes the directory.
+func (ir *Ironic) Stop() error {
+	defer os.RemoveAll(ir.dir)
+	var errs []error
+	for _, p := range ir.procs {
+		if err := p.stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	ir.procs = nil
+	return errors.Join(errs...)
+}
+
+func (p *proc) stop() error {
+	pgid := p.cmd.Process.Pid
+	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("ironictest: signal %s: %w", p.name, err)
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		err := <-p.done
+		p.done <- err
+	}
+	// Workers left in the group after the parent went.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return nil
+}
+
+func (ir *Ironic) logTails() string {
+	var s string
+	for _, p := range ir.procs {
+		b, _ := os.ReadFile(p.log)
+		s += "\n--- " + p.name + " log ---\n" + tail(string(b), 2000)
+	}
+	return s
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("ironictest: pick a port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail keeps the end of a log, where the reason for a failure is.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
