@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -29,6 +30,13 @@ import (
 // and traits are missing from node documents.
 const DefaultMicroversion = "1.46"
 
+// ShardMicroversion is the first Ironic API version with node shards
+// (Ironic 21.4 answers up to it).
+const ShardMicroversion = "1.82"
+
+// LatestMicroversion asks Ironic for its highest version.
+const LatestMicroversion = "latest"
+
 // Options configures the driver. Exactly one of Endpoint, Cloud or File is
 // the node source.
 type Options struct {
@@ -42,10 +50,17 @@ type Options struct {
 	CloudsFile string
 	// File holds the JSON of Ironic's GET /v1/nodes/detail.
 	File string
-	// Microversion sent to the Ironic API; at least 1.46.
+	// Microversion sent to the Ironic API: at least 1.46, or "latest"
+	// (the server's highest).
 	Microversion string
 	// ConductorGroup, when set, limits the driver to that group's nodes.
 	ConductorGroup string
+	// Shard, when set, limits the driver to that shard's nodes (API
+	// 1.82 and later).
+	Shard string
+	// PageSize is the limit asked of each page of the node list; 0 takes
+	// the server's [api] max_limit (1000 by default).
+	PageSize int
 	// SkipReserveInUse turns off reserving nodes that have an instance
 	// (Nova's [workarounds]skip_reserve_in_use_ironic_nodes).
 	SkipReserveInUse bool
@@ -59,6 +74,7 @@ type Driver struct {
 	opts   Options
 	client *gophercloud.ServiceClient // nil with a file source
 	log    *zap.Logger
+	unrc   unclassified
 }
 
 // New validates opts and, for an API source, builds the client (with
@@ -76,8 +92,11 @@ func New(ctx context.Context, opts Options) (*Driver, error) {
 	if opts.Microversion == "" {
 		opts.Microversion = DefaultMicroversion
 	}
-	if !atLeast146(opts.Microversion) {
-		return nil, fmt.Errorf("ironic: microversion %q is below %s", opts.Microversion, DefaultMicroversion)
+	if err := CheckMicroversion(opts.Microversion, opts.Shard != ""); err != nil {
+		return nil, fmt.Errorf("ironic: %w", err)
+	}
+	if opts.PageSize < 0 {
+		return nil, fmt.Errorf("ironic: page size %d is negative", opts.PageSize)
 	}
 	d := &Driver{opts: opts, log: opts.Logger}
 	if d.log == nil {
@@ -130,12 +149,23 @@ func keystoneClient(ctx context.Context, opts Options, hc *http.Client) (*gopher
 	return openstack.NewBareMetalV1(pc, eo)
 }
 
-func atLeast146(v string) bool {
-	var major, minor int
-	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
-		return false
+// CheckMicroversion accepts "latest" or a version of at least 1.46 (at
+// least 1.82 when a shard is selected).
+func CheckMicroversion(v string, shard bool) error {
+	if v == LatestMicroversion {
+		return nil
 	}
-	return major > 1 || (major == 1 && minor >= 46)
+	var major, minor int
+	if n, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil || n != 2 || fmt.Sprintf("%d.%d", major, minor) != v {
+		return fmt.Errorf("microversion %q is not MAJOR.MINOR or %q", v, LatestMicroversion)
+	}
+	if major < 1 || (major == 1 && minor < 46) {
+		return fmt.Errorf("microversion %q is below %s, where nodes gained resource_class and traits", v, DefaultMicroversion)
+	}
+	if shard && major == 1 && minor < 82 {
+		return fmt.Errorf("microversion %q is below %s, which a shard needs", v, ShardMicroversion)
+	}
+	return nil
 }
 
 // Name implements drivers.Driver.
@@ -157,21 +187,24 @@ func (d *Driver) Observe(ctx context.Context) (*drivers.Tree, error) {
 		return nil, err
 	}
 	tree := &drivers.Tree{Providers: make([]drivers.Provider, 0, len(ns))}
-	skipped := 0
+	var unclassed []string
 	for _, n := range ns {
-		if d.opts.ConductorGroup != "" && n.ConductorGroup != d.opts.ConductorGroup {
+		if d.opts.ConductorGroup != "" && !strings.EqualFold(n.ConductorGroup, d.opts.ConductorGroup) {
 			continue
 		}
 		p, ok := Provider(n, !d.opts.SkipReserveInUse)
 		if !ok {
-			skipped++
+			// Nova raises NoResourceClass and leaves the provider as
+			// it is; so does the agent, through Keep.
+			if n.UUID != "" {
+				unclassed = append(unclassed, n.UUID)
+			}
 			continue
 		}
 		tree.Providers = append(tree.Providers, p)
 	}
-	if skipped > 0 {
-		d.log.Warn("nodes without a resource class are not reported", zap.Int("nodes", skipped))
-	}
+	tree.Keep = unclassed
+	d.unrc.report(d.log, unclassed)
 	return tree, nil
 }
 
@@ -184,15 +217,7 @@ func (d *Driver) nodes(ctx context.Context) ([]nodes.Node, error) {
 		defer f.Close()
 		return ParseNodes(f)
 	}
-	page, err := nodes.ListDetail(d.client, nodes.ListOpts{ConductorGroup: d.opts.ConductorGroup}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("ironic: list nodes: %w", err)
-	}
-	ns, err := nodes.ExtractNodes(page)
-	if err != nil {
-		return nil, fmt.Errorf("ironic: decode nodes: %w", err)
-	}
-	return ns, nil
+	return d.listNodes(ctx)
 }
 
 // ParseNodes decodes the body of GET /v1/nodes/detail.

@@ -1,0 +1,113 @@
+package agent_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/agent"
+	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/drivers/ironic"
+	"github.com/placement-syncd/placement-syncd/internal/ironictest"
+	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+)
+
+// The real Ironic's size, for a run by hand: nodes enrolled by
+// TestRealIronicPaging (35 by default) and [api] max_limit (10 by
+// default, so that every listing pages; 0 is Ironic's 1000):
+//
+//	PLACEMENT_SYNCD_IRONIC_NODES=3000 PLACEMENT_SYNCD_IRONIC_MAX_LIMIT=0 \
+//	    go test -run TestRealIronicPaging -timeout 60m -v ./agent/
+const (
+	IronicNodesEnv    = "PLACEMENT_SYNCD_IRONIC_NODES"
+	IronicMaxLimitEnv = "PLACEMENT_SYNCD_IRONIC_MAX_LIMIT"
+)
+
+// realIronic is started by the first test that needs it. The tests that
+// use it do not run in parallel with each other, and delete their nodes.
+var realIronic *ironictest.Shared
+
+func TestMain(m *testing.M) {
+	o := ironictest.Options{MaxLimit: 10}
+	if v := os.Getenv(IronicMaxLimitEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			fmt.Fprintf(os.Stderr, "%s=%q: want a number >= 0\n", IronicMaxLimitEnv, v)
+			os.Exit(2)
+		}
+		o.MaxLimit = n
+	}
+	os.Exit(ironictest.RunMain(m, o, &realIronic))
+}
+
+func realIronicDriver(t *testing.T, ir *ironictest.Ironic) *ironic.Driver {
+	t.Helper()
+	d, err := ironic.New(t.Context(), ironic.Options{Endpoint: ir.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// realPair is one agent per Placement kind, all reading the same real
+// Ironic, each counting the requests its server answered.
+type realPair struct {
+	kind string
+	f    *fleet
+	e    *env
+}
+
+func realPairs(t *testing.T, ir *ironictest.Ironic) []*realPair {
+	t.Helper()
+	noRefresh := func(o *agent.Options) { o.RefreshInterval = -1 }
+	var out []*realPair
+	for _, kind := range placementtest.Kinds() {
+		f := startFleet(t, kind)
+		out = append(out, &realPair{kind: kind, f: f, e: newEnv(t, f.url, []drivers.Driver{realIronicDriver(t, ir)}, noRefresh)})
+	}
+	return out
+}
+
+// pass runs one agent pass and returns the requests the server answered
+// and how long the pass took.
+func (p *realPair) pass(t *testing.T, what string) (all, writes int, took time.Duration) {
+	t.Helper()
+	p.f.reset()
+	start := time.Now()
+	if err := p.e.agent.SyncOnce(t.Context()); err != nil {
+		t.Fatalf("%s, %s: %v", p.kind, what, err)
+	}
+	took = time.Since(start)
+	counts := p.f.counts()
+	all, writes = total(counts)
+	t.Logf("%s, %s: %d requests %v in %s", p.kind, what, all, counts, took.Round(time.Millisecond))
+	return all, writes, took
+}
+
+// TestRealIronicPaging: every node of a real Ironic whose listing takes
+// several pages is reported, and an unchanged pass then makes at most
+// idleBudget requests to Placement and no write, against both servers.
+func TestRealIronicPaging(t *testing.T) {
+	ir := realIronic.Get(t)
+	n := 35
+	if v := os.Getenv(IronicNodesEnv); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a number >= 1", IronicNodesEnv, v)
+		}
+	}
+	start := time.Now()
+	uuids := ir.EnrollAvailable(t, n, ironictest.NodeSpec{Name: "paging", ResourceClass: "baremetal-gold", Traits: []string{"CUSTOM_RAID5"}})
+	t.Logf("Ironic started in %s; %d nodes enrolled and available in %s", ir.StartUp.Round(time.Millisecond), n, time.Since(start).Round(time.Millisecond))
+	for _, p := range realPairs(t, ir) {
+		p.pass(t, fmt.Sprintf("%d nodes, first pass", n))
+		for _, u := range uuids {
+			checkNode(t, p.f.srv, u, 0)
+		}
+		if all, writes, _ := p.pass(t, fmt.Sprintf("%d nodes, idle pass", n)); all > idleBudget || writes != 0 {
+			t.Fatalf("%s: idle pass: %d requests, %d writes; want <= %d and 0", p.kind, all, writes, idleBudget)
+		}
+	}
+}

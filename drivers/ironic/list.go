@@ -1,0 +1,95 @@
+package ironic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+)
+
+// listAttempts bounds how often a listing starts over after the node it
+// paged from was deleted between two pages (Ironic answers 404 for that
+// marker).
+const listAttempts = 3
+
+// maxPages stops a server whose pages never end; at Ironic's default
+// max_limit of 1000 it is ten million nodes.
+const maxPages = 10000
+
+// nodePage is one answer of GET /v1/nodes/detail. Ironic marks a full
+// page with a top-level "next" link (not "nodes_links", which the
+// gophercloud pager looks for, so it stops after the first page).
+type nodePage struct {
+	Nodes []nodes.Node `json:"nodes"`
+	Next  string       `json:"next"`
+}
+
+// listNodes reads every page of the node list. It pages with limit and
+// marker itself rather than following "next": Ironic's next link keeps
+// only sort, limit and marker, dropping the conductor_group and shard
+// filters. A listing that cannot be read to its end is an error, so that
+// no node on an unread page is taken for deleted.
+func (d *Driver) listNodes(ctx context.Context) ([]nodes.Node, error) {
+	var err error
+	for range listAttempts {
+		var ns []nodes.Node
+		ns, err = d.listOnce(ctx)
+		if err == nil {
+			return ns, nil
+		}
+		if !errors.Is(err, errMarkerGone) {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+var errMarkerGone = errors.New("the node paged from was deleted during the listing")
+
+func (d *Driver) listOnce(ctx context.Context) ([]nodes.Node, error) {
+	base := d.client.ServiceURL("nodes", "detail")
+	q := url.Values{}
+	if d.opts.ConductorGroup != "" {
+		q.Set("conductor_group", d.opts.ConductorGroup)
+	}
+	if d.opts.Shard != "" {
+		q.Set("shard", d.opts.Shard)
+	}
+	if d.opts.PageSize > 0 {
+		q.Set("limit", strconv.Itoa(d.opts.PageSize))
+	}
+	var all []nodes.Node
+	for page := 1; ; page++ {
+		if page > maxPages {
+			return nil, fmt.Errorf("ironic: list nodes: more than %d pages", maxPages)
+		}
+		var p nodePage
+		u := base
+		if len(q) > 0 {
+			u += "?" + q.Encode()
+		}
+		_, err := d.client.Get(ctx, u, &p, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
+		switch {
+		case err != nil && q.Has("marker") && gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+			return nil, fmt.Errorf("ironic: list nodes, page %d: %w", page, errMarkerGone)
+		case err != nil && d.opts.Shard != "" && gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable):
+			return nil, fmt.Errorf("ironic: list nodes of shard %q (shards need API microversion %s): %w", d.opts.Shard, ShardMicroversion, err)
+		case err != nil:
+			return nil, fmt.Errorf("ironic: list nodes, page %d: %w", page, err)
+		}
+		all = append(all, p.Nodes...)
+		if p.Next == "" || len(p.Nodes) == 0 {
+			return all, nil
+		}
+		last := p.Nodes[len(p.Nodes)-1].UUID
+		if last == "" || last == q.Get("marker") {
+			return nil, fmt.Errorf("ironic: list nodes, page %d: the listing does not advance (marker %q)", page, last)
+		}
+		q.Set("marker", last)
+	}
+}
