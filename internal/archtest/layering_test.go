@@ -31,15 +31,16 @@ type rule struct {
 	why    string
 }
 
-// harnesses start real servers for tests (ours, the reference, an Ironic
-// double). Tests of the agent and reconciler use them to talk to a real
+// harnesses start real servers for tests (ours, the reference, Ironic,
+// Keystone
+// and doubles). Tests of the agent and reconciler use them to talk to a real
 // Placement over HTTP, which is a dependency of the test process, not of
 // the code under test.
-var harnesses = []string{"internal/placementtest", "internal/ironictest"}
+var harnesses = []string{"internal/placementtest", "internal/ironictest", "internal/keystonetest"}
 
 // testHarnesses exist for tests (servers they start, metric helpers); no
 // program imports them.
-var testHarnesses = []string{"internal/placementtest", "internal/ironictest", "internal/mariadbtest", "internal/metricstest"}
+var testHarnesses = []string{"internal/placementtest", "internal/ironictest", "internal/mariadbtest", "internal/metricstest", "internal/keystonetest"}
 
 var rules = []rule{
 	{pkgs: []string{"agent/..."}, never: []string{"placementsrv/...", "reconciler/..."},
