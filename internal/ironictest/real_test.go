@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/internal/ironictest"
@@ -51,4 +53,82 @@ func TestRealPaging(t *testing.T) {
 			t.Fatalf("node %s: %+v", u, n)
 		}
 	}
+}
+
+// TestDoublePagesLikeIronic asks the real Ironic and the double holding
+// the same nodes, in the same id order, the same listings: the status,
+// the nodes and the next link (host aside) must agree.
+func TestDoublePagesLikeIronic(t *testing.T) {
+	ir := realIronic.Get(t)
+	var uuids []string
+	for i := range 13 {
+		spec := ironictest.NodeSpec{Name: "cmp-" + strconv.Itoa(i), ResourceClass: "cmp"}
+		if i%3 == 0 {
+			spec.Shard = "s1"
+		}
+		uuids = append(uuids, ir.Enroll(t, spec))
+	}
+	var nodes []ironictest.Node
+	for i, u := range uuids {
+		n := ironictest.Node{UUID: u, ResourceClass: "cmp", ProvisionState: "enroll"}
+		if i%3 == 0 {
+			n.Shard = "s1"
+		}
+		nodes = append(nodes, n)
+	}
+	double := ironictest.NewIronicDouble(t, nodes...)
+	double.SetMaxLimit(10)
+	queries := []string{
+		"resource_class=cmp", "resource_class=cmp&limit=3", "resource_class=cmp&limit=50",
+		"resource_class=cmp&limit=4&marker=" + uuids[5], "resource_class=cmp&marker=" + uuids[12],
+		"shard=s1&limit=2", "shard=s1&limit=2&marker=" + uuids[3], "limit=0",
+		"marker=00000000-0000-4000-8000-000000000000",
+	}
+	for _, q := range queries {
+		rc, rn, rnext := listing(t, ir.URL, q)
+		dc, dn, dnext := listing(t, double.URL, q)
+		if rc != dc || !slices.Equal(rn, dn) || rnext != dnext {
+			t.Errorf("%s:\nreal   %d %v next %q\ndouble %d %v next %q", q, rc, rn, rnext, dc, dn, dnext)
+		}
+	}
+}
+
+// listing is one GET /v1/nodes/detail: the status, the node uuids and the
+// next link without its scheme and host. (The tests that share the real
+// Ironic run one at a time and delete their nodes.)
+func listing(t *testing.T, endpoint, query string) (int, []string, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, endpoint+"/nodes/detail?"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-OpenStack-Ironic-API-Version", ironictest.APIVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Nodes []struct {
+			UUID          string `json:"uuid"`
+			ResourceClass string `json:"resource_class"`
+		} `json:"nodes"`
+		Next string `json:"next"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		t.Fatal(err)
+	}
+	var uuids []string
+	for _, n := range page.Nodes {
+		uuids = append(uuids, n.UUID)
+	}
+	next := ""
+	if page.Next != "" {
+		u, err := url.Parse(page.Next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next = u.Path + "?" + u.RawQuery
+	}
+	return resp.StatusCode, uuids, next
 }
