@@ -173,6 +173,7 @@ func openDrivers(ctx context.Context, c AgentConfig, host string, log *zap.Logge
 			return ironic.New(ctx, ironic.Options{
 				Endpoint: c.Ironic.Endpoint, Token: c.Ironic.Token, Cloud: c.Ironic.Cloud, CloudsFile: c.Ironic.CloudsFile,
 				File: c.Ironic.File, Microversion: c.Ironic.Microversion, ConductorGroup: c.Ironic.ConductorGroup,
+				Shard: c.Ironic.Shard, PageSize: c.Ironic.PageSize,
 				SkipReserveInUse: c.Ironic.SkipReserveInUse, Logger: log.Named("ironic"),
 			})
 		}},

@@ -74,6 +74,8 @@ type IronicConfig struct {
 	File             string `yaml:"file"`
 	Microversion     string `yaml:"microversion"`
 	ConductorGroup   string `yaml:"conductor_group"`
+	Shard            string `yaml:"shard"`
+	PageSize         int    `yaml:"page_size"`
 	SkipReserveInUse bool   `yaml:"skip_reserve_in_use"`
 }
 
@@ -164,6 +166,12 @@ func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
 		}
 		if n != 1 {
 			bad("agent.ironic", "set exactly one of endpoint, cloud or file")
+		}
+		if err := ironic.CheckMicroversion(c.Ironic.Microversion, c.Ironic.Shard != ""); err != nil {
+			bad("agent.ironic.microversion", "%v", err)
+		}
+		if c.Ironic.PageSize < 0 {
+			bad("agent.ironic.page_size", "must not be negative (0 takes Ironic's [api] max_limit), got %d", c.Ironic.PageSize)
 		}
 	}
 	if _, err := removallimit.Parse(c.MaxRetirements); err != nil {
