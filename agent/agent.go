@@ -119,8 +119,11 @@ type Agent struct {
 	ensuredRC map[string]bool
 	ensuredTr map[string]bool
 	reported  *reportedSet
-	last      []Result
-	lastOK    time.Time
+	// held are the vanished providers reserved in full because their
+	// retirement was refused, with when that was last made sure of.
+	held   map[string]time.Time
+	last   []Result
+	lastOK time.Time
 
 	fallbackLogged atomic.Bool
 	lastHeartbeat  time.Time // when the service record was last posted
@@ -174,7 +177,7 @@ func New(opts Options) (*Agent, error) {
 		opts: opts, pc: opts.Placement, log: opts.Logger.Named("agent"), metrics: m,
 		resync: make(chan struct{}, 1),
 		cache:  map[string]actual{}, owned: map[string][]string{}, parents: map[string]string{},
-		ensuredRC: map[string]bool{}, ensuredTr: map[string]bool{}, reported: reported,
+		ensuredRC: map[string]bool{}, ensuredTr: map[string]bool{}, reported: reported, held: map[string]time.Time{},
 	}, nil
 }
 
@@ -196,9 +199,13 @@ type Result struct {
 	CacheHits int
 	// Retired counts vanished providers deleted, Retiring those kept
 	// (reserved in full) while allocations remain; RetireRefused is why
-	// vanished providers were left alone (RetireRefused*), "" if not.
+	// vanished providers were not retired (RetireRefused*), "" if not.
+	// Writes include the retirements' deletions and reservations.
 	Retired, Retiring int
 	RetireRefused     string
+	// Held counts vanished providers reserved in full because their
+	// retirement was refused (max_retirements).
+	Held int
 	// Requests are the HTTP requests the pass sent to Placement.
 	Requests placementclient.Requests
 	Duration time.Duration

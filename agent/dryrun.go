@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -19,8 +20,12 @@ type Plan struct {
 	// them: custom classes and traits, then each group of providers
 	// (written concurrently by a pass, listed here one after another in
 	// the driver's order), each provider's create, traits, inventories
-	// and aggregates.
+	// and aggregates, then the retirement of vanished providers (a
+	// delete, or a reservation in full).
 	Writes []string
+	// Refused, when set, says why vanished providers would not be
+	// retired (max_retirements, an empty answer).
+	Refused string
 	// Err is why the plan is incomplete: the source could not be read,
 	// Placement could not be, or some providers could not be (they are
 	// left out, with the rest of their group).
@@ -28,24 +33,39 @@ type Plan struct {
 }
 
 // DryRun plans one pass over every driver, as SyncOnce would make it, and
-// writes nothing to Placement.
+// writes nothing to Placement (nor to the state file).
 func (a *Agent) DryRun(ctx context.Context) []Plan {
 	a.passMu.Lock()
 	defer a.passMu.Unlock()
 	plans := make([]Plan, 0, len(a.opts.Drivers))
 	for _, d := range a.opts.Drivers {
-		pl := Plan{Driver: d.Name()}
-		tree, err := observeTree(ctx, d)
-		if err == nil {
-			var st *treeState
-			if st, err = a.readTree(ctx, d.Name(), tree); err == nil {
-				pl.Writes, err = a.planTree(tree, st).lines(), errors.Join(st.errs...)
-			}
-		}
-		pl.Err = err
-		plans = append(plans, pl)
+		plans = append(plans, a.dryRun(ctx, d))
 	}
 	return plans
+}
+
+// dryRun plans one driver's pass.
+func (a *Agent) dryRun(ctx context.Context, d drivers.Driver) Plan {
+	pl := Plan{Driver: d.Name()}
+	tree, err := observeTree(ctx, d)
+	if err != nil {
+		pl.Err = err
+		return pl
+	}
+	st, err := a.readTree(ctx, d.Name(), tree)
+	if err != nil {
+		pl.Err = err
+		return pl
+	}
+	pl.Writes = a.planTree(tree, st).lines()
+	errs := st.errs
+	if rt, ok := a.planRetirement(d, tree); ok {
+		refused, writes, err := a.retirementPlan(ctx, rt)
+		pl.Refused, pl.Writes = refused, append(pl.Writes, writes...)
+		errs = append(errs, err)
+	}
+	pl.Err = errors.Join(errs...)
+	return pl
 }
 
 // lines describes the plan, one line per write.

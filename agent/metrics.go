@@ -29,6 +29,7 @@ type metrics struct {
 	retired          *prometheus.CounterVec
 	retiring         *prometheus.GaugeVec
 	retireRefused    *prometheus.CounterVec
+	held             *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -63,12 +64,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		cacheHits: s.CounterVec("cache_hits_total",
 			"Providers whose state was taken from the agent's cache because their listed generation had not moved.", "driver"),
 		retired: s.CounterVec("providers_retired_total",
-			"Vanished providers retired, by action (deleted: no allocations; reserved: inventory reserved in full while allocations remain).",
+			"Vanished providers retired, by action (deleted: no allocations; reserved: inventory reserved in full while allocations remain; "+
+				"reserved_refused: reserved in full while max_retirements refuses).",
 			"driver", "action"),
 		retiring: s.GaugeVec("providers_retiring",
 			"Vanished providers kept, reserved in full, until their allocations go (last pass).", "driver"),
 		retireRefused: s.CounterVec("retirements_refused_total",
-			"Passes that left vanished providers alone, by reason (empty_answer, max_retirements).", "driver", "reason"),
+			"Passes that did not retire vanished providers, by reason (empty_answer, max_retirements).", "driver", "reason"),
+		held: s.GaugeVec("providers_held_refused",
+			"Vanished providers reserved in full because max_retirements refused to retire them (last pass); "+
+				"see the README for recovery.", "driver"),
 	}
 	return m, s.Register(reg)
 }

@@ -71,9 +71,9 @@ func (rs *reportedSet) remove(driver, uuid string) {
 	rs.mu.Unlock()
 }
 
-// add records the providers and writes the state file (when the set
-// changed since it was read or written).
-func (rs *reportedSet) add(driver string, ps []drivers.Provider) error {
+// add records the providers, and those kept by uuid, and writes the
+// state file (when the set changed since it was read or written).
+func (rs *reportedSet) add(driver string, ps []drivers.Provider, keep []string) error {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	set := rs.sets[driver]
@@ -83,6 +83,9 @@ func (rs *reportedSet) add(driver string, ps []drivers.Provider) error {
 	}
 	for _, p := range ps {
 		set[p.UUID] = true
+	}
+	for _, u := range keep {
+		set[u] = true
 	}
 	return rs.save()
 }

@@ -104,33 +104,62 @@ func testRetireVanished(t *testing.T, srv *placementtest.Server) {
 
 // testRetireGuard: an empty Ironic answer, or more vanished nodes than
 // agent.max_retirements, retires nothing, with a log line and a metric.
+// Past the limit the vanished providers are reserved in full, and
+// released by the pass that observes their nodes again; an empty answer
+// reserves nothing.
 func testRetireGuard(t *testing.T, srv *placementtest.Server) {
-	nodes := goldNodes(21, 10, "")
+	nodes := goldNodes(21, 10, "g1")
 	double := ironictest.NewIronicDouble(t, nodes...)
-	e := newEnv(t, srv.URL, []drivers.Driver{ironicDriver(t, double)}, nil)
+	e := newEnv(t, srv.URL, []drivers.Driver{groupDriver(t, double, "g1")}, nil)
 	syncOK(t, e, "first pass")
 
-	double.Remove(nodes[0].UUID, nodes[1].UUID) // 2 of 10 > 10%
-	if r := syncOK(t, e, "two vanished"); r.RetireRefused != agent.RetireRefusedLimit || r.Retired != 0 {
-		t.Fatalf("2 of 10 vanished: refused %q retired %d, want %q 0", r.RetireRefused, r.Retired, agent.RetireRefusedLimit)
+	// Two nodes leave the agent's conductor group: 2 of 10 > 10%.
+	away := func(group string) func(*ironictest.Node) {
+		return func(n *ironictest.Node) { n.ConductorGroup = group }
 	}
+	double.Update(nodes[0].UUID, away("g9"))
+	double.Update(nodes[1].UUID, away("g9"))
+	for i := range 2 {
+		r := syncOK(t, e, "two vanished")
+		if r.RetireRefused != agent.RetireRefusedLimit || r.Retired != 0 || r.Held != 2 || r.Writes != 2*(1-i) {
+			t.Fatalf("pass %d, 2 of 10 vanished: refused %q retired %d held %d writes %d; want %q 0 2 %d",
+				i, r.RetireRefused, r.Retired, r.Held, r.Writes, agent.RetireRefusedLimit, 2*(1-i))
+		}
+		checkNode(t, srv, nodes[0].UUID, 1)
+		checkNode(t, srv, nodes[1].UUID, 1)
+	}
+	if got := e.counter(t, "placement_syncd_agent_providers_held_refused", "driver", "ironic"); got != 2 {
+		t.Fatalf("providers_held_refused = %v, want 2", got)
+	}
+	// They come back: released, and no longer held.
+	double.Update(nodes[0].UUID, away("g1"))
+	double.Update(nodes[1].UUID, away("g1"))
+	if r := syncOK(t, e, "back"); r.RetireRefused != "" || r.Held != 0 || r.Writes != 2 {
+		t.Fatalf("nodes back: refused %q held %d writes %d; want \"\" 0 2", r.RetireRefused, r.Held, r.Writes)
+	}
+	checkNode(t, srv, nodes[0].UUID, 0)
+	checkNode(t, srv, nodes[1].UUID, 0)
+	if got := e.counter(t, "placement_syncd_agent_providers_held_refused", "driver", "ironic"); got != 0 {
+		t.Fatalf("providers_held_refused = %v after the nodes came back, want 0", got)
+	}
+
 	var all []string
 	for _, n := range nodes {
 		all = append(all, n.UUID)
 	}
 	double.Remove(all...)
-	if r := syncOK(t, e, "empty answer"); r.RetireRefused != agent.RetireRefusedEmpty || r.Retired != 0 {
-		t.Fatalf("empty answer: refused %q retired %d, want %q 0", r.RetireRefused, r.Retired, agent.RetireRefusedEmpty)
+	if r := syncOK(t, e, "empty answer"); r.RetireRefused != agent.RetireRefusedEmpty || r.Retired != 0 || r.Writes != 0 {
+		t.Fatalf("empty answer: refused %q retired %d writes %d, want %q 0 0", r.RetireRefused, r.Retired, r.Writes, agent.RetireRefusedEmpty)
 	}
 	for _, n := range nodes {
 		checkNode(t, srv, n.UUID, 0)
 	}
-	for reason, want := range map[string]float64{agent.RetireRefusedLimit: 1, agent.RetireRefusedEmpty: 1} {
+	for reason, want := range map[string]float64{agent.RetireRefusedLimit: 2, agent.RetireRefusedEmpty: 1} {
 		if got := e.counter(t, "placement_syncd_agent_retirements_refused_total", "reason", reason); got != want {
 			t.Fatalf("retirements_refused_total{%s} = %v, want %v", reason, got, want)
 		}
 	}
-	if n := e.logs.FilterMessage("vanished providers not retired; nothing deleted").Len(); n != 2 {
-		t.Fatalf("%d refusal log lines, want 2", n)
+	if n := e.logs.FilterMessage("vanished providers not retired; nothing deleted").Len(); n != 3 {
+		t.Fatalf("%d refusal log lines, want 3", n)
 	}
 }

@@ -75,7 +75,9 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 	r.Providers = len(tree.Providers)
 	t := &tally{unavailable: r.Unavailable, reread: r.Reread}
 	r.Err = errors.Join(a.syncTree(ctx, d.Name(), tree, t), a.retireVanished(ctx, d, tree, &r))
-	r.Created, r.Writes, r.Conflicts, r.FallbackDeleted = t.created, t.writes, t.conflicts, t.fbDel
+	// r.Writes holds the retirements' writes already.
+	r.Created, r.Conflicts, r.FallbackDeleted = t.created, t.conflicts, t.fbDel
+	r.Writes += t.writes
 	r.CacheHits = t.hits
 	a.metrics.cacheHits.WithLabelValues(r.Driver).Add(float64(t.hits))
 	if r.Err != nil {
@@ -94,6 +96,7 @@ func (a *Agent) logPass(r Result) {
 	}
 	a.log.Log(level, "sync pass", zap.String("driver", r.Driver), zap.Int("providers", r.Providers),
 		zap.Int("writes", r.Writes), zap.Int("created", r.Created), zap.Int("conflicts", r.Conflicts),
+		zap.Int("retired", r.Retired), zap.Int("retiring", r.Retiring), zap.Int("held_refused", r.Held),
 		zap.Int("cache_hits", r.CacheHits), zap.Any("reread", r.Reread),
 		zap.Int64("requests", r.Requests.Total()), zap.Int64("request_writes", r.Requests.Write),
 		zap.Duration("duration", r.Duration.Round(time.Millisecond)), zap.Error(r.Err))

@@ -85,8 +85,9 @@ func TestAgentOnceDryRun(t *testing.T) {
 	}
 }
 
-// TestAgentDryRun_NeedsOnce: --dry-run alone is a usage error, and the
-// flag is in the command's help.
+// TestAgentDryRun_NeedsOnce: --dry-run or --max-retirements without
+// --once, or a limit that is no limit, is a usage error, and the flags
+// are in the command's help.
 func TestAgentDryRun_NeedsOnce(t *testing.T) {
 	var stderr bytes.Buffer
 	if code := run(t.Context(), []string{"agent", "--config", "x.yaml", "--dry-run"}, &bytes.Buffer{}, &stderr); code != exitUsage ||
@@ -94,8 +95,19 @@ func TestAgentDryRun_NeedsOnce(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	stderr.Reset()
+	if code := run(t.Context(), []string{"agent", "--config", "x.yaml", "--max-retirements", "100%"}, &bytes.Buffer{}, &stderr); code != exitUsage ||
+		!strings.Contains(stderr.String(), "--max-retirements needs --once") {
+		t.Fatalf("--max-retirements without --once: exit %d: %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(t.Context(), []string{"agent", "--config", "x.yaml", "--once", "--max-retirements", "lots"}, &bytes.Buffer{}, &stderr); code != exitUsage ||
+		!strings.Contains(stderr.String(), "--max-retirements") {
+		t.Fatalf("--max-retirements lots: exit %d: %s", code, stderr.String())
+	}
+	stderr.Reset()
 	run(t.Context(), []string{"agent", "-h"}, &bytes.Buffer{}, &stderr)
-	if help := stderr.String(); !strings.Contains(help, "agent --config FILE [--once [--dry-run]]") || !strings.Contains(help, "-dry-run") {
+	if help := stderr.String(); !strings.Contains(help, "agent --config FILE [--once [--dry-run] [--max-retirements N|N%]]") ||
+		!strings.Contains(help, "-dry-run") || !strings.Contains(help, "-max-retirements") {
 		t.Fatalf("help:\n%s", help)
 	}
 }

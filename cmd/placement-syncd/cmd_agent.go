@@ -25,17 +25,20 @@ import (
 )
 
 // agentSynopsis is the agent command's usage line.
-const agentSynopsis = "placement-syncd agent --config FILE [--once [--dry-run]]"
+const agentSynopsis = "placement-syncd agent --config FILE [--once [--dry-run] [--max-retirements N|N%]]"
 
-// cmdAgent runs `placement-syncd agent --config FILE [--once [--dry-run]]`.
-// With --once it makes one pass and exits 0 only if every driver fully
-// synced; with --dry-run as well it prints that pass's plan to stdout
-// and writes nothing.
+// cmdAgent runs agentSynopsis. With --once it makes one pass and exits 0
+// only if every driver fully synced; with --dry-run as well it prints
+// that pass's plan to stdout and writes nothing. --max-retirements
+// overrides agent.max_retirements for that one pass, the way out of a
+// refused retirement once the operator has checked it.
 func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("agent", agentSynopsis, stderr)
 	config := fs.String("config", "", "YAML configuration `file` (its agent section)")
 	once := fs.Bool("once", false, "make one sync pass and exit (0: fully synced)")
 	dryRun := fs.Bool("dry-run", false, "with --once: print the pass's plan, one line per intended write, and write nothing to Placement")
+	maxRetire := fs.String("max-retirements", "", "with --once: agent.max_retirements for this pass only (`N or N%`), "+
+		"to retire vanished providers a refusal holds reserved")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,9 +48,18 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *dryRun && !*once {
 		return usageError{fmt.Errorf("agent: --dry-run needs --once")}
 	}
+	if *maxRetire != "" && !*once {
+		return usageError{fmt.Errorf("agent: --max-retirements needs --once (it overrides the limit for one pass)")}
+	}
+	if _, err := removallimit.Parse(*maxRetire); *maxRetire != "" && err != nil {
+		return usageError{fmt.Errorf("agent: --max-retirements: %w", err)}
+	}
 	cfg, log, err := configureLogged(*config, nil, stderr)
 	if err != nil {
 		return err
+	}
+	if *maxRetire != "" {
+		cfg.Agent.MaxRetirements = *maxRetire
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
 	reg := newRegistry()
@@ -103,6 +115,9 @@ func printPlans(w io.Writer, plans []agent.Plan) error {
 	writes := 0
 	var errs []error
 	for _, pl := range plans {
+		if pl.Refused != "" {
+			fmt.Fprintf(w, "%s: %s\n", pl.Driver, pl.Refused)
+		}
 		for _, line := range pl.Writes {
 			fmt.Fprintf(w, "%s: %s\n", pl.Driver, line)
 		}
