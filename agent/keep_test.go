@@ -16,8 +16,8 @@ type keepDriver struct {
 	tree drivers.Tree
 }
 
-func (d *keepDriver) Name() string { return "keep" }
-func (d *keepDriver) Close() error { return nil }
+func (d *keepDriver) Name() string     { return "keep" }
+func (d *keepDriver) Close() error     { return nil }
 func (d *keepDriver) RetiresVanished() {}
 func (d *keepDriver) set(tree drivers.Tree) {
 	d.mu.Lock()
