@@ -111,3 +111,66 @@ func TestRealIronicPaging(t *testing.T) {
 		}
 	}
 }
+
+// TestRealIronicStates drives nodes of the real Ironic through its API
+// and checks, after each change and one pass, what both servers hold:
+// the reserved Nova's _node_resources_unavailable and _used give, the
+// provider of a node whose resource class was cleared left as it was
+// (Nova's NoResourceClass), and a deleted node's provider retired.
+func TestRealIronicStates(t *testing.T) {
+	ir := realIronic.Get(t)
+	ns := ir.EnrollAvailable(t, 4, ironictest.NodeSpec{Name: "states", ResourceClass: "baremetal-gold"})
+	a, b, c, d := ns[0], ns[1], ns[2], ns[3]
+	pairs := realPairs(t, ir)
+	const gone = -1
+	step := func(what string, want map[string]float64) {
+		t.Helper()
+		for _, p := range pairs {
+			if _, _, took := p.pass(t, what); took <= 0 {
+				t.Fatalf("%s: no pass", what)
+			}
+			for u, reserved := range want {
+				if reserved == gone {
+					if providerExists(t, p.f.srv, u) {
+						t.Fatalf("%s, %s: provider %s still exists", p.kind, what, u)
+					}
+					continue
+				}
+				checkNode(t, p.f.srv, u, reserved)
+			}
+		}
+	}
+	step("all available", map[string]float64{a: 0, b: 0, c: 0, d: 0})
+	ir.SetMaintenance(t, a, true)
+	step("maintenance", map[string]float64{a: 1, b: 0})
+	ir.SetMaintenance(t, a, false)
+	step("maintenance off", map[string]float64{a: 0})
+	ir.Manage(t, a)
+	step("manageable", map[string]float64{a: 1})
+	ir.Clean(t, a)
+	step("manually cleaned, manageable", map[string]float64{a: 1})
+	ir.FailCleaning(t, a)
+	step("clean wait", map[string]float64{a: 1})
+	ir.WaitState(t, a, "clean failed")
+	step("clean failed", map[string]float64{a: 1})
+	ir.Manage(t, a)
+	ir.Patch(t, a, ironictest.Op("replace", "/deploy_interface", "fake"))
+	ir.Provide(t, a)
+	step("available again", map[string]float64{a: 0})
+	ir.Deploy(t, a, nodeUUID(30, 1000))
+	step("active with an instance", map[string]float64{a: 1})
+	ir.Rescue(t, a)
+	step("rescue", map[string]float64{a: 1})
+	ir.Unrescue(t, a)
+	ir.Undeploy(t, a)
+	step("undeployed", map[string]float64{a: 0})
+	ir.FailDeploy(t, b, nodeUUID(30, 1001))
+	step("deploy failed", map[string]float64{a: 0, b: 1})
+	ir.SetResourceClass(t, c, "")
+	step("resource class cleared", map[string]float64{c: 0})
+	ir.SetResourceClass(t, c, "baremetal-gold")
+	ir.SetMaintenance(t, c, true)
+	step("resource class back, maintenance", map[string]float64{c: 1})
+	ir.Delete(t, d)
+	step("deleted", map[string]float64{a: 0, b: 1, c: 1, d: gone})
+}
