@@ -32,15 +32,14 @@ type rule struct {
 }
 
 // harnesses start real servers for tests (ours, the reference, Ironic,
-// Keystone
-// and doubles). Tests of the agent and reconciler use them to talk to a real
-// Placement over HTTP, which is a dependency of the test process, not of
-// the code under test.
-var harnesses = []string{"internal/placementtest", "internal/ironictest", "internal/keystonetest"}
+// Keystone and doubles). Tests of the agent and reconciler use them to
+// talk to a real Placement over HTTP, which is a dependency of the test
+// process, not of the code under test.
+var harnesses = []string{"internal/placementtest", "internal/ironictest", "internal/keystonetest", "internal/novatest"}
 
 // testHarnesses exist for tests (servers they start, metric helpers); no
 // program imports them.
-var testHarnesses = []string{"internal/placementtest", "internal/ironictest", "internal/mariadbtest", "internal/metricstest", "internal/keystonetest"}
+var testHarnesses = []string{"internal/placementtest", "internal/ironictest", "internal/mariadbtest", "internal/metricstest", "internal/keystonetest", "internal/novatest"}
 
 var rules = []rule{
 	{pkgs: []string{"agent/..."}, never: []string{"placementsrv/...", "reconciler/..."},
@@ -51,7 +50,7 @@ var rules = []rule{
 		never: []string{"placementsrv/...", "placementclient/...", "agent/...", "reconciler/...",
 			"github.com/gophercloud/gophercloud/v2/openstack/placement/..."},
 		why: "drivers return desired trees; only the agent writes to Placement"},
-	{pkgs: []string{"internal/backoff", "internal/localapi", "internal/heartbeat", "internal/metricset", "internal/httpserve", "internal/removallimit", "internal/atomicfile", "internal/dburl", "internal/osloconf", "internal/leader"}, strict: true,
+	{pkgs: []string{"internal/backoff", "internal/localapi", "internal/heartbeat", "internal/metricset", "internal/httpserve", "internal/removallimit", "internal/atomicfile", "internal/dburl", "internal/osloconf", "internal/leader", "internal/cloudsyaml"}, strict: true,
 		never: []string{"agent/...", "reconciler/...", "drivers/...", "placementsrv/...", "placementclient/..."},
 		why:   "plumbing shared by the agent, the reconciler and the stores knows none of its users"},
 	{pkgs: []string{"placementclient/..."}, never: []string{"placementsrv/...", "agent/...", "reconciler/...", "drivers/..."},
