@@ -16,13 +16,12 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
-	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 )
 
 // DefaultMicroversion is the Ironic API version Nova uses
@@ -129,24 +128,16 @@ func New(ctx context.Context, opts Options) (*Driver, error) {
 }
 
 func keystoneClient(ctx context.Context, opts Options, hc *http.Client) (*gophercloud.ServiceClient, error) {
-	popts := []clouds.ParseOption{clouds.WithCloudName(opts.Cloud)}
-	if opts.CloudsFile != "" {
-		popts = append(popts, clouds.WithLocations(opts.CloudsFile))
-	}
-	ao, eo, _, err := clouds.Parse(popts...)
-	if err != nil {
-		return nil, fmt.Errorf("read clouds.yaml: %w", err)
-	}
-	ao.AllowReauth = true
-	pc, err := openstack.NewClient(ao.IdentityEndpoint)
+	// Keystone and the catalog, or a standalone Ironic (auth_type none or
+	// http_basic) at its endpoint override; with the entry's TLS settings.
+	entry, err := cloudsyaml.Read(cloudsyaml.Source{File: opts.CloudsFile, Cloud: opts.Cloud})
 	if err != nil {
 		return nil, err
 	}
-	pc.HTTPClient = *hc
-	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
-		return nil, fmt.Errorf("keystone authentication: %w", err)
+	if hc, err = entry.HTTPClient(hc); err != nil {
+		return nil, err
 	}
-	return openstack.NewBareMetalV1(pc, eo)
+	return entry.ServiceClient(ctx, hc, "baremetal")
 }
 
 // CheckMicroversion accepts "latest" or a version of at least 1.46 (at
