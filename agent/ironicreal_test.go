@@ -82,7 +82,9 @@ func (p *realPair) pass(t *testing.T, what string) (all, writes int, took time.D
 	took = time.Since(start)
 	counts := p.f.counts()
 	all, writes = total(counts)
-	t.Logf("%s, %s: %d requests %v in %s", p.kind, what, all, counts, took.Round(time.Millisecond))
+	r, _ := p.e.agent.LastResults()
+	t.Logf("%s, %s: %d requests %v in %s; agent: %d providers, %d writes, re-read %v, %d retired",
+		p.kind, what, all, counts, took.Round(time.Millisecond), r[0].Providers, r[0].Writes, r[0].Reread, r[0].Retired)
 	return all, writes, took
 }
 
@@ -173,4 +175,29 @@ func TestRealIronicStates(t *testing.T) {
 	step("resource class back, maintenance", map[string]float64{c: 1})
 	ir.Delete(t, d)
 	step("deleted", map[string]float64{a: 0, b: 1, c: 1, d: gone})
+}
+
+// TestRealIronicMaxLimitShrinks: every node is reported while one page
+// holds them all; once the operator lowers [api] max_limit (reloaded
+// without a restart) the nodes past the first page are still read, and
+// no provider is retired.
+func TestRealIronicMaxLimitShrinks(t *testing.T) {
+	ir := realIronic.Get(t)
+	ns := ir.EnrollAvailable(t, 15, ironictest.NodeSpec{Name: "shrink", ResourceClass: "baremetal-gold"})
+	ir.SetMaxLimit(t, 100)
+	t.Cleanup(func() { ir.SetMaxLimit(t, 10) })
+	pairs := realPairs(t, ir)
+	for _, p := range pairs {
+		p.pass(t, "one page")
+	}
+	ir.SetMaxLimit(t, 10)
+	for _, p := range pairs {
+		p.pass(t, "pages of 10")
+		if r, _ := p.e.agent.LastResults(); r[0].Retired != 0 || r[0].Providers != len(ns) {
+			t.Fatalf("%s: %d providers, %d retired; want %d, 0", p.kind, r[0].Providers, r[0].Retired, len(ns))
+		}
+		for _, u := range ns {
+			checkNode(t, p.f.srv, u, 0)
+		}
+	}
 }

@@ -50,7 +50,10 @@ type Ironic struct {
 	dir   string
 	root  string // http://127.0.0.1:port
 	hc    *http.Client
-	procs []*proc
+	procs []*proc // the conductor, then the API
+	// opts and the ports rewrite the configuration (SetMaxLimit).
+	opts             Options
+	apiPort, rpcPort int
 }
 
 // proc is one service in its own process group.
@@ -148,24 +151,22 @@ func start(ctx context.Context, o Options) (_ *Ironic, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("ironictest: %w", err)
 	}
-	ir := &Ironic{dir: dir, hc: &http.Client{Timeout: 60 * time.Second}}
+	ir := &Ironic{dir: dir, hc: &http.Client{Timeout: 60 * time.Second}, opts: o}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("%w%s", err, ir.logTails())
 			_ = ir.Stop()
 		}
 	}()
-	apiPort, err := freePort()
-	if err != nil {
+	if ir.apiPort, err = freePort(); err != nil {
 		return nil, err
 	}
-	rpcPort, err := freePort()
-	if err != nil {
+	if ir.rpcPort, err = freePort(); err != nil {
 		return nil, err
 	}
-	ir.root = "http://127.0.0.1:" + strconv.Itoa(apiPort)
+	ir.root = "http://127.0.0.1:" + strconv.Itoa(ir.apiPort)
 	ir.URL = ir.root + "/v1"
-	conf, err := writeConfig(dir, o, apiPort, rpcPort)
+	conf, err := writeConfig(dir, o, ir.apiPort, ir.rpcPort)
 	if err != nil {
 		return nil, err
 	}
