@@ -21,7 +21,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
-	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 )
 
 // Options configures a Client. Either Endpoint (noauth, with Token) or
@@ -83,19 +84,27 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		hc = &http.Client{Timeout: defaultTimeout}
 	}
 	sent := &requestCounter{}
-	hc = withReplayableWrites(hc, sent)
 	var sc *gophercloud.ServiceClient
 	switch {
+	case opts.Keystone != nil && opts.Keystone.Cloud != "":
+		// The entry's TLS settings go under the replaying transport.
+		var err error
+		if sc, err = cloudClient(ctx, opts.Keystone, hc, sent); err != nil {
+			return nil, err
+		}
+		if opts.Endpoint != "" {
+			sc.Endpoint = gophercloud.NormalizeURL(opts.Endpoint)
+		}
 	case opts.Keystone != nil:
 		var err error
-		if sc, err = keystoneClient(ctx, opts.Keystone, hc); err != nil {
+		if sc, err = keystoneClient(ctx, opts.Keystone, withReplayableWrites(hc, sent)); err != nil {
 			return nil, err
 		}
 		if opts.Endpoint != "" {
 			sc.Endpoint = gophercloud.NormalizeURL(opts.Endpoint)
 		}
 	case opts.Endpoint != "":
-		pc := &gophercloud.ProviderClient{HTTPClient: *hc}
+		pc := &gophercloud.ProviderClient{HTTPClient: *withReplayableWrites(hc, sent)}
 		if opts.Token != "" {
 			pc.SetToken(opts.Token)
 		}
@@ -119,39 +128,43 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 
 const defaultTimeout = 30 * time.Second
 
-// keystoneClient authenticates and returns the catalog's placement client.
+// cloudClient is the placement client of a clouds.yaml entry: Keystone
+// and the catalog, or (auth_type none, http_basic, admin_token) the
+// entry's endpoint override.
+func cloudClient(ctx context.Context, ko *KeystoneOptions, hc *http.Client, sent *requestCounter) (*gophercloud.ServiceClient, error) {
+	entry, err := cloudsyaml.Read(cloudsyaml.Source{File: ko.CloudsFile, Cloud: ko.Cloud})
+	if err != nil {
+		return nil, fmt.Errorf("placementclient: %w", err)
+	}
+	if hc, err = entry.HTTPClient(hc); err != nil {
+		return nil, fmt.Errorf("placementclient: %w", err)
+	}
+	sc, err := entry.ServiceClient(ctx, withReplayableWrites(hc, sent), "placement")
+	if err != nil {
+		return nil, fmt.Errorf("placementclient: %w", err)
+	}
+	return sc, nil
+}
+
+// keystoneClient authenticates with explicit credentials and returns the
+// catalog's placement client.
 func keystoneClient(ctx context.Context, ko *KeystoneOptions, hc *http.Client) (*gophercloud.ServiceClient, error) {
-	var (
-		ao gophercloud.AuthOptions
-		eo gophercloud.EndpointOpts
-	)
-	if ko.Cloud != "" {
-		popts := []clouds.ParseOption{clouds.WithCloudName(ko.Cloud)}
-		if ko.CloudsFile != "" {
-			popts = append(popts, clouds.WithLocations(ko.CloudsFile))
-		}
-		var err error
-		if ao, eo, _, err = clouds.Parse(popts...); err != nil {
-			return nil, fmt.Errorf("placementclient: read clouds.yaml: %w", err)
-		}
-	} else {
-		ao = gophercloud.AuthOptions{
-			IdentityEndpoint: ko.AuthURL,
-			Username:         ko.Username,
-			Password:         ko.Password,
-			DomainName:       ko.UserDomainName,
-			TenantName:       ko.ProjectName,
-		}
-		if ko.ProjectName != "" {
-			ao.Scope = &gophercloud.AuthScope{ProjectName: ko.ProjectName, DomainName: ko.ProjectDomainName}
-		}
-		eo = gophercloud.EndpointOpts{Region: ko.RegionName}
-		switch strings.ToLower(ko.Interface) {
-		case "internal":
-			eo.Availability = gophercloud.AvailabilityInternal
-		case "admin":
-			eo.Availability = gophercloud.AvailabilityAdmin
-		}
+	ao := gophercloud.AuthOptions{
+		IdentityEndpoint: ko.AuthURL,
+		Username:         ko.Username,
+		Password:         ko.Password,
+		DomainName:       ko.UserDomainName,
+		TenantName:       ko.ProjectName,
+	}
+	if ko.ProjectName != "" {
+		ao.Scope = &gophercloud.AuthScope{ProjectName: ko.ProjectName, DomainName: ko.ProjectDomainName}
+	}
+	eo := gophercloud.EndpointOpts{Region: ko.RegionName}
+	switch strings.ToLower(ko.Interface) {
+	case "internal":
+		eo.Availability = gophercloud.AvailabilityInternal
+	case "admin":
+		eo.Availability = gophercloud.AvailabilityAdmin
 	}
 	ao.AllowReauth = true
 	pc, err := openstack.NewClient(ao.IdentityEndpoint)

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
@@ -54,6 +55,15 @@ type Options struct {
 	// auto mode, following the gate, for SchedulerUsers.
 	OwnerNovaGate  placementsrv.OwnerNovaGate
 	SchedulerUsers []string
+	// Keystone, when set, makes the server validate Keystone tokens
+	// (auth_strategy keystone) instead of noauth2.
+	Keystone *KeystoneAuth
+}
+
+// KeystoneAuth is the server's [keystone_authtoken]: Keystone's v3 URL
+// and the service user that validates tokens (in the Default domain).
+type KeystoneAuth struct {
+	AuthURL, Username, Password, ProjectName string
 }
 
 // StartOurs starts placementsrv on 127.0.0.1:0 over a fresh SQLite file in
@@ -76,6 +86,15 @@ func StartOurs(t testing.TB, opts Options) *Server {
 	// /metrics, so that tests can count requests on the server's side.
 	reg := prometheus.NewRegistry()
 	so := placementsrv.Options{Store: st, MaxMicroversion: capv, Registerer: reg, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	if opts.Keystone != nil {
+		k := opts.Keystone
+		tokens, err := keystone.New(keystone.Options{AuthURL: k.AuthURL, Username: k.Username, Password: k.Password, ProjectName: k.ProjectName})
+		if err != nil {
+			cancel()
+			t.Fatalf("placementtest: %v", err)
+		}
+		so.Auth, so.Tokens, so.WWWAuthenticateURI = "keystone", tokens, opts.Keystone.AuthURL
+	}
 	if opts.OwnerNovaGate != nil {
 		so.OwnerNovaPrefilter = placementsrv.PrefilterAuto
 		so.OwnerNovaGate = opts.OwnerNovaGate
