@@ -9,10 +9,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
-	"github.com/gophercloud/gophercloud/v2/openstack/config"
-	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
@@ -195,17 +193,18 @@ func novaSource(ctx context.Context, c NovaConfig) (reconciler.NovaSource, error
 		pc.SetToken(c.Token)
 		return reconciler.NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(c.Endpoint), Type: "compute"}), nil
 	case c.Cloud != "":
-		ao, eo, tlsCfg, err := clouds.Parse(clouds.WithCloudName(c.Cloud))
+		// The usual clouds.yaml places; the entry's TLS settings apply.
+		entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: c.Cloud})
 		if err != nil {
-			return nil, fmt.Errorf("nova: clouds.yaml entry %q: %w", c.Cloud, err)
+			return nil, fmt.Errorf("nova: %w", err)
 		}
-		pc, err := config.NewProviderClient(ctx, ao, config.WithTLSConfig(tlsCfg))
+		hc, err := entry.HTTPClient(nil)
 		if err != nil {
-			return nil, fmt.Errorf("nova: authenticate: %w", err)
+			return nil, fmt.Errorf("nova: %w", err)
 		}
-		sc, err := openstack.NewComputeV2(pc, eo)
+		sc, err := entry.ServiceClient(ctx, hc, "compute")
 		if err != nil {
-			return nil, fmt.Errorf("nova: compute endpoint: %w", err)
+			return nil, fmt.Errorf("nova: %w", err)
 		}
 		return reconciler.NewNovaAPI(sc), nil
 	}
