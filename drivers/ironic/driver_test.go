@@ -2,6 +2,7 @@ package ironic_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,6 +126,10 @@ func TestNew_Invalid(t *testing.T) {
 		"two sources":     {File: "x", Endpoint: "http://x"},
 		"old version":     {File: "x", Microversion: "1.45"},
 		"garbage version": {File: "x", Microversion: "new"},
+		"trailing junk":   {File: "x", Microversion: "1.46x"},
+		"shard on 1.81":   {File: "x", Microversion: "1.81", Shard: "s1"},
+		"shard default":   {File: "x", Shard: "s1"},
+		"page size":       {File: "x", PageSize: -1},
 	}
 	for name, o := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -132,6 +137,14 @@ func TestNew_Invalid(t *testing.T) {
 				t.Fatal("New accepted invalid options")
 			}
 		})
+	}
+}
+
+func TestNew_Latest(t *testing.T) {
+	for _, v := range []string{"latest", "1.46", "1.82", "2.0"} {
+		if _, err := ironic.New(t.Context(), ironic.Options{File: "x", Microversion: v, Shard: "s1"}); (err != nil) != (v == "1.46") {
+			t.Errorf("microversion %s with a shard: %v", v, err)
+		}
 	}
 }
 
@@ -161,4 +174,38 @@ func FuzzParseNodes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestObserve_DoublePages: a conductor group's nodes over pages of 2.
+// Ironic's next link drops the conductor_group filter, so a driver that
+// followed it would report the other group's nodes from page 2 on.
+func TestObserve_DoublePages(t *testing.T) {
+	var ns []ironictest.Node
+	for i := range 7 {
+		group := []string{"rack1", "rack2"}[i%2]
+		ns = append(ns, ironictest.Node{UUID: fmt.Sprintf("%08d-03f2-4d2e-ae87-c02d7f33c123", i), ResourceClass: "gold",
+			ProvisionState: "available", PowerState: "power off", ConductorGroup: group})
+	}
+	double := ironictest.NewIronicDouble(t, ns...)
+	double.SetMaxLimit(2)
+	d, err := ironic.New(t.Context(), ironic.Options{Endpoint: double.URL, ConductorGroup: "rack1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := d.Observe(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range tree.Providers {
+		got = append(got, p.UUID)
+	}
+	want := []string{ns[0].UUID, ns[2].UUID, ns[4].UUID, ns[6].UUID}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reported %v, want %v", got, want)
+	}
+	// Pages of 2, 2, then an empty one after the last full page.
+	if got := double.Requests(); got != 3 {
+		t.Fatalf("%d requests, want 3", got)
+	}
 }
