@@ -95,6 +95,13 @@ func RunMain(m *testing.M, srv **Server) int {
 	return code
 }
 
+// StartServer starts a server outside any one test, for harnesses that
+// start once per test binary on top of it (internal/novatest); the caller
+// stops it with Stop.
+func StartServer(ctx context.Context) (*Server, error) {
+	return start(ctx, os.TempDir())
+}
+
 // start installs a fresh data directory under a new directory in base and
 // runs mariadbd on it. A port that another process takes between the
 // choice and the bind is retried.

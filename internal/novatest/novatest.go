@@ -1,0 +1,436 @@
+// Package novatest starts Debian's real nova-api (26.2, package nova-api)
+// under uWSGI for tests: noauth2, on 127.0.0.1 and a random port, over a
+// MariaDB from internal/mariadbtest holding Nova's own API database, cell0
+// and two cells (cell1, cell2) built by nova-manage. Compute services and
+// compute nodes are rows in the cell databases (there is no nova-compute),
+// mapped by `nova-manage cell_v2 discover_hosts`; aggregates, disables,
+// forced-down and service deletes go through the real API.
+//
+// Each cell's database is reached by its own MariaDB user, so that a test
+// can make a cell unreadable (Unreadable) the way a lost grant or a
+// failed database would, for nova-api and every other reader alike.
+package novatest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+)
+
+// Debian's paths. The python3 first on PATH may be another installation
+// that does not see Debian's python3-nova, so these are used as they are.
+const (
+	python   = "/usr/bin/python3"
+	uwsgi    = "/usr/bin/uwsgi"
+	novaWSGI = "/usr/bin/nova-api-wsgi"
+	novaMgr  = "/usr/bin/nova-manage"
+	pastes   = "/etc/nova/api-paste.ini"
+	// Install is what to install when a piece is missing.
+	Install = "apt-get install nova-api nova-common uwsgi-core uwsgi-plugin-python3 mariadb-server"
+)
+
+// MaxLimit is nova-api's [api] max_limit here: small, so that listings
+// that page (hypervisors) take several pages with a handful of hosts.
+const MaxLimit = 3
+
+// Cells are the cells this harness creates, besides cell0.
+var cellNames = []string{"cell1", "cell2"}
+
+// Nova is a running nova-api with its databases.
+type Nova struct {
+	// Endpoint is the compute API with its version, http://127.0.0.1:N/v2.1.
+	Endpoint string
+	// Root is the server's root (the version document, answered with 300).
+	Root string
+	// DB is the MariaDB holding Nova's databases.
+	DB *mariadbtest.Server
+	// APIDatabase is the nova_api database's URL in Nova's form
+	// (mysql+pymysql://…?charset=utf8), as [api_database] connection.
+	APIDatabase string
+	// Conf is the nova.conf nova-api and nova-manage read.
+	Conf string
+
+	dir       string
+	cells     map[string]*Cell
+	uwsgi     *exec.Cmd
+	exited    chan error
+	stub      *http.Server
+	stubErr   chan error
+	stubAddrV string
+	mu        sync.Mutex // serialises nova-manage runs and host ids
+	nextID    int
+}
+
+// Cell is one of the harness's cells.
+type Cell struct {
+	Name string
+	// Database is its MariaDB database, User the account Nova's cell
+	// mapping (and readers taking the mapping) use to reach it.
+	Database, User, Password string
+	// URL is the cell's database in Nova's form, as in cell_mappings.
+	URL string
+}
+
+// Cell returns the named cell (cell1 or cell2).
+func (n *Nova) Cell(name string) *Cell { return n.cells[name] }
+
+// Main starts one Nova for a whole test binary on first use and stops it
+// when the binary's TestMain calls Stop: tests that do not need Nova do
+// not pay for its start-up.
+type Main struct {
+	once sync.Once
+	nova *Nova
+	err  error
+	// Took is how long the start-up took.
+	Took time.Duration
+}
+
+// Get returns the binary's Nova, starting it the first time. A missing
+// package or a failed start fails the test with what to install.
+func (m *Main) Get(t testing.TB) *Nova {
+	t.Helper()
+	m.once.Do(func() {
+		start := time.Now()
+		m.nova, m.err = Start(context.Background())
+		m.Took = time.Since(start)
+		if m.err == nil {
+			fmt.Fprintf(os.Stderr, "novatest: nova-api with 2 cells started in %s\n", m.Took.Round(time.Millisecond))
+		}
+	})
+	if m.err != nil {
+		t.Fatalf("%v", m.err)
+	}
+	return m.nova
+}
+
+// Stop stops Nova if it was started.
+func (m *Main) Stop() error {
+	if m.nova == nil {
+		return nil
+	}
+	return m.nova.Stop()
+}
+
+// checkInstalled fails with what to install when a piece is missing.
+func checkInstalled() error {
+	for _, p := range []string{python, uwsgi, novaWSGI, novaMgr, pastes} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("novatest: %s not found (%s): %w", p, Install, err)
+		}
+	}
+	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
+		return fmt.Errorf("novatest: uWSGI's python3 plugin not found (%s): %w", Install, err)
+	}
+	return nil
+}
+
+// Start starts MariaDB, builds Nova's databases with nova-manage and
+// starts nova-api; the caller stops it with Stop.
+func Start(ctx context.Context) (_ *Nova, err error) {
+	if err := checkInstalled(); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "novatest")
+	if err != nil {
+		return nil, fmt.Errorf("novatest: %w", err)
+	}
+	n := &Nova{dir: dir, cells: map[string]*Cell{}, nextID: 1}
+	defer func() {
+		if err != nil {
+			_ = n.Stop()
+		}
+	}()
+	if n.DB, err = mariadbtest.StartServer(ctx); err != nil {
+		return nil, err
+	}
+	if err := n.startStub(); err != nil {
+		return nil, err
+	}
+	if err := n.createDatabases(ctx); err != nil {
+		return nil, err
+	}
+	if err := n.writeConf(); err != nil {
+		return nil, err
+	}
+	if err := n.buildSchemas(ctx); err != nil {
+		return nil, err
+	}
+	if err := n.startAPI(ctx); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// createDatabases creates nova_api, nova_cell0 and one database and user
+// per cell.
+func (n *Nova) createDatabases(ctx context.Context) error {
+	stmts := []string{"CREATE DATABASE nova_api", "CREATE DATABASE nova_cell0"}
+	for _, name := range cellNames {
+		c := &Cell{Name: name, Database: "nova_" + name, User: "nova_" + name, Password: "secret-" + name}
+		c.URL = fmt.Sprintf("mysql+pymysql://%s:%s@%s/%s?charset=utf8", c.User, c.Password, n.DB.Addr, c.Database)
+		n.cells[name] = c
+		stmts = append(stmts, "CREATE DATABASE "+c.Database,
+			fmt.Sprintf("CREATE USER '%s'@'127.0.0.1' IDENTIFIED BY '%s'", c.User, c.Password),
+			c.grant())
+	}
+	if err := n.DB.Exec(ctx, "", stmts...); err != nil {
+		return fmt.Errorf("novatest: %w", err)
+	}
+	n.APIDatabase = n.rootURL("nova_api")
+	return nil
+}
+
+func (c *Cell) grant() string {
+	return fmt.Sprintf("GRANT ALL ON %s.* TO '%s'@'127.0.0.1'", c.Database, c.User)
+}
+
+func (n *Nova) rootURL(db string) string {
+	return fmt.Sprintf("mysql+pymysql://%s@%s/%s?charset=utf8", n.DB.User, n.DB.Addr, db)
+}
+
+// writeConf writes nova.conf: noauth2, a fake transport (no broker; the
+// computes are seen down, so nova-api calls none), a small max_limit, and a
+// Placement with no providers for nova-api's own aggregate mirroring.
+func (n *Nova) writeConf() error {
+	n.Conf = filepath.Join(n.dir, "nova.conf")
+	conf := fmt.Sprintf(`[DEFAULT]
+transport_url = fake://
+state_path = %[1]s/state
+log_dir = %[1]s/log
+use_stderr = true
+[api]
+auth_strategy = noauth2
+max_limit = %[2]d
+[api_database]
+connection = %[3]s
+[database]
+connection = %[4]s
+[oslo_concurrency]
+lock_path = %[1]s/lock
+[placement]
+auth_type = none
+endpoint_override = %[5]s
+[oslo_policy]
+enforce_scope = false
+enforce_new_defaults = false
+`, n.dir, MaxLimit, n.APIDatabase, n.rootURL("nova_cell0"), "http://"+n.stubAddr())
+	for _, d := range []string{"state", "log", "lock"} {
+		if err := os.MkdirAll(filepath.Join(n.dir, d), 0o700); err != nil {
+			return fmt.Errorf("novatest: %w", err)
+		}
+	}
+	paste, err := os.ReadFile(pastes)
+	if err != nil {
+		return fmt.Errorf("novatest: %w", err)
+	}
+	// nova-api reads its paste pipeline from the first file of its
+	// config directory.
+	if err := os.WriteFile(filepath.Join(n.dir, "api-paste.ini"), paste, 0o600); err != nil {
+		return fmt.Errorf("novatest: %w", err)
+	}
+	return os.WriteFile(n.Conf, []byte(conf), 0o600)
+}
+
+// env is a clean environment for Debian's Python: nothing of the test
+// process's (a pyenv on PATH, PYTHONPATH) leaks in.
+func (n *Nova) env(extra ...string) []string {
+	return append([]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + n.dir, "LANG=C.UTF-8", "TMPDIR=" + n.dir}, extra...)
+}
+
+// Manage runs nova-manage with the harness's nova.conf (and extra config
+// files) and returns its output.
+func (n *Nova) Manage(ctx context.Context, confs []string, args ...string) (string, error) {
+	full := []string{novaMgr, "--config-file", n.Conf}
+	for _, c := range confs {
+		full = append(full, "--config-file", c)
+	}
+	cmd := exec.CommandContext(ctx, python, append(full, args...)...)
+	cmd.Env, cmd.Dir = n.env(), n.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("novatest: nova-manage %s: %w\n%s", strings.Join(args, " "), err, tail(string(out), 3000))
+	}
+	return string(out), nil
+}
+
+// buildSchemas runs api_db sync, maps cell0, creates the cells and syncs
+// each cell's schema (those in parallel: each is its own database).
+func (n *Nova) buildSchemas(ctx context.Context) error {
+	if _, err := n.Manage(ctx, nil, "api_db", "sync"); err != nil {
+		return err
+	}
+	if _, err := n.Manage(ctx, nil, "cell_v2", "map_cell0", "--database_connection", n.rootURL("nova_cell0")); err != nil {
+		return err
+	}
+	confs := map[string][]string{"cell0": nil}
+	for _, name := range cellNames {
+		c := n.cells[name]
+		// Each cell its own transport URL: nova-manage refuses two cells
+		// with the same one. The fake driver needs no broker.
+		if _, err := n.Manage(ctx, nil, "cell_v2", "create_cell", "--name", name,
+			"--database_connection", c.URL, "--transport-url", "fake://"+name+"/"); err != nil {
+			return err
+		}
+		conf := filepath.Join(n.dir, name+".conf")
+		if err := os.WriteFile(conf, []byte("[database]\nconnection = "+c.URL+"\n"), 0o600); err != nil {
+			return fmt.Errorf("novatest: %w", err)
+		}
+		confs[name] = []string{conf}
+	}
+	errs := make(chan error, len(confs))
+	for _, conf := range confs {
+		go func() {
+			_, err := n.Manage(ctx, conf, "db", "sync", "--local_cell")
+			errs <- err
+		}()
+	}
+	var all []error
+	for range confs {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
+// startAPI runs nova-api under uWSGI in its own process group and waits
+// until it answers an authenticated request. A port taken between the
+// choice and the bind is retried.
+func (n *Nova) startAPI(ctx context.Context) error {
+	var last error
+	for range 3 {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		if last = n.launchAPI(ctx, port); last == nil {
+			return nil
+		}
+	}
+	return last
+}
+
+func (n *Nova) launchAPI(ctx context.Context, port int) error {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	ini := fmt.Sprintf(`[uwsgi]
+plugins = python3
+http-socket = %s
+wsgi-file = %s
+master = true
+processes = 2
+threads = 1
+enable-threads = true
+lazy-apps = true
+die-on-term = true
+no-orphans = true
+buffer-size = 65535
+need-app = true
+`, addr, novaWSGI)
+	iniPath := filepath.Join(n.dir, "uwsgi.ini")
+	if err := os.WriteFile(iniPath, []byte(ini), 0o600); err != nil {
+		return fmt.Errorf("novatest: %w", err)
+	}
+	logf, err := os.Create(filepath.Join(n.dir, "nova-api.log"))
+	if err != nil {
+		return fmt.Errorf("novatest: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(uwsgi, "--ini", iniPath)
+	cmd.Env = n.env("OS_NOVA_CONFIG_DIR="+n.dir, "OS_NOVA_CONFIG_FILES=api-paste.ini;nova.conf")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = n.dir, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("novatest: start uwsgi: %w", err)
+	}
+	n.uwsgi, n.exited = cmd, make(chan error, 1)
+	go func() { n.exited <- cmd.Wait() }()
+	n.Root = "http://" + addr + "/"
+	n.Endpoint = "http://" + addr + "/v2.1"
+	if err := n.waitReady(ctx, 90*time.Second); err != nil {
+		_ = n.stopAPI()
+		return fmt.Errorf("%w\n%s", err, tail(n.Log(), 4000))
+	}
+	return nil
+}
+
+// Log is nova-api's log so far.
+func (n *Nova) Log() string {
+	b, _ := os.ReadFile(filepath.Join(n.dir, "nova-api.log"))
+	return string(b)
+}
+
+func (n *Nova) waitReady(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		select {
+		case err := <-n.exited:
+			n.exited <- err
+			return fmt.Errorf("novatest: nova-api exited during start-up: %v", err)
+		default:
+		}
+		code, _, err := n.Do(ctx, http.MethodGet, "/os-services", nil, nil)
+		if err == nil && code == http.StatusOK {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("novatest: nova-api not ready after %s (last: %d %v)", limit, code, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stopAPI ends uWSGI's process group: SIGTERM, SIGKILL after 20 s.
+func (n *Nova) stopAPI() error {
+	if n.uwsgi == nil {
+		return nil
+	}
+	pgid := n.uwsgi.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-n.exited:
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-n.exited
+	}
+	n.uwsgi = nil
+	return nil
+}
+
+// Stop stops nova-api, the Placement stand-in and MariaDB, and removes
+// the temporary directory.
+func (n *Nova) Stop() error {
+	var errs []error
+	errs = append(errs, n.stopAPI(), n.stopStub())
+	if n.DB != nil {
+		errs = append(errs, n.DB.Stop())
+	}
+	errs = append(errs, os.RemoveAll(n.dir))
+	return errors.Join(errs...)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("novatest: pick a port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
