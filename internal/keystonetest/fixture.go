@@ -288,3 +288,11 @@ func (k *Keystone) Catalog(t testing.TB, endpoints map[string]string) string {
 	}
 	return region
 }
+
+// ProjectID is the ID of a fixture project (ProjectAdmin, ProjectService,
+// ProjectDemo), as tokens scoped to it carry.
+func (k *Keystone) ProjectID(name string) string { return k.ids["project:"+name] }
+
+// UserID is the ID of a user the fixture created (not bootstrap's
+// Admin).
+func (k *Keystone) UserID(name string) string { return k.ids["user:"+name] }

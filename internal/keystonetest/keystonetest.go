@@ -338,10 +338,11 @@ func (p *process) logTail() string {
 	return tail(string(b), 1500) + "\n" + tail(string(ks), 3000)
 }
 
-// stop ends the process group (SIGTERM, then SIGKILL after 15 s).
+// stop ends the process group: SIGINT, on which uWSGI stops at once
+// (SIGTERM waits for its workers' graceful end), then SIGKILL after 15 s.
 func (p *process) stop() error {
 	pgid := p.cmd.Process.Pid
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := syscall.Kill(-pgid, syscall.SIGINT); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("keystonetest: signal uwsgi: %w", err)
 	}
 	select {

@@ -2,158 +2,77 @@ package keystone
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
 )
 
-// keystoneDouble is a Keystone v3 API double: password authentication
-// for the service user, and token validation for a table of user tokens.
-type keystoneDouble struct {
-	t  *testing.T
-	mu sync.Mutex
-	// tokens maps a user token to its document; absent tokens are 404.
-	tokens       map[string]map[string]any
-	serviceToken string
-	serviceExp   time.Time
-	auths        int
-	validations  int
-	// rejectService makes validation answer 401 once (the service token
-	// was revoked).
-	rejectService bool
-	// fail makes every call answer this status.
-	fail int
-}
+// ks is a real Keystone for the whole test binary.
+var ks *keystonetest.Keystone
 
-func newKeystoneDouble(t *testing.T) (*keystoneDouble, *httptest.Server) {
-	d := &keystoneDouble{t: t, tokens: map[string]map[string]any{}, serviceExp: time.Now().Add(time.Hour)}
-	srv := httptest.NewServer(d)
-	t.Cleanup(srv.Close)
-	return d, srv
-}
+func TestMain(m *testing.M) { os.Exit(keystonetest.RunMain(m, &ks, keystonetest.Options{})) }
 
-func (d *keystoneDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.fail != 0 {
-		w.WriteHeader(d.fail)
-		return
+// newTestClient validates as the fixture's service user, whose only role
+// is service, as keystonemiddleware's user.
+func newTestClient(t *testing.T, authURL string, now func() time.Time, edit ...func(*Options)) *Client {
+	t.Helper()
+	o := Options{AuthURL: authURL, Username: keystonetest.Validator, Password: keystonetest.Password,
+		ProjectName: keystonetest.ProjectService, Now: now, CacheTTL: time.Minute}
+	for _, e := range edit {
+		e(&o)
 	}
-	if r.URL.Path != "/v3/auth/tokens" {
-		http.NotFound(w, r)
-		return
-	}
-	switch r.Method {
-	case http.MethodPost:
-		var body authRequest
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		u := body.Auth.Identity.Password.User
-		if u.Name != "placement" || u.Password != "secret" || u.Domain.Name != "Default" ||
-			body.Auth.Scope == nil || body.Auth.Scope.Project.Name != "service" {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		d.auths++
-		d.serviceToken = "svc-" + time.Now().Format(time.RFC3339Nano)
-		w.Header().Set("X-Subject-Token", d.serviceToken)
-		w.WriteHeader(http.StatusCreated)
-		_ = json.NewEncoder(w).Encode(map[string]any{"token": map[string]any{
-			"expires_at": d.serviceExp.UTC().Format(time.RFC3339Nano), "user": map[string]any{"id": "placement-id"}}})
-	case http.MethodGet:
-		d.validations++
-		if r.Header.Get("X-Auth-Token") != d.serviceToken || d.rejectService {
-			d.rejectService = false
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		if r.URL.RawQuery != "nocatalog" {
-			d.t.Errorf("validation query %q, want nocatalog", r.URL.RawQuery)
-		}
-		doc, ok := d.tokens[r.Header.Get("X-Subject-Token")]
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error": {"code": 404, "message": "Could not find token.", "title": "Not Found"}}`))
-			return
-		}
-		if raw, ok := doc["raw"].(string); ok {
-			_, _ = w.Write([]byte(raw))
-			return
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"token": doc})
-	}
-}
-
-func projectToken(exp time.Time) map[string]any {
-	return map[string]any{
-		"expires_at": exp.UTC().Format("2006-01-02T15:04:05.000000Z"),
-		"user":       map[string]any{"id": "u1", "name": "alice", "domain": map[string]any{"id": "default", "name": "Default"}},
-		"project":    map[string]any{"id": "p1", "name": "demo", "domain": map[string]any{"id": "default", "name": "Default"}},
-		"roles":      []map[string]any{{"id": "r1", "name": "reader"}, {"id": "r2", "name": "member"}},
-	}
-}
-
-func systemToken(exp time.Time) map[string]any {
-	return map[string]any{
-		"expires_at":       exp.UTC().Format(time.RFC3339),
-		"user":             map[string]any{"id": "u2", "name": "admin", "domain": map[string]any{"id": "default"}},
-		"system":           map[string]any{"all": true},
-		"roles":            []map[string]any{{"id": "r0", "name": "admin"}},
-		"is_admin_project": false,
-	}
-}
-
-func newTestClient(t *testing.T, url string, now func() time.Time) *Client {
-	c, err := New(Options{AuthURL: url, Username: "placement", Password: "secret", ProjectName: "service", Now: now, CacheTTL: time.Minute})
+	c, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func TestValidate(t *testing.T) {
-	d, srv := newKeystoneDouble(t)
-	now := time.Now()
-	d.tokens["project"] = projectToken(now.Add(time.Hour))
-	d.tokens["system"] = systemToken(now.Add(time.Hour))
-	d.tokens["expired"] = projectToken(now.Add(-time.Second))
-	d.tokens["garbage-doc"] = map[string]any{"raw": `{"token": {"user": `}
-	d.tokens["no-user"] = map[string]any{"expires_at": now.Add(time.Hour).Format(time.RFC3339)}
-	c := newTestClient(t, srv.URL, nil)
-	ctx := context.Background()
+var demo = keystonetest.Project(keystonetest.ProjectDemo)
 
+// TestValidate: what the real Keystone says about project and system
+// tokens, and every token it refuses.
+func TestValidate(t *testing.T) {
+	c := newTestClient(t, ks.AuthURL(), nil)
+	ctx := context.Background()
 	t.Run("project scope", func(t *testing.T) {
-		tok, err := c.Validate(ctx, " project\t")
+		tok, err := c.Validate(ctx, " "+ks.Token(t, keystonetest.DemoMember, demo)+"\t")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tok.UserID != "u1" || tok.ProjectID != "p1" || tok.ProjectDomainID != "default" || tok.SystemAll ||
-			len(tok.Roles) != 2 || tok.Roles[0] != "reader" || !tok.IsAdminProject || tok.UserDomainID != "default" {
+		slices.Sort(tok.Roles)
+		if tok.UserID != ks.UserID(keystonetest.DemoMember) || tok.UserName != keystonetest.DemoMember ||
+			tok.ProjectID != ks.ProjectID(keystonetest.ProjectDemo) || tok.ProjectName != keystonetest.ProjectDemo ||
+			tok.ProjectDomainID != "default" || tok.UserDomainID != "default" || tok.SystemAll ||
+			!slices.Equal(tok.Roles, []string{"member", "reader"}) || !tok.IsAdminProject {
 			t.Errorf("token %+v", tok)
 		}
 	})
 	t.Run("system scope", func(t *testing.T) {
-		tok, err := c.Validate(ctx, "system")
+		tok, err := c.Validate(ctx, ks.Token(t, keystonetest.SystemReader, keystonetest.System))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !tok.SystemAll || tok.ProjectID != "" || tok.Roles[0] != "admin" || tok.IsAdminProject {
+		if !tok.SystemAll || tok.ProjectID != "" || !slices.Equal(tok.Roles, []string{"reader"}) {
 			t.Errorf("token %+v", tok)
 		}
 	})
+	revoked := ks.Token(t, keystonetest.DemoReader, demo)
+	ks.Revoke(t, revoked)
 	for _, tc := range []struct{ name, token string }{
-		{"expired", "expired"},
-		{"revoked or unknown", "revoked"},
+		{"revoked", revoked},
+		{"unknown", "gAAAAABnot-a-fernet-token"},
 		{"malformed", "%%not-a-token"},
 		{"empty", "  "},
-		{"unreadable document", "garbage-doc"},
-		{"document without user", "no-user"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := c.Validate(ctx, tc.token); !errors.Is(err, ErrInvalidToken) {
@@ -161,53 +80,66 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-	if d.auths != 1 {
-		t.Errorf("%d service authentications, want 1", d.auths)
+	if n := c.Stats().ServiceAuths; n != 1 {
+		t.Errorf("%d service authentications, want 1", n)
+	}
+}
+
+// TestExpiredToken: a token past its expiry is refused by Keystone
+// itself (an issuer whose tokens live 2 s).
+func TestExpiredToken(t *testing.T) {
+	short := ks.StartIssuer(t, 2*time.Second).IssueToken(t, keystonetest.DemoReader, demo)
+	c := newTestClient(t, ks.AuthURL(), nil, func(o *Options) { o.CacheSize = -1 })
+	if _, err := c.Validate(context.Background(), short.ID); err != nil {
+		t.Fatalf("before expiry: %v", err)
+	}
+	time.Sleep(time.Until(short.ExpiresAt) + 500*time.Millisecond)
+	if _, err := c.Validate(context.Background(), short.ID); !errors.Is(err, ErrInvalidToken) {
+		t.Errorf("after expiry: %v, want ErrInvalidToken", err)
 	}
 }
 
 func TestCacheHitMakesNoCall(t *testing.T) {
-	d, srv := newKeystoneDouble(t)
+	tok := ks.Token(t, keystonetest.DemoMember, demo)
 	now := time.Now()
-	d.tokens["project"] = projectToken(now.Add(time.Hour))
 	clock := now
-	c := newTestClient(t, srv.URL, func() time.Time { return clock })
+	c := newTestClient(t, ks.AuthURL(), func() time.Time { return clock })
 	ctx := context.Background()
 	for range 3 {
-		if _, err := c.Validate(ctx, "project"); err != nil {
+		if _, err := c.Validate(ctx, tok); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if d.validations != 1 || c.Stats().CacheHits != 2 {
-		t.Errorf("%d validations, %d cache hits; want 1 and 2", d.validations, c.Stats().CacheHits)
+	if s := c.Stats(); s.Validations != 1 || s.CacheHits != 2 {
+		t.Errorf("%d validations, %d cache hits; want 1 and 2", s.Validations, s.CacheHits)
 	}
 	// Revoked in Keystone: the cached answer stands until the TTL ends.
-	delete(d.tokens, "project")
+	ks.Revoke(t, tok)
 	clock = now.Add(59 * time.Second)
-	if _, err := c.Validate(ctx, "project"); err != nil {
+	if _, err := c.Validate(ctx, tok); err != nil {
 		t.Fatalf("within TTL: %v", err)
 	}
 	clock = now.Add(61 * time.Second)
-	if _, err := c.Validate(ctx, "project"); !errors.Is(err, ErrInvalidToken) {
+	if _, err := c.Validate(ctx, tok); !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("after TTL: %v, want ErrInvalidToken", err)
 	}
 }
 
+// TestCacheNeverOutlivesToken: with a TTL longer than the token's life,
+// the cached answer ends at expires_at.
 func TestCacheNeverOutlivesToken(t *testing.T) {
-	d, srv := newKeystoneDouble(t)
-	now := time.Now()
-	d.tokens["short"] = projectToken(now.Add(10 * time.Second))
-	clock := now
-	c := newTestClient(t, srv.URL, func() time.Time { return clock })
-	if _, err := c.Validate(context.Background(), "short"); err != nil {
+	tok := ks.IssueToken(t, keystonetest.DemoMember, demo)
+	clock := time.Now()
+	c := newTestClient(t, ks.AuthURL(), func() time.Time { return clock }, func(o *Options) { o.CacheTTL = 3 * time.Hour })
+	if _, err := c.Validate(context.Background(), tok.ID); err != nil {
 		t.Fatal(err)
 	}
-	clock = now.Add(11 * time.Second) // within the 1m TTL, past expires_at
-	if _, err := c.Validate(context.Background(), "short"); !errors.Is(err, ErrInvalidToken) {
+	clock = tok.ExpiresAt.Add(time.Second) // within the TTL, past expires_at
+	if _, err := c.Validate(context.Background(), tok.ID); !errors.Is(err, ErrInvalidToken) {
 		t.Errorf("got %v, want ErrInvalidToken", err)
 	}
-	if d.validations != 2 {
-		t.Errorf("%d validations, want 2 (the expired entry is not served)", d.validations)
+	if n := c.Stats().Validations; n != 2 {
+		t.Errorf("%d validations, want 2 (the expired entry is not served)", n)
 	}
 }
 
@@ -225,98 +157,161 @@ func TestCacheIsBounded(t *testing.T) {
 	}
 }
 
+// TestServiceTokenRenewal: the service token is renewed 30 s before its
+// expiry, and again when Keystone rejects it (revoked).
 func TestServiceTokenRenewal(t *testing.T) {
-	d, srv := newKeystoneDouble(t)
-	now := time.Now()
-	d.tokens["project"] = projectToken(now.Add(time.Hour))
-	d.serviceExp = now.Add(time.Minute)
-	clock := now
-	c, err := New(Options{AuthURL: srv.URL + "/v3/", Username: "placement", Password: "secret", ProjectName: "service",
-		CacheSize: -1, Now: func() time.Time { return clock }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := ks.Token(t, keystonetest.DemoMember, demo)
+	clock := time.Now()
+	c := newTestClient(t, ks.AuthURL()+"/", func() time.Time { return clock }, func(o *Options) { o.CacheSize = -1 })
 	ctx := context.Background()
-	if _, err := c.Validate(ctx, "project"); err != nil {
+	if _, err := c.Validate(ctx, tok); err != nil {
 		t.Fatal(err)
 	}
-	clock = now.Add(40 * time.Second) // within 30s of the service token's expiry
-	d.serviceExp = now.Add(2 * time.Hour)
-	if _, err := c.Validate(ctx, "project"); err != nil {
+	clock = c.svcExp.Add(-20 * time.Second) // within 30 s of the service token's expiry
+	if _, err := c.Validate(ctx, tok); err != nil {
 		t.Fatal(err)
 	}
-	if d.auths != 2 {
-		t.Errorf("%d service authentications, want 2", d.auths)
+	if n := c.Stats().ServiceAuths; n != 2 {
+		t.Errorf("%d service authentications, want 2", n)
 	}
-	// Keystone rejects the service token: authenticate again and retry.
-	d.rejectService = true
-	if _, err := c.Validate(ctx, "project"); err != nil {
-		t.Fatalf("after a rejected service token: %v", err)
+	clock = time.Now()
+	ks.Revoke(t, c.svcTok)
+	if _, err := c.Validate(ctx, tok); err != nil {
+		t.Fatalf("after the service token was revoked: %v", err)
 	}
-	if d.auths != 3 {
-		t.Errorf("%d service authentications, want 3", d.auths)
+	if n := c.Stats().ServiceAuths; n != 3 {
+		t.Errorf("%d service authentications, want 3", n)
+	}
+}
+
+// faultDouble stands in front of the real Keystone for the faults it
+// cannot be made to produce: an error status, or a token document it
+// would never write. Otherwise it forwards.
+type faultDouble struct {
+	next   http.Handler
+	mu     sync.Mutex
+	status int    // answer every request with this status
+	body   string // answer validations with this document
+}
+
+func newFaultDouble(t *testing.T) (*faultDouble, *httptest.Server) {
+	u, _ := url.Parse(ks.URL)
+	d := &faultDouble{next: httputil.NewSingleHostReverseProxy(u)}
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	return d, srv
+}
+
+func (d *faultDouble) set(status int, body string) {
+	d.mu.Lock()
+	d.status, d.body = status, body
+	d.mu.Unlock()
+}
+
+func (d *faultDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	status, body := d.status, d.body
+	d.mu.Unlock()
+	switch {
+	case status != 0:
+		w.WriteHeader(status)
+	case body != "" && r.Method == http.MethodGet:
+		_, _ = w.Write([]byte(body))
+	default:
+		d.next.ServeHTTP(w, r)
 	}
 }
 
 func TestKeystoneUnavailable(t *testing.T) {
 	ctx := context.Background()
+	tok := ks.Token(t, keystonetest.DemoMember, demo)
 	t.Run("down", func(t *testing.T) {
-		srv := httptest.NewServer(http.NotFoundHandler())
-		url := srv.URL
-		srv.Close()
-		c := newTestClient(t, url, nil)
-		if _, err := c.Validate(ctx, "project"); !errors.Is(err, ErrUnavailable) {
+		issuer := ks.StartIssuer(t, time.Hour)
+		c := newTestClient(t, issuer.AuthURL(), nil)
+		if _, err := c.Validate(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		if err := issuer.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Validate(ctx, ks.Token(t, keystonetest.DemoReader, demo)); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("got %v, want ErrUnavailable", err)
 		}
 	})
-	t.Run("server error", func(t *testing.T) {
-		d, srv := newKeystoneDouble(t)
-		d.tokens["project"] = projectToken(time.Now().Add(time.Hour))
+	t.Run("server error (double)", func(t *testing.T) {
+		d, srv := newFaultDouble(t)
 		c := newTestClient(t, srv.URL, nil)
-		d.fail = http.StatusServiceUnavailable
-		if _, err := c.Validate(ctx, "project"); !errors.Is(err, ErrUnavailable) {
+		d.set(http.StatusServiceUnavailable, "")
+		if _, err := c.Validate(ctx, tok); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("got %v, want ErrUnavailable", err)
 		}
 	})
 	t.Run("bad service password", func(t *testing.T) {
-		_, srv := newKeystoneDouble(t)
-		c, _ := New(Options{AuthURL: srv.URL, Username: "placement", Password: "wrong", ProjectName: "service"})
-		if _, err := c.Validate(ctx, "project"); !errors.Is(err, ErrUnavailable) {
+		c := newTestClient(t, ks.AuthURL(), nil, func(o *Options) { o.Password = "wrong" })
+		if _, err := c.Validate(ctx, tok); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("got %v, want ErrUnavailable", err)
 		}
 	})
+	t.Run("service user without the service role", func(t *testing.T) {
+		// Keystone forbids a plain member to validate others' tokens.
+		c := newTestClient(t, ks.AuthURL(), nil, func(o *Options) {
+			o.Username, o.ProjectName = keystonetest.DemoMember, keystonetest.ProjectDemo
+		})
+		// Another user's token: a user may validate its own.
+		if _, err := c.Validate(ctx, ks.Token(t, keystonetest.DemoReader, demo)); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("got %v, want ErrUnavailable", err)
+		}
+	})
+}
+
+// TestUnreadableDocuments: token documents a real Keystone never writes
+// (served by the double) are refusals.
+func TestUnreadableDocuments(t *testing.T) {
+	d, srv := newFaultDouble(t)
+	c := newTestClient(t, srv.URL, nil, func(o *Options) { o.CacheSize = -1 })
+	exp := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	for name, body := range map[string]string{
+		"unreadable":     `{"token": {"user": `,
+		"without user":   `{"token": {"expires_at": "` + exp + `"}}`,
+		"without expiry": `{"token": {"user": {"id": "u1"}}}`,
+	} {
+		d.set(0, body)
+		if _, err := c.Validate(context.Background(), "anything"); !errors.Is(err, ErrInvalidToken) {
+			t.Errorf("%s: got %v, want ErrInvalidToken", name, err)
+		}
+	}
 }
 
 // TestInvalidTokensAreCached: a token Keystone refused is refused again
 // without a call until InvalidCacheTTL passes; an outage is not
 // remembered as a refusal.
 func TestInvalidTokensAreCached(t *testing.T) {
-	d, srv := newKeystoneDouble(t)
+	d, srv := newFaultDouble(t)
 	now := time.Now()
 	clock := now
 	c := newTestClient(t, srv.URL, func() time.Time { return clock })
 	ctx := context.Background()
+	junk := "gAAAAABjunk"
 	for range 3 {
-		if _, err := c.Validate(ctx, "junk"); !errors.Is(err, ErrInvalidToken) {
+		if _, err := c.Validate(ctx, junk); !errors.Is(err, ErrInvalidToken) {
 			t.Fatalf("got %v, want ErrInvalidToken", err)
 		}
 	}
-	if d.validations != 1 || c.Stats().InvalidHits != 2 {
-		t.Errorf("%d validations, %d invalid-cache hits; want 1 and 2", d.validations, c.Stats().InvalidHits)
+	if s := c.Stats(); s.Validations != 1 || s.InvalidHits != 2 {
+		t.Errorf("%d validations, %d invalid-cache hits; want 1 and 2", s.Validations, s.InvalidHits)
 	}
-	d.tokens["junk"] = projectToken(now.Add(time.Hour)) // issued now
-	clock = now.Add(11 * time.Second)                   // past the 10s default
-	if _, err := c.Validate(ctx, "junk"); err != nil {
-		t.Fatalf("after InvalidCacheTTL: %v", err)
+	clock = now.Add(11 * time.Second) // past the 10s default: Keystone is asked again
+	if _, err := c.Validate(ctx, junk); !errors.Is(err, ErrInvalidToken) || c.Stats().Validations != 2 {
+		t.Fatalf("after InvalidCacheTTL: %v, %d validations", err, c.Stats().Validations)
 	}
 
-	d.fail = http.StatusServiceUnavailable
-	if _, err := c.Validate(ctx, "other"); !errors.Is(err, ErrUnavailable) {
+	tok := ks.Token(t, keystonetest.DemoMember, demo)
+	d.set(http.StatusServiceUnavailable, "")
+	if _, err := c.Validate(ctx, tok); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("got %v, want ErrUnavailable", err)
 	}
-	d.fail = 0
-	d.tokens["other"] = projectToken(now.Add(time.Hour))
-	if _, err := c.Validate(ctx, "other"); err != nil {
+	d.set(0, "")
+	if _, err := c.Validate(ctx, tok); err != nil {
 		t.Fatalf("after the outage: %v (an outage was cached as a refusal)", err)
 	}
 }
