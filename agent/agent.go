@@ -34,7 +34,7 @@ const (
 	DefaultConcurrency       = 8
 	DefaultConflictRetries   = 5
 	DefaultBackoffBase       = time.Second
-	DefaultListAllThreshold  = 32
+	DefaultListTreesMax      = 8
 	DefaultHeartbeatInterval = time.Minute
 	DefaultRefreshInterval   = time.Hour
 	// DefaultServiceBinary is the binary the reconciler's version gate
@@ -71,10 +71,11 @@ type Options struct {
 	// BackoffBase is the first wait after a failed pass (doubling, with
 	// jitter, up to Interval) and the unit of conflict backoff.
 	BackoffBase time.Duration
-	// ListAllThreshold: a driver with more providers than this is read
-	// with one GET /resource_providers instead of one in_tree query per
-	// tree.
-	ListAllThreshold int
+	// ListTreesMax: a driver whose providers form at most this many trees
+	// is listed with one in_tree query per tree each pass; one of more
+	// trees (bare-metal nodes) is not listed, and its cached states are
+	// trusted (see listActual).
+	ListTreesMax int
 	// ServiceURL, when set, receives the ServiceRecord as a JSON POST
 	// every HeartbeatInterval, with ServiceToken as X-Auth-Token.
 	ServiceURL        string
@@ -112,8 +113,13 @@ type Agent struct {
 
 	passMu sync.Mutex // one pass (or programming step) at a time
 
-	mu        sync.Mutex
-	cache     map[string]actual   // provider uuid -> last read/written
+	mu    sync.Mutex
+	cache map[string]actual // provider uuid -> last read/written
+	// cacheDirty: the cache changed since it was last saved.
+	cacheDirty bool
+	// observed is each driver's providers in its last pass, so that the
+	// cache drops those that leave a tree.
+	observed  map[string]map[string]bool
 	owned     map[string][]string // provider uuid -> traits we set
 	parents   map[string]string   // external parent name -> uuid
 	ensuredRC map[string]bool
@@ -149,7 +155,7 @@ func New(opts Options) (*Agent, error) {
 	opts.Concurrency = positiveOr(opts.Concurrency, DefaultConcurrency)
 	opts.ConflictRetries = positiveOr(opts.ConflictRetries, DefaultConflictRetries)
 	opts.BackoffBase = positiveOr(opts.BackoffBase, DefaultBackoffBase)
-	opts.ListAllThreshold = positiveOr(opts.ListAllThreshold, DefaultListAllThreshold)
+	opts.ListTreesMax = positiveOr(opts.ListTreesMax, DefaultListTreesMax)
 	opts.HeartbeatInterval = positiveOr(opts.HeartbeatInterval, DefaultHeartbeatInterval)
 	if opts.RefreshInterval == 0 {
 		opts.RefreshInterval = DefaultRefreshInterval
@@ -173,12 +179,15 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: register metrics: %w", err)
 	}
-	return &Agent{
+	a := &Agent{
 		opts: opts, pc: opts.Placement, log: opts.Logger.Named("agent"), metrics: m,
 		resync: make(chan struct{}, 1),
 		cache:  map[string]actual{}, owned: map[string][]string{}, parents: map[string]string{},
+		observed:  map[string]map[string]bool{},
 		ensuredRC: map[string]bool{}, ensuredTr: map[string]bool{}, reported: reported, held: map[string]time.Time{},
-	}, nil
+	}
+	a.restoreCache(reported.providers)
+	return a, nil
 }
 
 // Result is one driver's pass.
@@ -266,6 +275,10 @@ func (a *Agent) SyncOnce(ctx context.Context) error {
 		if r.Err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", d.Name(), r.Err))
 		}
+	}
+	a.pruneRestored()
+	if err := a.saveCache(); err != nil {
+		errs = append(errs, err)
 	}
 	a.mu.Lock()
 	a.last = results

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,7 +44,8 @@ const (
 // against both servers, with request counts taken on the server's side
 // (our /metrics; for the reference, a counting proxy in front of it): an
 // unchanged pass makes at most idleBudget requests and no write, in a
-// long-running agent and, for writes, in a fresh one; a pass after 100
+// long-running agent and in one restarted with its state file, and, for
+// writes, in a fresh one without; a pass after 100
 // nodes changed state makes one write per changed node and moves the
 // generation of those nodes only.
 func TestFleet(t *testing.T) {
@@ -157,7 +159,9 @@ func testFleet(t *testing.T, kind string, n int) {
 	// The periodic re-read is off: its slice of the fleet per pass
 	// depends on the clock (TestRefreshSpreadsRereads covers it).
 	noRefresh := func(o *agent.Options) { o.RefreshInterval = -1 }
-	e := newEnv(t, f.url, ironicFleet, noRefresh)
+	state := filepath.Join(t.TempDir(), "agent-state.json")
+	withState := func(o *agent.Options) { noRefresh(o); o.StateFile = state }
+	e := newEnv(t, f.url, ironicFleet, withState)
 	pass := func(e *env, what string) (all, writes int) {
 		t.Helper()
 		f.reset()
@@ -198,8 +202,13 @@ func testFleet(t *testing.T, kind string, n int) {
 	checkNode(t, f.srv, moved[0], 1)
 	checkNode(t, f.srv, moved[changed-1], 1)
 
-	// A fresh process knows nothing: it reads every node once, and still
-	// writes nothing.
+	// A restart with the state file checks its restored cache with one
+	// list; a fresh process without one reads every node once. Neither
+	// writes.
+	restarted := newEnv(t, f.url, ironicFleet, withState)
+	if all, writes := pass(restarted, "idle pass, restarted agent"); writes != 0 || all > idleBudget {
+		t.Fatalf("restarted agent's idle pass: %d requests, %d writes; want <= %d and 0", all, writes, idleBudget)
+	}
 	cold := newEnv(t, f.url, ironicFleet, noRefresh)
 	if all, writes := pass(cold, "idle pass, fresh agent"); writes != 0 || all > idleBudget+2*n {
 		t.Fatalf("fresh agent's idle pass: %d requests, %d writes; want <= %d and 0", all, writes, idleBudget+2*n)

@@ -30,6 +30,7 @@ type metrics struct {
 	retiring         *prometheus.GaugeVec
 	retireRefused    *prometheus.CounterVec
 	held             *prometheus.GaugeVec
+	cached           prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -71,6 +72,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			"Vanished providers kept, reserved in full, until their allocations go (last pass).", "driver"),
 		retireRefused: s.CounterVec("retirements_refused_total",
 			"Passes that did not retire vanished providers, by reason (empty_answer, max_retirements).", "driver", "reason"),
+		cached: s.Gauge("cached_providers", "Provider states the agent holds in its cache (providers it reports, or retires)."),
 		held: s.GaugeVec("providers_held_refused",
 			"Vanished providers reserved in full because max_retirements refused to retire them (last pass); "+
 				"see the README for recovery.", "driver"),

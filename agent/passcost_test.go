@@ -133,8 +133,20 @@ func testPassCost(t *testing.T, kind string, n int) {
 	}
 	e := newEnv(t, bc.URL, ds, opts)
 	pass(e, "first pass")
-	pass(e, "idle pass")
-	pass(newEnv(t, bc.URL, ds, opts), "first pass after a restart")
+	// An idle pass asks Placement for its versions only: neither the
+	// fleet's size nor the cloud's shows in it.
+	if requests, writes, bytes := pass(e, "idle pass"); requests > idleBudget || writes != 0 || bytes > 4096 {
+		t.Fatalf("idle pass: %d requests, %d writes, %d bytes; want <= %d, 0, <= 4096", requests, writes, bytes, idleBudget)
+	}
+	// A restart restores the cache from the state file and checks it
+	// with one list, instead of reading every node.
+	restarted := newEnv(t, bc.URL, ds, opts)
+	if requests, writes, _ := pass(restarted, "first pass after a restart"); requests > idleBudget || writes != 0 {
+		t.Fatalf("first pass after a restart: %d requests, %d writes; want <= %d and 0", requests, writes, idleBudget)
+	}
+	if requests, writes, bytes := pass(restarted, "idle pass after a restart"); requests > idleBudget || writes != 0 || bytes > 4096 {
+		t.Fatalf("idle pass after a restart: %d requests, %d writes, %d bytes", requests, writes, bytes)
+	}
 }
 
 // BenchmarkIdlePass is one idle pass over 1,000 nodes against our

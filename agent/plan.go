@@ -11,13 +11,15 @@ import (
 
 // actual is what Placement holds for one provider, as last read or
 // written. aggs is nil when not read. readAt is when it was last known
-// whole: read, or created.
+// whole: read, or created. restored: loaded from the state file, and not
+// yet checked against Placement's generation.
 type actual struct {
-	gen    int
-	invs   map[string]placementclient.Inventory
-	traits []string
-	aggs   []string
-	readAt time.Time
+	gen      int
+	invs     map[string]placementclient.Inventory
+	traits   []string
+	aggs     []string
+	readAt   time.Time
+	restored bool
 }
 
 // created is what a provider holds right after it is created at now.

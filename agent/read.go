@@ -140,53 +140,108 @@ func (a *Agent) resolveParent(ctx context.Context, ref drivers.Ref) (string, err
 	return ps[0].UUID, nil
 }
 
-// listActual reads the providers that exist: one in_tree query per group
-// anchor for small trees, one full list for big ones (1000 bare-metal
-// nodes are one request, not 1000).
+// listActual lists the providers that exist, when that is cheap: one
+// in_tree query per tree for a driver of a few trees (an FPGA host), a
+// full list before 1.14. A driver of many trees (bare-metal nodes, each
+// its own root) is not listed: Placement has no filter for "this agent's
+// providers", and the whole cloud's list is about 77 MB at 100k
+// providers. Its providers' cached states are trusted instead (nil
+// map): every write is generation-checked, a 409 or 404 re-reads, and
+// the periodic re-read catches what others changed. One full list is
+// made when many of its states are unknown (a first pass) or restored
+// from the state file (after a restart, to check them against the
+// generations Placement holds): one request instead of one or two per
+// provider.
 func (a *Agent) listActual(ctx context.Context, tree *drivers.Tree, groups [][]drivers.Provider, parentOf map[string]string, max placementclient.Version) (map[string]placementclient.Provider, error) {
+	anchors := treeAnchors(groups, parentOf)
+	switch {
+	case len(anchors) > a.opts.ListTreesMax && a.unknownIn(tree) <= a.opts.ListTreesMax:
+		return nil, a.ping(ctx)
+	case len(anchors) > a.opts.ListTreesMax || max.Less(placementclient.NestedProviders):
+		return a.listProviders(ctx, placementclient.ListFilter{}, len(tree.Providers))
+	}
 	out := make(map[string]placementclient.Provider, len(tree.Providers))
-	keep := func(ps []placementclient.Provider) {
+	for _, anchor := range anchors {
+		ps, err := a.pc.ListProviders(ctx, placementclient.ListFilter{InTree: anchor})
+		if err != nil {
+			return nil, err
+		}
 		for _, p := range ps {
 			out[p.UUID] = p
 		}
 	}
-	if len(tree.Providers) > a.opts.ListAllThreshold || max.Less(placementclient.NestedProviders) {
-		ps, err := a.pc.ListProviders(ctx, placementclient.ListFilter{})
-		if err != nil {
-			return nil, err
-		}
-		keep(ps)
-		return out, nil
+	return out, nil
+}
+
+// listProviders lists the providers matching f, by uuid.
+func (a *Agent) listProviders(ctx context.Context, f placementclient.ListFilter, size int) (map[string]placementclient.Provider, error) {
+	ps, err := a.pc.ListProviders(ctx, f)
+	if err != nil {
+		return nil, err
 	}
-	anchors := map[string]bool{}
+	out := make(map[string]placementclient.Provider, size)
+	for _, p := range ps {
+		out[p.UUID] = p
+	}
+	return out, nil
+}
+
+// ping asks Placement for its versions (a few hundred bytes), so that a
+// pass that needs nothing else from it still finds out that it is down,
+// or was upgraded.
+func (a *Agent) ping(ctx context.Context) error {
+	a.pc.Forget()
+	_, _, err := a.pc.Versions(ctx)
+	return err
+}
+
+// treeAnchors are the trees' roots to list with in_tree, in order: each
+// group's first provider, or its external parent.
+func treeAnchors(groups [][]drivers.Provider, parentOf map[string]string) []string {
+	seen := map[string]bool{}
+	var out []string
 	for _, g := range groups {
 		anchor := g[0].UUID
 		if p := parentOf[anchor]; p != "" {
 			anchor = p
 		}
-		if anchors[anchor] {
-			continue
+		if !seen[anchor] {
+			seen[anchor] = true
+			out = append(out, anchor)
 		}
-		anchors[anchor] = true
-		ps, err := a.pc.ListProviders(ctx, placementclient.ListFilter{InTree: anchor})
-		if err != nil {
-			return nil, err
-		}
-		keep(ps)
 	}
-	return out, nil
+	return out
 }
 
-// observe returns what Placement holds for p: nothing when it was not
-// listed, else its state (the cache when it holds, see staleReason) and,
-// when the plan would drop a class, its usages. why is the reason it was
-// re-read, "" when it was not.
-func (a *Agent) observe(ctx context.Context, p drivers.Provider, listed map[string]placementclient.Provider, reservedOK bool, now time.Time) (obs observed, why string, err error) {
-	lp, ok := listed[p.UUID]
-	if !ok {
-		return observed{}, "", nil
+// unknownIn counts the tree's providers whose state is not cached, or
+// was restored from the state file and is not checked yet.
+func (a *Agent) unknownIn(tree *drivers.Tree) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, p := range tree.Providers {
+		if c, ok := a.cache[p.UUID]; !ok || c.restored {
+			n++
+		}
 	}
-	have, why, exists, err := a.actualFor(ctx, p, lp.Generation, now)
+	return n
+}
+
+// observe returns what Placement holds for p: nothing when a list was
+// made without it, else its state (the cache when it holds, see
+// staleReason) and, when the plan would drop a class, its usages. why is
+// the reason it was re-read, "" when it was not.
+func (a *Agent) observe(ctx context.Context, p drivers.Provider, listed map[string]placementclient.Provider, reservedOK bool, now time.Time) (obs observed, why string, err error) {
+	gen := -1 // not listed: the cache is trusted
+	if listed != nil {
+		lp, ok := listed[p.UUID]
+		if !ok {
+			a.uncache(p.UUID)
+			return observed{}, "", nil
+		}
+		gen = lp.Generation
+	}
+	have, why, exists, err := a.actualFor(ctx, p, gen, now)
 	if err != nil || !exists {
 		return observed{}, why, err
 	}
@@ -220,13 +275,19 @@ func (a *Agent) withUsages(ctx context.Context, p drivers.Provider, have actual,
 }
 
 // actualFor returns the provider's actual state: the cache when it holds
-// for the listed generation, else a fresh read (why says the reason).
+// for the listed generation (gen < 0: not listed), else a fresh read (why
+// says the reason).
 func (a *Agent) actualFor(ctx context.Context, p drivers.Provider, gen int, now time.Time) (have actual, why string, exists bool, err error) {
 	a.mu.Lock()
 	c, ok := a.cache[p.UUID]
 	a.mu.Unlock()
 	why = a.staleReason(c, ok, p.Aggregates != nil, p.UUID, gen, now)
 	if why == "" {
+		if c.restored {
+			// The list just showed the restored state's generation.
+			c.restored, c.readAt = false, now
+			a.setCache(p.UUID, c)
+		}
 		return c, "", true, nil
 	}
 	a.metrics.reread.WithLabelValues(why).Inc()
@@ -240,6 +301,7 @@ func (a *Agent) read(ctx context.Context, p drivers.Provider) (actual, bool, err
 	for attempt := 0; ; attempt++ {
 		inv, err := a.pc.GetInventories(ctx, p.UUID)
 		if placementclient.IsNotFound(err) {
+			a.uncache(p.UUID)
 			return actual{}, false, nil
 		}
 		if err != nil {
@@ -269,5 +331,6 @@ func (a *Agent) read(ctx context.Context, p drivers.Provider) (actual, bool, err
 func (a *Agent) setCache(uuid string, have actual) {
 	a.mu.Lock()
 	a.cache[uuid] = have
+	a.cacheDirty = true
 	a.mu.Unlock()
 }

@@ -9,6 +9,7 @@ import (
 // (the reason label of providers_reread_total).
 const (
 	rereadUncached   = "uncached"   // not read since the process started
+	rereadRestored   = "restored"   // restored from the state file, not listed
 	rereadGeneration = "generation" // its listed generation moved
 	rereadAggregates = "aggregates" // aggregates became managed
 	rereadRefresh    = "refresh"    // its periodic full re-read is due
@@ -20,12 +21,15 @@ const (
 // Every inventory, trait and (from 1.19) aggregate write bumps the
 // generation, so a matching generation is what Placement holds; the
 // periodic re-read covers what a generation cannot show, such as a
-// provider deleted and re-created up to the same generation.
+// provider deleted and re-created up to the same generation, and, for a
+// provider not listed (gen < 0), what others changed.
 func (a *Agent) staleReason(c actual, ok, managedAggs bool, uuid string, gen int, now time.Time) string {
 	switch {
 	case !ok:
 		return rereadUncached
-	case c.gen != gen:
+	case gen < 0 && c.restored:
+		return rereadRestored
+	case gen >= 0 && c.gen != gen:
 		return rereadGeneration
 	case managedAggs && c.aggs == nil:
 		return rereadAggregates

@@ -12,11 +12,13 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/internal/atomicfile"
+	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
 // reportedSet remembers, per driver, the providers this agent reported,
-// so that a vanished one is known to be this agent's to retire. With a
-// state file it survives restarts: Placement cannot tell which agent
+// so that a vanished one is known to be this agent's to retire, and, in
+// the same state file, the agent's cached provider states. With a state
+// file it survives restarts: Placement cannot tell which agent
 // (conductor group, shard) reported an Ironic node's provider, since the
 // provider carries only the node's uuid, traits and inventory, all as
 // Nova reports them. Without one it lasts as long as the process.
@@ -24,6 +26,8 @@ type reportedSet struct {
 	file string
 	mu   sync.Mutex
 	sets map[string]map[string]bool
+	// providers are the agent's cached provider states, as last saved.
+	providers map[string]savedProvider
 	// saved is what the file holds, so that an unchanged set is not
 	// written again.
 	saved string
@@ -31,6 +35,20 @@ type reportedSet struct {
 
 type reportedDoc struct {
 	Reported map[string][]string `json:"reported"`
+	// Providers keeps the cache across restarts, so that a restart costs
+	// one list instead of two reads per provider.
+	Providers map[string]savedProvider `json:"providers,omitempty"`
+}
+
+// savedProvider is one cached provider state in the state file.
+type savedProvider struct {
+	Generation  int                                  `json:"generation"`
+	Inventories map[string]placementclient.Inventory `json:"inventories"`
+	Traits      []string                             `json:"traits"`
+	// Aggregates is nil when they were not read.
+	Aggregates *[]string `json:"aggregates,omitempty"`
+	// Owned are the traits the agent set (nil: unknown).
+	Owned []string `json:"owned,omitempty"`
 }
 
 func loadReported(file string) (*reportedSet, error) {
@@ -56,6 +74,7 @@ func loadReported(file string) (*reportedSet, error) {
 			rs.sets[d][u] = true
 		}
 	}
+	rs.providers = doc.Providers
 	return rs, nil
 }
 
@@ -90,13 +109,21 @@ func (rs *reportedSet) add(driver string, ps []drivers.Provider, keep []string) 
 	return rs.save()
 }
 
+// setProviders records the cached provider states and writes the file.
+func (rs *reportedSet) setProviders(ps map[string]savedProvider) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.providers = ps
+	return rs.save()
+}
+
 // save writes the file atomically (guarded by the caller); it is a no-op
 // when the file already holds the sets.
 func (rs *reportedSet) save() error {
 	if rs.file == "" {
 		return nil
 	}
-	doc := reportedDoc{Reported: map[string][]string{}}
+	doc := reportedDoc{Reported: map[string][]string{}, Providers: rs.providers}
 	for d, set := range rs.sets {
 		doc.Reported[d] = slices.Sorted(maps.Keys(set))
 	}

@@ -215,12 +215,16 @@ func (a *Agent) forget(uuid string) {
 	delete(a.cache, uuid)
 	delete(a.owned, uuid)
 	delete(a.held, uuid)
+	a.cacheDirty = true
 	a.mu.Unlock()
 }
 
 // uncache drops the provider's cached state only.
 func (a *Agent) uncache(uuid string) {
 	a.mu.Lock()
-	delete(a.cache, uuid)
+	if _, ok := a.cache[uuid]; ok {
+		delete(a.cache, uuid)
+		a.cacheDirty = true
+	}
 	a.mu.Unlock()
 }

@@ -75,6 +75,8 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 	r.Providers = len(tree.Providers)
 	t := &tally{unavailable: r.Unavailable, reread: r.Reread}
 	r.Err = errors.Join(a.syncTree(ctx, d.Name(), tree, t), a.retireVanished(ctx, d, tree, &r))
+	a.pruneCache(r.Driver, tree)
+	r.Err = errors.Join(r.Err, a.saveCache())
 	// r.Writes holds the retirements' writes already.
 	r.Created, r.Conflicts, r.FallbackDeleted = t.created, t.conflicts, t.fbDel
 	r.Writes += t.writes
@@ -207,6 +209,10 @@ func (a *Agent) syncProvider(ctx context.Context, pp providerPlan, reservedOK bo
 		if err == nil || !conflict(err) || attempt >= a.opts.ConflictRetries {
 			return err
 		}
+		if placementclient.IsNotFound(err) {
+			// Deleted behind the agent's back: re-read, then re-create.
+			a.uncache(pp.p.UUID)
+		}
 		t.add(func(t *tally) { t.conflicts++ })
 		a.metrics.conflicts.WithLabelValues(opOf(err)).Inc()
 		a.log.Debug("conflict; re-reading", zap.String("provider", pp.p.UUID), zap.Error(err), zap.Int("attempt", attempt+1))
@@ -222,10 +228,11 @@ func (a *Agent) syncProvider(ctx context.Context, pp providerPlan, reservedOK bo
 	}
 }
 
-// conflict reports a 409 worth re-reading for: a generation race, an
-// inventory that gained allocations, or a create that raced another.
+// conflict reports an answer worth re-reading for: a generation race, an
+// inventory that gained allocations, a create that raced another (409),
+// or a provider deleted since it was cached (404).
 func conflict(err error) bool {
-	return errors.Is(err, placementclient.ErrConcurrentUpdate) ||
+	return errors.Is(err, placementclient.ErrConcurrentUpdate) || placementclient.IsNotFound(err) ||
 		errors.Is(err, placementclient.ErrInventoryInUse) ||
 		errors.Is(err, placementclient.ErrDuplicateName)
 }
