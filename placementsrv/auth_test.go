@@ -1,14 +1,15 @@
 package placementsrv
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
@@ -103,67 +104,68 @@ func TestUnauthorizedFormats(t *testing.T) {
 	}
 }
 
-// keystoneAPIDouble is a minimal Keystone v3 API double for the server
-// tests: service password auth and a table of user tokens.
-func keystoneAPIDouble(t *testing.T, tokens map[string]map[string]any) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == "POST" && r.URL.Path == "/v3/auth/tokens":
-			w.Header().Set("X-Subject-Token", "service-token")
-			w.WriteHeader(201)
-			_ = json.NewEncoder(w).Encode(map[string]any{"token": map[string]any{
-				"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "user": map[string]any{"id": "svc"}}})
-		case r.Method == "GET" && r.URL.Path == "/v3/auth/tokens" && r.Header.Get("X-Auth-Token") == "service-token":
-			doc, ok := tokens[r.Header.Get("X-Subject-Token")]
-			if !ok {
-				w.WriteHeader(404)
-				return
-			}
-			_ = json.NewEncoder(w).Encode(map[string]any{"token": doc})
-		default:
-			w.WriteHeader(401)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func TestKeystoneAuth(t *testing.T) {
-	exp := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	ks := keystoneAPIDouble(t, map[string]map[string]any{
-		"system-reader": {"expires_at": exp, "user": map[string]any{"id": "u1"}, "system": map[string]any{"all": true},
-			"roles": []map[string]any{{"name": "reader"}}},
-		"project-reader": {"expires_at": exp, "user": map[string]any{"id": "u2"}, "project": map[string]any{"id": "p1"},
-			"roles": []map[string]any{{"name": "reader"}}},
-	})
-	client, err := keystone.New(keystone.Options{AuthURL: ks.URL, Username: "placement", Password: "x", ProjectName: "service"})
+// keystoneServerOn starts a server validating ks's tokens as the
+// fixture's service user, under secure RBAC and the operator rules in
+// policyFile ("" for none).
+func keystoneServerOn(t *testing.T, ks *keystonetest.Keystone, policyFile string) *testServer {
+	t.Helper()
+	client, err := keystone.New(keystone.Options{AuthURL: ks.AuthURL(), Username: keystonetest.Validator,
+		Password: keystonetest.Password, ProjectName: keystonetest.ProjectService})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := startServerWith(t, func(o *Options) {
-		secureRBAC(t)(o)
-		o.Auth, o.Tokens, o.WWWAuthenticateURI = "keystone", client, "http://keystone.example.com/v3"
+	return startServerWith(t, func(o *Options) {
+		p, err := policy.New(policy.Options{File: policyFile, EnforceScope: true, EnforceNewDefaults: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Policy = p
+		o.Auth, o.Tokens, o.WWWAuthenticateURI = "keystone", client, ks.AuthURL()
 	})
+}
+
+// TestKeystoneAuth: real Keystone tokens decide by their roles and scope;
+// headers a client adds change nothing.
+func TestKeystoneAuth(t *testing.T) {
+	dir := t.TempDir()
+	// Any project's usages may be read by a caller whose service token
+	// has the service role, whatever the user's roles.
+	rules := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(rules, []byte(`"placement:usages": "service_roles:service"`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ks := keystonetest.Start(t, keystonetest.Options{})
+	ts := keystoneServerOn(t, ks, "")
+	demo := keystonetest.Project(keystonetest.ProjectDemo)
+	sysReader := ks.Token(t, keystonetest.SystemReader, keystonetest.System)
+	sysAdmin := ks.Token(t, keystonetest.Admin, keystonetest.System)
+	reader := ks.Token(t, keystonetest.DemoReader, demo)
+	demoID, serviceID := ks.ProjectID(keystonetest.ProjectDemo), ks.ProjectID(keystonetest.ProjectService)
+	create := `{"name": "rp-by-admin"}`
 	cases := []struct {
-		name, path string
-		headers    map[string]string
-		want       int
+		name, method, path, body string
+		headers                  map[string]string
+		want                     int
 	}{
-		{"system token lists providers", "/resource_providers", map[string]string{"X-Auth-Token": "system-reader"}, 200},
-		{"project token is out of scope", "/resource_providers", map[string]string{"X-Auth-Token": "project-reader"}, 403},
-		{"project token reads its usages", "/usages?project_id=p1", map[string]string{"X-Auth-Token": "project-reader"}, 200},
-		{"client headers are ignored", "/resource_providers", map[string]string{"X-Auth-Token": "project-reader", "OpenStack-System-Scope": "all", "X-Roles": "admin"}, 403},
-		{"another project", "/usages?project_id=p2", map[string]string{"X-Auth-Token": "project-reader", "X-Project-Id": "p2"}, 403},
-		{"root needs no token", "/", map[string]string{"X-Auth-Token": ""}, 200},
+		{"system reader lists providers", "GET", "/resource_providers", "", map[string]string{"X-Auth-Token": sysReader}, 200},
+		{"system reader cannot create", "POST", "/resource_providers", create, map[string]string{"X-Auth-Token": sysReader}, 403},
+		{"system admin creates", "POST", "/resource_providers", create, map[string]string{"X-Auth-Token": sysAdmin}, 200},
+		{"project token is out of scope", "GET", "/resource_providers", "", map[string]string{"X-Auth-Token": reader}, 403},
+		{"project reader reads its usages", "GET", "/usages?project_id=" + demoID, "", map[string]string{"X-Auth-Token": reader}, 200},
+		{"client headers are ignored", "GET", "/resource_providers", "", map[string]string{"X-Auth-Token": reader, "OpenStack-System-Scope": "all", "X-Roles": "admin"}, 403},
+		{"another project", "GET", "/usages?project_id=" + serviceID, "", map[string]string{"X-Auth-Token": reader, "X-Project-Id": serviceID}, 403},
+		{"root needs no token", "GET", "/", "", map[string]string{"X-Auth-Token": ""}, 200},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ts.must(t, tc.want, call{Method: "GET", Path: tc.path, Version: "1.39", Headers: tc.headers})
+			ts.must(t, tc.want, call{Method: tc.method, Path: tc.path, Version: "1.39", Body: tc.body, Headers: tc.headers})
 		})
 	}
-	t.Run("invalid token", func(t *testing.T) {
-		r := ts.must(t, 401, call{Method: "GET", Path: "/resource_providers", Headers: map[string]string{"X-Auth-Token": "revoked"}})
-		if got := r.Header.Get("WWW-Authenticate"); got != `Keystone uri="http://keystone.example.com/v3"` {
+	t.Run("revoked token", func(t *testing.T) {
+		tok := ks.Token(t, keystonetest.SystemReader, keystonetest.System)
+		ks.Revoke(t, tok)
+		r := ts.must(t, 401, call{Method: "GET", Path: "/resource_providers", Headers: map[string]string{"X-Auth-Token": tok}})
+		if got := r.Header.Get("WWW-Authenticate"); got != `Keystone uri="`+ks.AuthURL()+`"` {
 			t.Errorf("WWW-Authenticate %q", got)
 		}
 		// keystonemiddleware's 401 document.
@@ -183,15 +185,51 @@ func TestKeystoneAuth(t *testing.T) {
 			t.Errorf("%d %v", resp.StatusCode, resp.Header)
 		}
 	})
-	t.Run("keystone down", func(t *testing.T) {
-		ks.Close()
-		r := ts.must(t, 503, call{Method: "GET", Path: "/traits", Headers: map[string]string{"X-Auth-Token": "not-cached"}})
-		if !strings.Contains(string(r.Body), "The Keystone service is temporarily unavailable.") {
-			t.Errorf("body %s", r.Body)
-		}
-		// A token validated before is still served from the cache.
-		ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: "1.39", Headers: map[string]string{"X-Auth-Token": "system-reader"}})
-	})
+	t.Run("service token", func(t *testing.T) { testServiceToken(t, ks, rules, reader) })
+	t.Run("keystone down", func(t *testing.T) { testKeystoneDown(t, ks, sysAdmin) })
+}
+
+// testServiceToken: a service token (X-Service-Token) gives its roles as
+// service_roles, which an operator rule may require; an invalid one is a
+// 401, and service headers a client sends are ignored.
+func testServiceToken(t *testing.T, ks *keystonetest.Keystone, rules, reader string) {
+	serviceID := ks.ProjectID(keystonetest.ProjectService)
+	ts := keystoneServerOn(t, ks, rules)
+	svc := ks.Token(t, keystonetest.ServiceAdmin, keystonetest.Project(keystonetest.ProjectService))
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+		want    int
+	}{
+		{"user alone", map[string]string{"X-Auth-Token": reader}, 403},
+		{"user with a service token", map[string]string{"X-Auth-Token": reader, "X-Service-Token": svc}, 200},
+		{"a user token as service token", map[string]string{"X-Auth-Token": reader, "X-Service-Token": reader}, 403},
+		{"invalid service token", map[string]string{"X-Auth-Token": reader, "X-Service-Token": "gAAAAABjunk"}, 401},
+		{"service headers are ignored", map[string]string{"X-Auth-Token": reader, "X-Service-Roles": "service"}, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts.must(t, tc.want, call{Method: "GET", Path: "/usages?project_id=" + serviceID, Version: "1.39", Headers: tc.headers})
+		})
+	}
+}
+
+// testKeystoneDown: when Keystone cannot be reached, a token not seen
+// before is a 503 and one validated before is served from the cache.
+func testKeystoneDown(t *testing.T, ks *keystonetest.Keystone, unseen string) {
+	// A second Keystone over the same state, stopped mid-test.
+	issuer := ks.StartIssuer(t, time.Hour)
+	ts := keystoneServerOn(t, issuer, "")
+	seen := ks.Token(t, keystonetest.SystemReader, keystonetest.System)
+	ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: "1.39", Headers: map[string]string{"X-Auth-Token": seen}})
+	if err := issuer.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	r := ts.must(t, 503, call{Method: "GET", Path: "/traits", Headers: map[string]string{"X-Auth-Token": unseen}})
+	if !strings.Contains(string(r.Body), "The Keystone service is temporarily unavailable.") {
+		t.Errorf("body %s", r.Body)
+	}
+	// A token validated before is still served from the cache.
+	ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: "1.39", Headers: map[string]string{"X-Auth-Token": seen}})
 }
 
 func TestKeystoneNeedsValidator(t *testing.T) {

@@ -132,27 +132,17 @@ const keystoneUnauthorizedBody = `{"error": {"code": 401, "title": "Unauthorized
 
 // authenticateKeystone validates X-Auth-Token (or X-Storage-Token) with
 // Keystone, as keystonemiddleware's auth_token: identity headers a
-// client sends are ignored, the credentials come from the token only.
+// client sends are ignored, the credentials come from the token only. A
+// service token (X-Service-Token, sent by a service acting for a user)
+// is validated too and gives the service_* credentials; an invalid one
+// is refused as an invalid user token is.
 func (c *Chain) authenticateKeystone(w http.ResponseWriter, req *Request) bool {
 	tok, ok := header(req.Header, "X-Auth-Token")
 	if !ok {
 		tok, _ = header(req.Header, "X-Storage-Token")
 	}
-	t, err := c.opts.Tokens.Validate(req.Context(), tok)
-	switch {
-	case err == nil:
-	case errors.Is(err, keystone.ErrInvalidToken):
-		h := w.Header()
-		h.Set("WWW-Authenticate", `Keystone uri="`+c.opts.WWWAuthenticateURI+`"`)
-		h.Set("Content-Type", "application/json; charset=UTF-8")
-		w.WriteHeader(http.StatusUnauthorized)
-		if req.Method != http.MethodHead {
-			_, _ = w.Write([]byte(keystoneUnauthorizedBody))
-		}
-		return false
-	default:
-		c.log.Error("unable to validate token", zap.Error(err), zap.String("request_id", req.ID))
-		writeWebobError(w, req, &apierror.Error{Status: http.StatusServiceUnavailable, Detail: "The Keystone service is temporarily unavailable."})
+	t, ok := c.validate(w, req, tok)
+	if !ok {
 		return false
 	}
 	cr := &req.Creds
@@ -168,7 +158,40 @@ func (c *Chain) authenticateKeystone(w http.ResponseWriter, req *Request) bool {
 	}
 	cr.Roles = t.Roles
 	cr.IsAdminProject = t.IsAdminProject
+	if st, sent := header(req.Header, "X-Service-Token"); sent {
+		svc, ok := c.validate(w, req, st)
+		if !ok {
+			return false
+		}
+		cr.ServiceUserID = policy.Str(svc.UserID)
+		cr.ServiceUserDomainID = nonEmpty(svc.UserDomainID)
+		cr.ServiceProjectID = nonEmpty(svc.ProjectID)
+		cr.ServiceProjectDomainID = nonEmpty(svc.ProjectDomainID)
+		cr.ServiceRoles = svc.Roles
+	}
 	return true
+}
+
+// validate asks Keystone about tok; on a refusal (401) or an outage
+// (503) it writes the answer and returns false.
+func (c *Chain) validate(w http.ResponseWriter, req *Request, tok string) (*keystone.Token, bool) {
+	t, err := c.opts.Tokens.Validate(req.Context(), tok)
+	switch {
+	case err == nil:
+		return t, true
+	case errors.Is(err, keystone.ErrInvalidToken):
+		h := w.Header()
+		h.Set("WWW-Authenticate", `Keystone uri="`+c.opts.WWWAuthenticateURI+`"`)
+		h.Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		if req.Method != http.MethodHead {
+			_, _ = w.Write([]byte(keystoneUnauthorizedBody))
+		}
+	default:
+		c.log.Error("unable to validate token", zap.Error(err), zap.String("request_id", req.ID))
+		writeWebobError(w, req, &apierror.Error{Status: http.StatusServiceUnavailable, Detail: "The Keystone service is temporarily unavailable."})
+	}
+	return nil, false
 }
 
 func nonEmpty(s string) policy.Value { return policy.OptStr(s, s != "") }
