@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"net"
 	"os"
 	"path/filepath"
@@ -73,6 +74,72 @@ func TestPackaging(t *testing.T) {
 		if !strings.Contains(unit, want) {
 			t.Errorf("systemd unit lacks %q", want)
 		}
+	}
+}
+
+// TestPackagingAgentUnit keeps the agent-only host's unit in step with
+// the Debian package and the config it ships as agent.yaml: the unit runs
+// `agent` with it; the config refuses to start, naming file, line and
+// placeholder, with the exit status the unit does not restart on; filled
+// in, it loads, keeps its state file in the unit's StateDirectory and
+// serves /metrics on the network.
+func TestPackagingAgentUnit(t *testing.T) {
+	unit := readRepoFile(t, "packaging/systemd/placement-syncd-agent.service")
+	for _, want := range []string{
+		"ExecStart=/usr/bin/placement-syncd agent --config /etc/placement-syncd/agent.yaml\n",
+		"StateDirectory=placement-syncd\n",
+		"User=placement-syncd\n",
+		"Restart=on-failure\n",
+		"RestartPreventExitStatus=" + strconv.Itoa(exitUsage) + "\n",
+		"ProtectSystem=strict\n",
+		"NoNewPrivileges=yes\n",
+		"WantedBy=multi-user.target\n",
+	} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("agent unit lacks %q", want)
+		}
+	}
+	deb := readRepoFile(t, "scripts/build-deb")
+	for _, want := range []string{
+		`install -m 0644 configs/agent-only.yaml "$pkg/etc/placement-syncd/agent.yaml"`,
+		"packaging/systemd/placement-syncd-agent.service",
+	} {
+		if !strings.Contains(deb, want) {
+			t.Errorf("scripts/build-deb lacks %q", want)
+		}
+	}
+	if !strings.Contains(readRepoFile(t, "packaging/debian/conffiles"), "/etc/placement-syncd/agent.yaml\n") {
+		t.Error("packaging/debian/conffiles lacks /etc/placement-syncd/agent.yaml")
+	}
+	for _, script := range []string{"postinst", "prerm", "postrm"} {
+		if !strings.Contains(readRepoFile(t, "packaging/debian/"+script), "placement-syncd-agent.service") {
+			t.Errorf("packaging/debian/%s does not handle placement-syncd-agent.service", script)
+		}
+	}
+	if strings.Contains(readRepoFile(t, "packaging/debian/postinst"), `enable "$agent_unit"`) {
+		t.Error("postinst enables the agent unit; it ships disabled")
+	}
+
+	const path = "../../configs/agent-only.yaml"
+	_, err := loadConfig(path, nil)
+	var stderr bytes.Buffer
+	if code := run(t.Context(), []string{"agent", "--config", path, "--once"}, &bytes.Buffer{}, &stderr); code != exitUsage ||
+		err == nil || !strings.Contains(stderr.String(), path+":") || !strings.Contains(stderr.String(), "agent.service_token") ||
+		!strings.Contains(stderr.String(), "placeholder") {
+		t.Errorf("the shipped agent.yaml: exit %d (want %d, not restarted), %s", code, exitUsage, stderr.String())
+	}
+	raw := readRepoFile(t, "configs/agent-only.yaml")
+	filled := filepath.Join(t.TempDir(), "agent.yaml")
+	writeFile(t, filled, strings.NewReplacer("token: change-me-too", "token: s3cret-local", "service_token: change-me", "service_token: s3cret-hb").Replace(raw))
+	cfg, err := loadConfig(filled, nil)
+	if err != nil {
+		t.Fatalf("agent.yaml with its placeholders filled in: %v", err)
+	}
+	if !strings.HasPrefix(cfg.Agent.StateFile, "/var/lib/placement-syncd/") {
+		t.Errorf("agent.yaml: agent.state_file %q is outside the unit's StateDirectory", cfg.Agent.StateFile)
+	}
+	if cfg.Metrics.Listen == "" || isLoopback(cfg.Metrics.Listen) {
+		t.Errorf("agent.yaml: metrics.listen %q; Prometheus scrapes agent hosts over the network", cfg.Metrics.Listen)
 	}
 }
 
