@@ -146,6 +146,11 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 	popts := placementclient.Options{Endpoint: c.Placement.Endpoint, Token: c.Placement.Token}
 	if c.Placement.Cloud != "" {
 		popts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Placement.Cloud, CloudsFile: c.Placement.CloudsFile}
+		// The cloud's catalog (or its endpoint override) names Placement;
+		// the default endpoint must not replace it.
+		if popts.Endpoint == defaultAgentPlacement {
+			popts.Endpoint = ""
+		}
 	}
 	pc, err := placementclient.New(ctx, popts)
 	if err != nil {
