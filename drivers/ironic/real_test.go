@@ -33,7 +33,7 @@ type countingTransport struct {
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if strings.HasSuffix(r.URL.Path, "/nodes/detail") {
+	if strings.HasSuffix(r.URL.Path, "/v1/nodes") {
 		c.pages.Add(1)
 	}
 	if c.before != nil {
@@ -211,5 +211,30 @@ func TestRealNoResourceClass(t *testing.T) {
 	observe("class back", 12, 0)
 	if got := logs.FilterMessageSnippet("every node has a resource class again").Len(); got != 1 {
 		t.Fatalf("%d notes that every node has a class again, want 1", got)
+	}
+}
+
+// TestRealConductorGroup: with a second conductor serving group rack1,
+// the driver limited to rack1 reports that group's nodes only, over
+// pages: the filter is the server's, and is kept on every page.
+func TestRealConductorGroup(t *testing.T) {
+	ir := realIronic.Get(t)
+	ir.StartConductor(t, "rack1")
+	rack := ir.EnrollAvailable(t, 12, ironictest.NodeSpec{Name: "rack1", ResourceClass: "gold", ConductorGroup: "rack1"})
+	other := ir.EnrollAvailable(t, 11, ironictest.NodeSpec{Name: "default", ResourceClass: "gold"})
+	ct := &countingTransport{}
+	d, err := ironic.New(t.Context(), ironic.Options{Endpoint: ir.URL, ConductorGroup: "RACK1", HTTPClient: &http.Client{Transport: ct}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := d.Observe(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := uuidsOf(tree); !slices.Equal(got, sorted(rack)) {
+		t.Fatalf("reported %d nodes, want rack1's %d (and none of the other %d): %v", len(got), len(rack), len(other), got)
+	}
+	if got := ct.pages.Load(); got != 2 {
+		t.Fatalf("%d pages, want 2", got)
 	}
 }

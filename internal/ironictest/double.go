@@ -68,7 +68,7 @@ func (d *IronicDouble) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error_message": "{\"faultstring\": \"Service Unavailable (Ironic double)\"}"}`, http.StatusServiceUnavailable)
 		return
 	}
-	if r.URL.Path != "/v1/nodes/detail" || r.Method != http.MethodGet {
+	if (r.URL.Path != "/v1/nodes/detail" && r.URL.Path != "/v1/nodes") || r.Method != http.MethodGet {
 		http.NotFound(w, r)
 		return
 	}
@@ -89,14 +89,24 @@ func (d *IronicDouble) serve(w http.ResponseWriter, r *http.Request) {
 		fault(w, http.StatusNotAcceptable, "Request not acceptable. The minimal required API version should be 1.82")
 		return
 	}
-	page, next, code, msg := pageOf(ns, q, maxLimit)
+	var fields []string
+	if r.URL.Path == "/v1/nodes" {
+		fields = defaultFields
+		if f := q.Get("fields"); f != "" {
+			fields = strings.Split(f, ",")
+		}
+	} else if q.Has("fields") {
+		fault(w, http.StatusBadRequest, "Unexpected arguments: fields")
+		return
+	}
+	page, next, code, msg := pageOf(ns, q, maxLimit, fields)
 	if code != http.StatusOK {
 		fault(w, code, msg)
 		return
 	}
 	out := map[string]any{"nodes": page}
 	if next != "" {
-		out["next"] = "http://" + r.Host + "/v1/nodes/detail?" + next
+		out["next"] = "http://" + r.Host + r.URL.Path + "?" + next
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-OpenStack-Ironic-API-Version", v)
@@ -106,7 +116,7 @@ func (d *IronicDouble) serve(w http.ResponseWriter, r *http.Request) {
 // pageOf is one page of the filtered nodes, and the query of the next
 // page when this one is full. Like Ironic's, that query keeps only sort,
 // limit and marker: the filters are lost.
-func pageOf(ns []Node, q url.Values, maxLimit int) (page []map[string]any, next string, code int, msg string) {
+func pageOf(ns []Node, q url.Values, maxLimit int, fields []string) (page []map[string]any, next string, code int, msg string) {
 	limit := maxLimit
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -134,11 +144,15 @@ func pageOf(ns []Node, q url.Values, maxLimit int) (page []map[string]any, next 
 			(shard != "" && !slices.Contains(strings.Split(shard, ","), n.Shard)) {
 			continue
 		}
-		page = append(page, nodeJSON(n))
+		page = append(page, only(nodeJSON(n), fields))
 		last = n.UUID
 	}
 	if len(page) == limit {
-		next = "sort_key=id&sort_dir=asc&limit=" + strconv.Itoa(limit) + "&marker=" + last
+		next = "sort_key=id&sort_dir=asc&"
+		if fields != nil {
+			next += "fields=" + strings.Join(fields, ",") + "&"
+		}
+		next += "limit=" + strconv.Itoa(limit) + "&marker=" + last
 	}
 	return page, next, http.StatusOK, ""
 }
@@ -150,6 +164,25 @@ func fault(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]string{"error_message": string(inner)})
+}
+
+// defaultFields are what GET /v1/nodes answers without a fields
+// parameter, in the order its next link names them.
+var defaultFields = []string{"instance_uuid", "maintenance", "power_state", "provision_state", "uuid", "name"}
+
+// only keeps the fields asked for (all when fields is nil), and the
+// links, which Ironic always adds.
+func only(doc map[string]any, fields []string) map[string]any {
+	if fields == nil {
+		return doc
+	}
+	out := map[string]any{"links": doc["links"]}
+	for _, f := range fields {
+		if v, ok := doc[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
 }
 
 func nodeJSON(n Node) map[string]any {

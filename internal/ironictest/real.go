@@ -54,6 +54,7 @@ type Ironic struct {
 	// opts and the ports rewrite the configuration (SetMaxLimit).
 	opts             Options
 	apiPort, rpcPort int
+	conductors       int // started by StartConductor
 }
 
 // proc is one service in its own process group.
@@ -174,7 +175,7 @@ func start(ctx context.Context, o Options) (_ *Ironic, err error) {
 		return nil, err
 	}
 	for _, name := range []string{"ironic-conductor", "ironic-api"} {
-		p, err := launch(dir, name, conf)
+		p, err := launch(dir, name, conf, name)
 		if err != nil {
 			return nil, err
 		}
@@ -200,11 +201,21 @@ func runDBSync(ctx context.Context, dir, conf string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("ironictest: ironic-dbsync create_schema: %w\n%s", err, tail(string(out), 3000))
 	}
+	// Write-ahead logging, which stays with the file: readers no longer
+	// block the writer, and the services' writes fail with "database is
+	// locked" far less often.
+	wal := exec.CommandContext(ctx, "/usr/bin/python3", "-c",
+		"import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode=WAL')", filepath.Join(dir, "ironic.sqlite"))
+	wal.Env = cleanEnv(dir)
+	if out, err := wal.CombinedOutput(); err != nil {
+		return fmt.Errorf("ironictest: WAL mode: %w\n%s", err, out)
+	}
 	return nil
 }
 
-func launch(dir, name, conf string) (*proc, error) {
-	logPath := filepath.Join(dir, name+".log")
+// launch starts /usr/bin/<name> on conf, logging to dir/<logName>.log.
+func launch(dir, name, conf, logName string) (*proc, error) {
+	logPath := filepath.Join(dir, logName+".log")
 	f, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("ironictest: %w", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/internal/ironictest"
@@ -82,23 +83,36 @@ func TestDoublePagesLikeIronic(t *testing.T) {
 		"resource_class=cmp", "resource_class=cmp&limit=3", "resource_class=cmp&limit=50",
 		"resource_class=cmp&limit=4&marker=" + uuids[5], "resource_class=cmp&marker=" + uuids[12],
 		"shard=s1&limit=2", "shard=s1&limit=2&marker=" + uuids[3], "limit=0",
-		"marker=00000000-0000-4000-8000-000000000000",
+		"marker=00000000-0000-4000-8000-000000000000", "fields=uuid", "limit=3&fields=uuid",
 	}
 	for _, q := range queries {
-		rc, rn, rnext := listing(t, ir.URL, q)
-		dc, dn, dnext := listing(t, double.URL, q)
-		if rc != dc || !slices.Equal(rn, dn) || rnext != dnext {
-			t.Errorf("%s:\nreal   %d %v next %q\ndouble %d %v next %q", q, rc, rn, rnext, dc, dn, dnext)
+		// The driver's listing: selected fields of /v1/nodes.
+		nodesQ := "fields=uuid,resource_class,traits&" + q
+		if strings.Contains(q, "fields=") {
+			nodesQ = q
 		}
+		compare(t, ir.URL+"/nodes/detail?"+q, double.URL+"/nodes/detail?"+q)
+		compare(t, ir.URL+"/nodes?"+nodesQ, double.URL+"/nodes?"+nodesQ)
+	}
+	compare(t, ir.URL+"/nodes?limit=5", double.URL+"/nodes?limit=5")
+}
+
+// compare lists from the real Ironic and the double.
+func compare(t *testing.T, real, double string) {
+	t.Helper()
+	rc, rn, rnext := listing(t, real)
+	dc, dn, dnext := listing(t, double)
+	if rc != dc || !slices.Equal(rn, dn) || rnext != dnext {
+		t.Errorf("%s:\nreal   %d %v next %q\ndouble %d %v next %q", real, rc, rn, rnext, dc, dn, dnext)
 	}
 }
 
-// listing is one GET /v1/nodes/detail: the status, the node uuids and the
-// next link without its scheme and host. (The tests that share the real
+// listing is one node listing: the status, the node uuids (with their
+// resource class, when asked for) and the next link without its scheme and host. (The tests that share the real
 // Ironic run one at a time and delete their nodes.)
-func listing(t *testing.T, endpoint, query string) (int, []string, string) {
+func listing(t *testing.T, u string) (int, []string, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, endpoint+"/nodes/detail?"+query, nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +134,7 @@ func listing(t *testing.T, endpoint, query string) (int, []string, string) {
 	}
 	var uuids []string
 	for _, n := range page.Nodes {
-		uuids = append(uuids, n.UUID)
+		uuids = append(uuids, n.UUID+"/"+n.ResourceClass)
 	}
 	next := ""
 	if page.Next != "" {

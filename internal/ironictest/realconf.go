@@ -13,6 +13,12 @@ import (
 // "direct" deploy is enabled as well, as the only way to make a node wait
 // for a ramdisk that never calls back (clean wait, then clean failed).
 func writeConfig(dir string, o Options, apiPort, rpcPort int) (string, error) {
+	return renderConfig(dir, "ironic.conf", o, apiPort, rpcPort, "127.0.0.1", "")
+}
+
+// renderConfig writes dir/name for a service reached at host (its
+// JSON-RPC address, for a conductor) in conductor group group.
+func renderConfig(dir, name string, o Options, apiPort, rpcPort int, host, group string) (string, error) {
 	for _, sub := range []string{"state", "tmp", "lock", "http"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return "", fmt.Errorf("ironictest: %w", err)
@@ -26,9 +32,9 @@ func writeConfig(dir string, o Options, apiPort, rpcPort int) (string, error) {
 	root := "http://127.0.0.1:" + strconv.Itoa(apiPort)
 	conf := strings.NewReplacer(
 		"@DIR@", dir, "@API@", strconv.Itoa(apiPort), "@RPC@", strconv.Itoa(rpcPort),
-		"@TIMEOUT@", timeout, "@MAXLIMIT@", maxLimit, "@ROOT@", root,
+		"@TIMEOUT@", timeout, "@MAXLIMIT@", maxLimit, "@ROOT@", root, "@HOST@", host, "@GROUP@", group,
 	).Replace(configTemplate)
-	path := filepath.Join(dir, "ironic.conf")
+	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		return "", fmt.Errorf("ironictest: %w", err)
 	}
@@ -38,10 +44,12 @@ func writeConfig(dir string, o Options, apiPort, rpcPort int) (string, error) {
 // configTemplate: [DEFAULT] host is the address the API reaches the
 // conductor's JSON-RPC server at; [service_catalog] and [deploy] give the
 // direct deploy interface the URLs it checks for, none of which is ever
-// fetched.
+// fetched. The hash ring is refreshed every second, so that a conductor
+// started by a test serves its group at once.
 const configTemplate = `[DEFAULT]
 auth_strategy = noauth
-host = 127.0.0.1
+host = @HOST@
+hash_ring_reset_interval = 1
 rpc_transport = json-rpc
 debug = false
 use_stderr = true
@@ -81,10 +89,11 @@ api_workers = 1
 
 [json_rpc]
 auth_strategy = noauth
-host_ip = 127.0.0.1
+host_ip = @HOST@
 port = @RPC@
 
 [conductor]
+conductor_group = @GROUP@
 automated_clean = true
 sync_power_state_interval = 5
 check_provision_state_interval = 1

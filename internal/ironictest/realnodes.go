@@ -143,6 +143,9 @@ func (ir *Ironic) EnrollAvailable(t testing.TB, n int, s NodeSpec) []string {
 		}()
 	}
 	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
 	return uuids
 }
 
@@ -203,14 +206,14 @@ func (ir *Ironic) Manage(t testing.TB, uuid string) {
 func (ir *Ironic) SetPower(t testing.TB, uuid, state string) {
 	t.Helper()
 	ir.must(t, http.MethodPut, "/v1/nodes/"+uuid+"/states/power", map[string]string{"target": state}, http.StatusAccepted)
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		if n := ir.Get(t, uuid); n.PowerState != nil && *n.PowerState == state {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("ironictest: node %s never reached %q", uuid, state)
+	t.Fatalf("ironictest: node %s never reached %q: %s", uuid, state, deref(ir.Get(t, uuid).LastError))
 }
 
 // Provide cleans a manageable node (automated cleaning) and waits until
