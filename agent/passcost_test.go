@@ -133,6 +133,11 @@ func testPassCost(t *testing.T, kind string, n int) {
 	}
 	e := newEnv(t, bc.URL, ds, opts)
 	pass(e, "first pass")
+	fi, err := os.Stat(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("state file: %d bytes for %d nodes", fi.Size(), n)
 	// An idle pass asks Placement for its versions only: neither the
 	// fleet's size nor the cloud's shows in it.
 	if requests, writes, bytes := pass(e, "idle pass"); requests > idleBudget || writes != 0 || bytes > 4096 {

@@ -127,7 +127,9 @@ func (rs *reportedSet) save() error {
 	for d, set := range rs.sets {
 		doc.Reported[d] = slices.Sorted(maps.Keys(set))
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
+	// Compact: with the cache in it, the file is about 200 bytes a
+	// provider, written after every pass that changed something.
+	b, err := json.Marshal(doc)
 	if err != nil {
 		return err
 	}
