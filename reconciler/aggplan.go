@@ -33,8 +33,10 @@ type AggregatePlan struct {
 	// Unmapped are hosts in some Nova aggregate that have no compute
 	// node, or a compute node without a resource provider.
 	Unmapped []UnmappedHost
-	// InSync counts providers that were checked and need nothing.
+	// InSync counts providers that were checked and need nothing;
+	// Synced are they, with their hosts and aggregates (Desired).
 	InSync int
+	Synced []ProviderChange
 	// Held are remembered providers whose host Nova still lists in an
 	// aggregate but without any hypervisor (a cell that is down, say):
 	// unknown, so nothing is removed from them.
@@ -149,8 +151,13 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 			continue
 		}
 		c := providerChange(p, want, in.Observed[p], owned)
+		if len(c.Hosts) == 0 {
+			// It left its last aggregate: still some host's compute node.
+			c.Hosts = nodeHost(in, p)
+		}
 		if len(c.Add) == 0 && len(c.Remove) == 0 {
 			plan.InSync++
+			plan.Synced = append(plan.Synced, c)
 			continue
 		}
 		for _, a := range c.Remove {
@@ -255,6 +262,20 @@ func providerChange(p string, want desired, observed []string, owned map[string]
 		Add:      minus(want.aggregates[p], have),
 		Remove:   minus(have, want.aggregates[p]),
 	}
+}
+
+// nodeHost is the host whose compute node p is, per Nova or as last
+// remembered; nil when neither knows.
+func nodeHost(in AggregateInput, p string) []string {
+	for _, n := range in.Nova.Nodes {
+		if n.UUID == p && n.Host != "" {
+			return []string{n.Host}
+		}
+	}
+	if h := in.Hosts[p]; h != "" {
+		return []string{h}
+	}
+	return nil
 }
 
 func unmappedFor(m map[string]*UnmappedHost, host string) *UnmappedHost {

@@ -78,7 +78,8 @@ func TestPlanAggregates(t *testing.T) {
 			},
 			wantChanges: []ProviderChange{
 				{Provider: rp1, Hosts: []string{"h1"}, Remove: []string{agB}, Desired: []string{agA}},
-				{Provider: rp2, Remove: []string{agA}},
+				// It left its last aggregate: still shown with its host.
+				{Provider: rp2, Hosts: []string{"ironic"}, Remove: []string{agA}},
 				{Provider: "gone", Remove: []string{agA}},
 			},
 			wantOwned:   []string{agA, agB},

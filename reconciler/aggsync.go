@@ -52,11 +52,24 @@ type AggregateResult struct {
 	// listings, then each holder's aggregates), whichever needs fewer
 	// requests.
 	Strategy string
-	DryRun   bool
+	// Read is what was read from Nova.
+	Read   NovaRead
+	DryRun bool
 	// Applied has one entry per planned change that was attempted.
 	Applied   []AppliedChange
 	Conflicts int
 	GiveUps   int
+}
+
+// NovaRead counts what one run read from Nova.
+type NovaRead struct {
+	Aggregates   int
+	ComputeNodes int
+	Hosts        int
+}
+
+func novaRead(n NovaState) NovaRead {
+	return NovaRead{Aggregates: len(n.Aggregates), ComputeNodes: len(n.Nodes), Hosts: len(n.nodesByHost())}
 }
 
 // AppliedChange is the outcome of one provider's write.
@@ -135,7 +148,7 @@ func (s *AggregateSync) RunWith(ctx context.Context, flags RunFlags) (*Aggregate
 		return nil, fmt.Errorf("%w: %w", ErrPlacement, err)
 	}
 	in.Hosts = s.State.ProviderHosts()
-	res := &AggregateResult{Plan: PlanAggregates(in), Strategy: strategy, DryRun: flags.DryRun}
+	res := &AggregateResult{Plan: PlanAggregates(in), Strategy: strategy, Read: novaRead(nova), DryRun: flags.DryRun}
 	owned := setOf(in.Owned, nova.aggregateUUIDs())
 	limit := DefaultMaxRemovals()
 	if s.MaxRemovals != nil {

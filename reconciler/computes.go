@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/services"
 )
 
 // ComputeService is one nova-compute service Nova lists. Version is its
@@ -17,6 +15,12 @@ type ComputeService struct {
 	Version int    `json:"version,omitempty"`
 	// Cell names the cell database it was read from, "" for the API.
 	Cell string `json:"cell,omitempty"`
+	// Down: Nova listed it with status UNKNOWN, its cell not answering
+	// Nova; only a cell database can give it a version.
+	Down bool `json:"down,omitempty"`
+	// NoCell: Nova lists it but no configured cell database holds it (a
+	// cell missing from the configuration); it has no known version.
+	NoCell bool `json:"no_cell,omitempty"`
 }
 
 // ComputeSource lists the nova-compute services the gate must count,
@@ -32,15 +36,22 @@ type novaServiceJSON struct {
 	Host       string `json:"host"`
 	Binary     string `json:"binary"`
 	ForcedDown bool   `json:"forced_down"`
+	// Status is "UNKNOWN" (from 2.69) for a service of a cell Nova could
+	// not read; such an entry carries nothing else but host and binary.
+	Status string `json:"status"`
 }
 
+// statusUnknown is the status of a service in a cell Nova cannot read.
+const statusUnknown = "UNKNOWN"
+
 // computesFromServices keeps the nova-compute services that are not
-// forced down; disabled ones count, as they do for Nova.
+// forced down; disabled ones count, as they do for Nova, and so do those
+// of a cell Nova could not read (marked Down).
 func computesFromServices(svcs []novaServiceJSON) []ComputeService {
 	var out []ComputeService
 	for _, s := range svcs {
 		if s.Binary == ComputeBinary && !s.ForcedDown && s.Host != "" {
-			out = append(out, ComputeService{Host: s.Host})
+			out = append(out, ComputeService{Host: s.Host, Down: s.Status == statusUnknown})
 		}
 	}
 	return out
@@ -48,7 +59,9 @@ func computesFromServices(svcs []novaServiceJSON) []ComputeService {
 
 // Computes implements ComputeSource: GET /os-services?binary=nova-compute.
 func (n *NovaAPI) Computes(ctx context.Context) ([]ComputeService, error) {
-	svcs, err := allPages[novaServiceJSON](ctx, services.List(n.client, services.ListOpts{Binary: ComputeBinary}), "services")
+	ctx, cancel := n.bound(ctx)
+	defer cancel()
+	svcs, err := listAll[novaServiceJSON](ctx, n.client, "services", "os-services?binary="+ComputeBinary)
 	if err != nil {
 		return nil, fmt.Errorf("%w: list services: %w", ErrNovaUnavailable, err)
 	}

@@ -4,70 +4,241 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
+	"time"
 
-	// The MySQL protocol driver, for Nova's cell databases.
-	_ "github.com/go-sql-driver/mysql"
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/placement-syncd/placement-syncd/internal/dburl"
 )
 
 // CellDatabase is one Nova cell database, read only.
 type CellDatabase struct {
-	// Name labels the cell in the gate's answer.
+	// Name labels the cell in the gate's answer, logs and metrics.
 	Name string
-	// DSN is a go-sql-driver/mysql data source name.
+	// DSN is Nova's URL form (mysql+pymysql://user:pw@host:port/db?charset=utf8,
+	// as in nova.conf and cell_mappings) or a go-sql-driver/mysql DSN.
 	DSN string
 }
 
+// DefaultCellQueryTimeout bounds the reading of one cell database: a
+// hung cell fails the read (closing the gate) instead of holding it.
+const DefaultCellQueryTimeout = 30 * time.Second
+
 // CellDatabases reads the services table of each cell database: the
-// only place Nova keeps service versions. Any cell that cannot be read
-// fails the whole list, so that an unreadable cell keeps the gate
-// closed instead of being skipped (Nova's scheduler skips it).
+// only place Nova keeps service versions. The cells are those of the API
+// database's cell_mappings when APIDatabase is set (a configured cell of
+// the same name replaces the mapping's address, e.g. with a read-only
+// user), else the configured ones. Any cell that cannot be read fails the
+// whole list (an UnreadableCellsError), so that an unreadable cell closes
+// the gate instead of being skipped, as Nova's scheduler would skip it.
 type CellDatabases struct {
-	Cells []CellDatabase
+	// APIDatabase is the nova_api database (either form of CellDatabase.DSN).
+	APIDatabase string
+	Cells       []CellDatabase
+	// Nova, when set and APIDatabase is not, is Nova's own list
+	// (os-services): a host it lists that no configured cell holds
+	// keeps the gate closed, as a cell missing from the configuration
+	// would otherwise be ignored.
+	Nova ComputeSource
+	// QueryTimeout bounds each cell's read (0: DefaultCellQueryTimeout).
+	QueryTimeout time.Duration
 }
 
-// computesQuery applies the filters of Nova's minimum-version query
-// (deleted = 0, forced_down false) and, as get_minimum_version_all_cells
-// does, ignores versions of 0 and below.
-const computesQuery = "SELECT host, version FROM services WHERE `binary` = ? AND deleted = 0 AND forced_down = 0 AND version > 0 ORDER BY host"
+// CellFailure is one cell that could not be read.
+type CellFailure struct {
+	Cell string
+	Err  error
+}
+
+// UnreadableCellsError lists the cells that could not be read; it wraps
+// ErrNovaUnavailable.
+type UnreadableCellsError struct {
+	Failed []CellFailure
+}
+
+func (e *UnreadableCellsError) Error() string {
+	parts := make([]string, 0, len(e.Failed))
+	for _, f := range e.Failed {
+		parts = append(parts, "cell "+f.Cell+": "+f.Err.Error())
+	}
+	return fmt.Sprintf("%v: %d cell database(s) not readable: %s", ErrNovaUnavailable, len(e.Failed), strings.Join(parts, "; "))
+}
+
+func (e *UnreadableCellsError) Unwrap() error { return ErrNovaUnavailable }
+
+// Names are the unreadable cells' names.
+func (e *UnreadableCellsError) Names() []string {
+	out := make([]string, 0, len(e.Failed))
+	for _, f := range e.Failed {
+		out = append(out, f.Cell)
+	}
+	return out
+}
+
+// ParseCellDSN reads a cell (or API) database address in Nova's URL form
+// or as a go-sql-driver/mysql DSN.
+func ParseCellDSN(s string) (*mysql.Config, error) {
+	if !strings.Contains(s, "://") {
+		return mysql.ParseDSN(s)
+	}
+	u, err := dburl.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if u.MySQL == nil {
+		return nil, fmt.Errorf("database URL %s: Nova's databases are MySQL (mysql+pymysql://…)", u)
+	}
+	return u.MySQL, nil
+}
+
+// computesQuery reads every live compute row: a row held by the cell
+// counts for coverage; only those Nova's minimum-version query counts
+// (not forced down, version above 0) count for the gate.
+const computesQuery = "SELECT host, version, forced_down FROM services WHERE `binary` = ? AND deleted = 0 ORDER BY host"
+
+// cellMappingsQuery lists the cells but cell0, which holds no services.
+const cellMappingsQuery = "SELECT COALESCE(name, uuid), database_connection FROM cell_mappings " +
+	"WHERE uuid <> '00000000-0000-0000-0000-000000000000' ORDER BY name, uuid"
 
 // Computes implements ComputeSource.
 func (c CellDatabases) Computes(ctx context.Context) ([]ComputeService, error) {
+	timeout := c.QueryTimeout
+	if timeout <= 0 {
+		timeout = DefaultCellQueryTimeout
+	}
+	cells, err := c.cells(ctx, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cell mappings: %w", ErrNovaUnavailable, err)
+	}
 	var out []ComputeService
-	for _, cell := range c.Cells {
-		got, err := readCell(ctx, cell)
+	held := map[string]bool{}
+	var failed []CellFailure
+	for _, cell := range cells {
+		rows, err := readCell(ctx, cell, timeout)
 		if err != nil {
-			return nil, fmt.Errorf("%w: cell %s: %w", ErrNovaUnavailable, cell.Name, err)
+			failed = append(failed, CellFailure{Cell: cell.Name, Err: err})
+			continue
 		}
-		out = append(out, got...)
+		for _, r := range rows {
+			held[r.svc.Host] = true
+			if r.counted {
+				out = append(out, r.svc)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return nil, &UnreadableCellsError{Failed: failed}
+	}
+	if c.Nova == nil || c.APIDatabase != "" {
+		return out, nil
+	}
+	listed, err := c.Nova.Computes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("check the configured cells against Nova's list: %w", err)
+	}
+	for _, l := range listed {
+		if !held[l.Host] {
+			out = append(out, ComputeService{Host: l.Host, Down: l.Down, NoCell: true})
+		}
 	}
 	return out, nil
 }
 
-func readCell(ctx context.Context, cell CellDatabase) ([]ComputeService, error) {
-	db, err := sql.Open("mysql", cell.DSN)
+// cells are the cells to read: the API database's mappings with the
+// configured ones replacing those of the same name, or the configured.
+func (c CellDatabases) cells(ctx context.Context, timeout time.Duration) ([]CellDatabase, error) {
+	if c.APIDatabase == "" {
+		return c.Cells, nil
+	}
+	cfg, err := ParseCellDSN(c.APIDatabase)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var mapped []CellDatabase
+	err = readOnly(ctx, cfg, timeout, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, cellMappingsQuery)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var cell CellDatabase
+			if err := rows.Scan(&cell.Name, &cell.DSN); err != nil {
+				return err
+			}
+			mapped = append(mapped, cell)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range mapped {
+		for _, conf := range c.Cells {
+			if conf.Name == m.Name {
+				mapped[i].DSN = conf.DSN
+			}
+		}
+	}
+	return mapped, nil
+}
+
+// cellRow is one compute row of a cell.
+type cellRow struct {
+	svc     ComputeService
+	counted bool
+}
+
+func readCell(ctx context.Context, cell CellDatabase, timeout time.Duration) ([]cellRow, error) {
+	cfg, err := ParseCellDSN(cell.DSN)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out []cellRow
+	err = readOnly(ctx, cfg, timeout, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, computesQuery, ComputeBinary)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var host sql.NullString
+			var version sql.NullInt64
+			var forcedDown sql.NullBool
+			if err := rows.Scan(&host, &version, &forcedDown); err != nil {
+				return err
+			}
+			if !host.Valid {
+				continue
+			}
+			s := ComputeService{Host: host.String, Version: int(version.Int64), Cell: cell.Name}
+			out = append(out, cellRow{svc: s, counted: !forcedDown.Bool && s.Version > 0})
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// readOnly runs fn in a read-only transaction on a connection of its
+// own, dialled within timeout.
+func readOnly(ctx context.Context, cfg *mysql.Config, timeout time.Duration, fn func(*sql.Tx) error) error {
+	cfg = cfg.Clone()
+	cfg.Timeout = timeout
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(conn)
 	defer db.Close()
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // read only: nothing to undo
-	rows, err := tx.QueryContext(ctx, computesQuery, ComputeBinary)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ComputeService
-	for rows.Next() {
-		var s ComputeService
-		var host sql.NullString
-		if err := rows.Scan(&host, &s.Version); err != nil {
-			return nil, err
-		}
-		s.Host, s.Cell = host.String, cell.Name
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return fn(tx)
 }

@@ -53,7 +53,7 @@ func (d *novaDouble) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if got := r.Header.Get("OpenStack-API-Version"); got != "compute "+NovaMicroversion {
-		http.Error(w, "double wants microversion 2.53, got "+got, http.StatusBadRequest)
+		http.Error(w, "double wants microversion "+NovaMicroversion+", got "+got, http.StatusBadRequest)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

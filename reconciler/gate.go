@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
@@ -53,9 +54,11 @@ type GateInput struct {
 	// while it has never been read.
 	Computes []ComputeService
 	Listed   bool
-	// ListError is the last failure to read the list ("" if none); the
-	// last list read stays in use.
+	// ListError is the last failure to read the list ("" if none).
 	ListError string
+	// ListFailed: the last read failed and the last list is too old to
+	// use (reconciler.gate.max_staleness), so the gate closes.
+	ListFailed bool
 	// Records give versions to listed computes whose source has none:
 	// authenticated heartbeats and the operator's configured records.
 	Records []ServiceRecord
@@ -83,6 +86,12 @@ type GateState struct {
 	// known version (each keeps the gate closed).
 	Behind  []string `json:"behind,omitempty"`
 	Unknown []string `json:"unknown,omitempty"`
+	// CellDown lists the computes Nova listed as UNKNOWN (their cell did
+	// not answer Nova) whose version no cell database gave.
+	CellDown []string `json:"cell_down,omitempty"`
+	// NoCell lists the computes Nova lists that no configured cell
+	// database holds (reconciler.nova.cell_databases misses a cell).
+	NoCell []string `json:"no_cell,omitempty"`
 	// ListError is the last failure to read Nova's compute list.
 	ListError string `json:"list_error,omitempty"`
 	// PrefilterOn: the gate is open and the nova-owned providers carry
@@ -108,6 +117,14 @@ func EvaluateGate(in GateInput) GateState {
 		switch {
 		case excluded:
 			continue
+		case v <= 0 && (c.Down || c.NoCell):
+			st.Unknown = append(st.Unknown, c.Host)
+			if c.Down {
+				st.CellDown = append(st.CellDown, c.Host)
+			}
+			if c.NoCell {
+				st.NoCell = append(st.NoCell, c.Host)
+			}
 		case v <= 0:
 			st.Unknown = append(st.Unknown, c.Host)
 		case v < in.Required:
@@ -120,21 +137,34 @@ func EvaluateGate(in GateInput) GateState {
 	}
 	slices.Sort(st.Behind)
 	slices.Sort(st.Unknown)
+	slices.Sort(st.CellDown)
+	slices.Sort(st.NoCell)
 	switch {
 	case st.Override == GateOpen:
 		st.Open, st.Reason = true, "opened by the operator (override: open)"
 	case st.Override == GateClosed:
 		st.Reason = "closed by the operator (override: closed)"
+	case in.ListFailed:
+		st.Reason = "Nova's list of nova-compute services could not be read" + listErr(in.ListError)
 	case !in.Listed:
 		st.Reason = "Nova's list of nova-compute services not read yet" + listErr(in.ListError)
 	case st.Computes == 0:
 		st.Reason = "Nova lists no nova-compute service" + listErr(in.ListError)
+	case len(st.NoCell) > 0:
+		st.Reason = fmt.Sprintf("%d of %d nova-compute services are in no configured cell database (reconciler.nova.cell_databases misses a cell): %s",
+			len(st.NoCell), st.Computes, strings.Join(st.NoCell, ", "))
+	case len(st.CellDown) > 0:
+		st.Reason = fmt.Sprintf("%d of %d nova-compute services have no known version, %d of them in a cell Nova cannot read (status UNKNOWN)",
+			len(st.Unknown), st.Computes, len(st.CellDown))
 	case len(st.Unknown) > 0:
 		st.Reason = fmt.Sprintf("%d of %d nova-compute services have no known version", len(st.Unknown), st.Computes)
 	case len(st.Behind) > 0:
 		st.Reason = fmt.Sprintf("%d of %d nova-compute services below version %d (minimum %d)", len(st.Behind), st.Computes, in.Required, st.MinVersion)
 	default:
 		st.Open, st.Reason = true, fmt.Sprintf("all %d nova-compute services at version %d or later", st.Computes, in.Required)
+		if in.ListError != "" {
+			st.Reason += " in the last list read; reading it again failed (within reconciler.gate.max_staleness): " + in.ListError
+		}
 	}
 	return st
 }
@@ -153,6 +183,11 @@ func listErr(e string) string {
 func knownVersion(c ComputeService, records []ServiceRecord) (version int, excluded bool) {
 	if c.Version > 0 {
 		return c.Version, false
+	}
+	if c.Down || c.NoCell {
+		// Nova cannot read its cell, or ours misses it: whatever a record says, Nova's own
+		// minimum (require_all) fails, so the gate must not open on it.
+		return 0, false
 	}
 	for _, r := range records {
 		if r.Host != c.Host || r.Binary != ComputeBinary || !r.Authenticated {

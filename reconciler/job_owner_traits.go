@@ -19,8 +19,9 @@ func ownerTraitsJob() jobKind {
 					r.stamped(res)
 				}
 				o := stampOutcome(res)
-				if listErr != nil {
-					o.detail += "; Nova's compute list not read: " + listErr.Error()
+				if listErr != nil && err == nil {
+					// The gate closed on it: the run failed at its first step.
+					err = fmt.Errorf("Nova's compute list not read: %w", listErr)
 				}
 				return o, err
 			}

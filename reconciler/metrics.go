@@ -24,6 +24,11 @@ type metrics struct {
 	gateComputes prometheus.Gauge
 	heartbeats   prometheus.Counter
 	refused      *prometheus.CounterVec
+	// cellUnreadable is 1 per cell whose database the last read of the
+	// compute list could not read; listErrors counts failed reads.
+	cellUnreadable *prometheus.GaugeVec
+	listErrors     prometheus.Counter
+	unknown        prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -51,6 +56,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		heartbeats:   s.Counter("heartbeats_total", "Service heartbeats received."),
 		refused: s.CounterVec("refused_runs_total",
 			"Aggregate mirroring runs refused before writing (reason: empty_answer, max_removals); --force overrides.", "reason"),
+		cellUnreadable: s.GaugeVec("nova_cell_unreadable",
+			"1 for each Nova cell database the last read of the compute list could not read (the gate is closed), 0 once read again.", "cell"),
+		listErrors: s.Counter("compute_list_errors_total",
+			"Failed reads of Nova's compute list (a cell database, the API database or os-services); each closes the gate."),
+		unknown: s.Gauge("compute_unknown_version",
+			"Listed nova-compute services with no known version (their cell not answering Nova, or in no configured cell); each keeps the gate closed."),
 	}
 	return m, s.Register(reg)
 }
@@ -64,4 +75,5 @@ func (m *metrics) observeGate(g GateState) {
 	m.gateMin.Set(float64(g.MinVersion))
 	m.gateRequired.Set(float64(g.Required))
 	m.gateComputes.Set(float64(g.Computes))
+	m.unknown.Set(float64(len(g.Unknown)))
 }

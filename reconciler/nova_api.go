@@ -2,22 +2,38 @@ package reconciler
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/hypervisors"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
 // NovaMicroversion is the compute API microversion the reconciler asks
-// for: 2.41 added aggregate uuids and 2.53 made hypervisor ids the
-// compute node (and resource provider) uuids.
-const NovaMicroversion = "2.53"
+// for: 2.41 added aggregate uuids, 2.53 made hypervisor ids the compute
+// node (and resource provider) uuids, and 2.69 lists the services of a
+// cell Nova cannot read (status UNKNOWN) instead of leaving them out.
+const NovaMicroversion = "2.69"
+
+// DefaultNovaTimeout bounds each Nova listing: above Nova's own cell
+// timeout (60 s), so that a hung cell shows as Nova's own answer (the
+// cell's computes UNKNOWN, or left out) rather than as our timeout.
+const DefaultNovaTimeout = 90 * time.Second
 
 // NovaAPI reads Nova's state through the compute API.
 type NovaAPI struct {
 	client *gophercloud.ServiceClient
+	// Timeout bounds each listing, all its pages (0: DefaultNovaTimeout).
+	Timeout time.Duration
+}
+
+func (n *NovaAPI) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if n.Timeout <= 0 {
+		return context.WithTimeout(ctx, DefaultNovaTimeout)
+	}
+	return context.WithTimeout(ctx, n.Timeout)
 }
 
 // NewNovaAPI wraps a compute client; it works on a copy pinned to
@@ -35,11 +51,15 @@ func NewNovaAPI(client *gophercloud.ServiceClient) *NovaAPI {
 // NovaState implements NovaSource: all aggregates, then every page of
 // hypervisors.
 func (n *NovaAPI) NovaState(ctx context.Context) (NovaState, error) {
-	aggs, err := allPages[novaAggregateJSON](ctx, aggregates.List(n.client), "aggregates")
+	actx, cancel := n.bound(ctx)
+	defer cancel()
+	aggs, err := listAll[novaAggregateJSON](actx, n.client, "aggregates", "os-aggregates")
 	if err != nil {
 		return NovaState{}, fmt.Errorf("%w: list aggregates: %w", ErrNovaUnavailable, err)
 	}
-	hvs, err := allPages[novaHypervisorJSON](ctx, hypervisors.List(n.client, hypervisors.ListOpts{}), "hypervisors")
+	hctx, hcancel := n.bound(ctx)
+	defer hcancel()
+	hvs, err := listAll[novaHypervisorJSON](hctx, n.client, "hypervisors", "os-hypervisors", "detail")
 	if err != nil {
 		return NovaState{}, fmt.Errorf("%w: list hypervisors: %w", ErrNovaUnavailable, err)
 	}
@@ -50,15 +70,20 @@ func (n *NovaAPI) NovaState(ctx context.Context) (NovaState, error) {
 	return st, nil
 }
 
-// allPages reads every page of a Nova list, decoding the items under key
-// as T, in order.
-func allPages[T any](ctx context.Context, pager pagination.Pager, key string) ([]T, error) {
+// listAll reads every page of a Nova list at path (query included), decoding
+// the items under key as T, in order. gophercloud's own pages take any
+// 200, 204 or 300 answer without the key for an empty list; here only a
+// 200 that carries the key is a list, so a wrong endpoint or a missing
+// token is an error, never "Nova has nothing".
+func listAll[T any](ctx context.Context, client *gophercloud.ServiceClient, key string, path ...string) ([]T, error) {
+	url := client.ServiceURL(path...)
+	pager := pagination.NewPager(client, url, func(r pagination.PageResult) pagination.Page {
+		return keyedPage{PageResult: r, key: key}
+	})
 	var all []T
 	err := pager.EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
 		var page []T
-		if err := p.(interface {
-			ExtractIntoSlicePtr(to any, label string) error
-		}).ExtractIntoSlicePtr(&page, key); err != nil {
+		if err := p.(keyedPage).ExtractIntoSlicePtr(&page, key); err != nil {
 			return false, err
 		}
 		all = append(all, page...)
@@ -66,3 +91,60 @@ func allPages[T any](ctx context.Context, pager pagination.Pager, key string) ([
 	})
 	return all, err
 }
+
+// keyedPage is one page of a Nova list: {"<key>": [...], "<key>_links": [...]}.
+type keyedPage struct {
+	pagination.PageResult
+	key string
+}
+
+// IsEmpty refuses an answer that is not a list: gophercloud stops at the
+// first empty page without an error, so this is where a 300 or a 204 is
+// caught.
+func (p keyedPage) IsEmpty() (bool, error) {
+	if p.StatusCode != http.StatusOK {
+		return false, fmt.Errorf("%s: answered %d, not a list (%s)", p.URL.Redacted(), p.StatusCode, answerHint(p.StatusCode))
+	}
+	body, ok := p.Body.(map[string]any)
+	if !ok {
+		return false, fmt.Errorf("%s: answer is not a JSON object", p.URL.Redacted())
+	}
+	items, ok := body[p.key].([]any)
+	if !ok {
+		return false, fmt.Errorf("%s: answer has no %q list", p.URL.Redacted(), p.key)
+	}
+	return len(items) == 0, nil
+}
+
+// NextPageURL follows the "<key>_links" next link.
+func (p keyedPage) NextPageURL() (string, error) {
+	var doc map[string]json.RawMessage
+	if err := p.ExtractInto(&doc); err != nil {
+		return "", err
+	}
+	raw, ok := doc[p.key+"_links"]
+	if !ok {
+		return "", nil // the last (or only) page
+	}
+	var links []gophercloud.Link
+	if err := json.Unmarshal(raw, &links); err != nil {
+		return "", fmt.Errorf("%s_links: %w", p.key, err)
+	}
+	return gophercloud.ExtractNextURL(links)
+}
+
+// ResourceKey implements pagination.KeyedPage.
+func (p keyedPage) ResourceKey() string { return p.key }
+
+func answerHint(code int) string {
+	switch code {
+	case http.StatusMultipleChoices:
+		return "a version document: is the endpoint missing /v2.1?"
+	case http.StatusNoContent:
+		return "no content: Nova's noauth2 answers so without a token"
+	}
+	return "unexpected status"
+}
+
+// GetBody implements pagination.Page.
+func (p keyedPage) GetBody() any { return p.Body }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,6 +38,10 @@ type Options struct {
 	// Computes lists Nova's nova-compute services for the gate (the
 	// cell databases); nil uses Nova when it can list them (os-services).
 	Computes ComputeSource
+	// MaxStaleness is how long the last compute list may stay in use
+	// after reading it fails (an unreadable cell); 0 closes the gate at
+	// the first failure.
+	MaxStaleness time.Duration
 	// Services are operator-set records that replace heartbeat records of
 	// the same host and binary (e.g. a decommissioned compute, deleted).
 	Services    []ServiceRecord
@@ -84,13 +89,22 @@ type Reconciler struct {
 	armed       bool
 	openedAt    time.Time
 	prefilterAt time.Time
+	// unreadable are the cells the last failed read could not read.
+	unreadable []string
 }
 
 // gateComputes is the last compute list read from Nova.
 type gateComputes struct {
 	list   []ComputeService
 	listed bool
+	readAt time.Time
 	err    string
+}
+
+// failed reports whether the last read failed and the list it left is
+// too old to decide on. The clock is read only when staleness is allowed.
+func (g gateComputes) failed(now func() time.Time, maxStale time.Duration) bool {
+	return g.err != "" && (maxStale <= 0 || !g.listed || now().Sub(g.readAt) > maxStale)
 }
 
 // New validates opts and builds a Reconciler.
@@ -264,7 +278,8 @@ func (r *Reconciler) refreshGate() {
 	override, setAt := r.override()
 	r.gateMu.Lock()
 	g := EvaluateGate(GateInput{Computes: r.computes.list, Listed: r.computes.listed, ListError: r.computes.err,
-		Records: r.Services(), Required: r.opts.GateRequired, Override: override})
+		ListFailed: r.computes.failed(r.opts.Now, r.opts.MaxStaleness),
+		Records:    r.Services(), Required: r.opts.GateRequired, Override: override})
 	g.OverrideSetAt = setAt
 	changed := g.Open != r.gate.Open || r.gate.Required == 0
 	opening := g.Open && !r.gate.Open
@@ -321,7 +336,8 @@ func (r *Reconciler) SetGateOverride(o string) error {
 }
 
 // RefreshComputes reads Nova's compute list and re-evaluates the gate.
-// On failure the last list stays in use and the error is shown.
+// A failure closes the gate (after MaxStaleness, when set), is logged
+// with the cells it could not read and counted, and is returned.
 func (r *Reconciler) RefreshComputes(ctx context.Context) error {
 	if r.opts.Computes == nil {
 		r.gateMu.Lock()
@@ -334,12 +350,53 @@ func (r *Reconciler) RefreshComputes(ctx context.Context) error {
 	r.gateMu.Lock()
 	if err == nil {
 		r.computes = gateComputes{list: list, listed: true}
+		if r.opts.MaxStaleness > 0 {
+			r.computes.readAt = r.opts.Now()
+		}
 	} else {
 		r.computes.err = err.Error()
 	}
 	r.gateMu.Unlock()
+	r.observeList(err)
 	r.refreshGate()
 	return err
+}
+
+// observeList logs and counts a failed read, naming each unreadable
+// cell, and clears the cells read again.
+func (r *Reconciler) observeList(err error) {
+	var cells *UnreadableCellsError
+	var now []string
+	if errors.As(err, &cells) {
+		now = cells.Names()
+	}
+	r.gateMu.Lock()
+	before := r.unreadable
+	if err == nil || now != nil {
+		r.unreadable = now
+	}
+	r.gateMu.Unlock()
+	if err == nil {
+		for _, c := range before {
+			r.m.cellUnreadable.WithLabelValues(c).Set(0)
+			r.log.Info("Nova cell database readable again", zap.String("cell", c))
+		}
+		return
+	}
+	r.m.listErrors.Inc()
+	if cells == nil {
+		r.log.Warn("Nova's compute list not read: the OWNER_NOVA gate is closed", zap.Error(err))
+		return
+	}
+	for _, f := range cells.Failed {
+		r.m.cellUnreadable.WithLabelValues(f.Cell).Set(1)
+		r.log.Error("Nova cell database not readable: the OWNER_NOVA gate is closed", zap.String("cell", f.Cell), zap.Error(f.Err))
+	}
+	for _, c := range before {
+		if !slices.Contains(now, c) {
+			r.m.cellUnreadable.WithLabelValues(c).Set(0)
+		}
+	}
 }
 
 // stamped arms the pre-filter after a stamping run that left nothing

@@ -93,6 +93,12 @@ func printGate(w io.Writer, g reconciler.GateState, source string) {
 	if len(g.Unknown) > 0 {
 		fmt.Fprintf(w, "no known version: %s\n", strings.Join(g.Unknown, ", "))
 	}
+	if len(g.CellDown) > 0 {
+		fmt.Fprintf(w, "in a cell Nova cannot read (UNKNOWN): %s\n", strings.Join(g.CellDown, ", "))
+	}
+	if len(g.NoCell) > 0 {
+		fmt.Fprintf(w, "in no configured cell database: %s\n", strings.Join(g.NoCell, ", "))
+	}
 	if g.ListError != "" {
 		fmt.Fprintf(w, "compute list error: %s\n", g.ListError)
 	}
@@ -162,7 +168,9 @@ func offlineGate(ctx context.Context, cfg Config) (reconciler.GateState, error) 
 	if src != nil {
 		list, lerr := src.Computes(ctx)
 		if lerr != nil {
-			in.ListError = lerr.Error()
+			// As the daemon does (reconciler.gate.max_staleness aside): a
+			// list that cannot be read closes the gate.
+			in.ListError, in.ListFailed = lerr.Error(), true
 		} else {
 			in.Computes, in.Listed = list, true
 		}

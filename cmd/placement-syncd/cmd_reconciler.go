@@ -71,14 +71,18 @@ func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Wri
 }
 
 func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose bool, took time.Duration) {
-	if verbose {
-		fmt.Fprintf(w, "read placement memberships %s\n", res.Strategy)
-	}
 	hosts := func(h []string) string {
 		if len(h) == 0 {
 			return "(no Nova host)"
 		}
 		return strings.Join(h, ",")
+	}
+	if verbose {
+		fmt.Fprintf(w, "read Nova: %d aggregates, %d compute nodes on %d hosts\n", res.Read.Aggregates, res.Read.ComputeNodes, res.Read.Hosts)
+		fmt.Fprintf(w, "read placement memberships %s\n", res.Strategy)
+		for _, c := range res.Plan.Synced {
+			fmt.Fprintf(w, "in sync: host %s: provider %s: aggregates %v\n", hosts(c.Hosts), c.Provider, c.Desired)
+		}
 	}
 	for _, h := range res.Plan.Held {
 		fmt.Fprintf(w, "held: provider %s: host %q listed in an aggregate without hypervisors; keeps %v\n", h.Provider, h.Host, h.Aggregates)

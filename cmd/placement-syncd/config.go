@@ -472,9 +472,17 @@ func describeNode(n *yaml.Node) string {
 	return strconv.Quote(n.Value)
 }
 
-// findKey returns the value node at the dotted path in a mapping tree.
+// findKey returns the value node at the dotted path in a mapping tree;
+// a number indexes a list ("reconciler.nova.cell_databases.1.dsn").
 func findKey(n *yaml.Node, path []string) *yaml.Node {
 	for _, name := range path {
+		if i, err := strconv.Atoi(name); err == nil && n != nil && n.Kind == yaml.SequenceNode {
+			if i < 0 || i >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[i]
+			continue
+		}
 		if n == nil || n.Kind != yaml.MappingNode {
 			return nil
 		}

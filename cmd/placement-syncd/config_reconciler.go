@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
@@ -76,17 +75,29 @@ type NovaConfig struct {
 	Token    string `yaml:"token"`
 	// Cloud is a clouds.yaml entry for Keystone authentication.
 	Cloud string `yaml:"cloud"`
+	// APIDatabase is the nova_api database (read only), whose
+	// cell_mappings name every cell the gate reads; Nova's URL form
+	// (mysql+pymysql://user:pw@host:3306/nova_api?charset=utf8) or a
+	// go-sql-driver/mysql DSN.
+	APIDatabase string `yaml:"api_database"`
 	// CellDatabases, when set, are where the gate reads nova-compute
 	// services and their versions (read only); otherwise the compute API's
-	// os-services lists them and heartbeats give the versions.
+	// os-services lists them and heartbeats give the versions. With
+	// api_database they replace the mapping's address of the same cell.
 	CellDatabases []CellDatabaseConfig `yaml:"cell_databases"`
+	// Timeout bounds each compute API listing; above Nova's own cell
+	// timeout (60 s), so that a hung cell is Nova's answer, not ours.
+	Timeout time.Duration `yaml:"timeout"`
+	// CellTimeout bounds the reading of each cell (and API) database.
+	CellTimeout time.Duration `yaml:"cell_timeout"`
 }
 
 // CellDatabaseConfig is one Nova cell database.
 type CellDatabaseConfig struct {
 	Name string `yaml:"name"`
-	// DSN is a go-sql-driver/mysql data source name,
-	// e.g. nova_ro:secret@tcp(db1:3306)/nova_cell1.
+	// DSN is Nova's URL form, as in nova.conf and `nova-manage cell_v2
+	// list_cells` (mysql+pymysql://nova_ro:secret@db1:3306/nova_cell1?charset=utf8),
+	// or a go-sql-driver/mysql DSN (nova_ro:secret@tcp(db1:3306)/nova_cell1).
 	DSN string `yaml:"dsn"`
 }
 
@@ -94,6 +105,9 @@ type CellDatabaseConfig struct {
 type GateConfig struct {
 	MinVersion int    `yaml:"min_version"`
 	Override   string `yaml:"override"`
+	// MaxStaleness is how long the last compute list may decide the gate
+	// after reading it fails (an unreadable cell); 0 closes it at once.
+	MaxStaleness time.Duration `yaml:"max_staleness"`
 	// Services replace heartbeat records of the same host and binary.
 	Services []ServiceConfig `yaml:"services"`
 }
@@ -117,6 +131,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},
 		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
 		Placement:          ReconcilerPlacement{Token: "admin"},
+		Nova:               NovaConfig{Timeout: reconciler.DefaultNovaTimeout, CellTimeout: reconciler.DefaultCellQueryTimeout},
 		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
 		OwnerNovaPrefilter: "auto",
 		SchedulerUsers:     []string{"nova"},
@@ -160,12 +175,9 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	if sources > 1 {
 		bad("reconciler.nova", "set only one of file, endpoint and cloud")
 	}
-	for i, cdb := range c.Nova.CellDatabases {
-		if cdb.Name == "" || cdb.DSN == "" {
-			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d", i), "name and dsn are required")
-		} else if _, err := mysql.ParseDSN(cdb.DSN); err != nil {
-			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d.dsn", i), "%v", err)
-		}
+	validateNovaDatabases(c.Nova, bad)
+	if c.Gate.MaxStaleness < 0 {
+		bad("reconciler.gate.max_staleness", "must not be negative, got %s", c.Gate.MaxStaleness)
 	}
 	if c.Gate.MinVersion < 1 {
 		bad("reconciler.gate.min_version", "must be at least 1, got %d", c.Gate.MinVersion)
@@ -183,13 +195,36 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	}
 }
 
+// validateNovaDatabases checks the API and cell database addresses (in
+// either form) and the timeouts.
+func validateNovaDatabases(c NovaConfig, bad func(key, format string, args ...any)) {
+	if c.APIDatabase != "" {
+		if _, err := reconciler.ParseCellDSN(c.APIDatabase); err != nil {
+			bad("reconciler.nova.api_database", "%v", err)
+		}
+	}
+	for i, cdb := range c.CellDatabases {
+		if cdb.Name == "" || cdb.DSN == "" {
+			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d", i), "name and dsn are required")
+		} else if _, err := reconciler.ParseCellDSN(cdb.DSN); err != nil {
+			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d.dsn", i),
+				"%v (want Nova's URL form, mysql+pymysql://user:pw@host:3306/nova_cell1?charset=utf8, or a go-sql-driver DSN)", err)
+		}
+	}
+	for key, d := range map[string]time.Duration{"reconciler.nova.timeout": c.Timeout, "reconciler.nova.cell_timeout": c.CellTimeout} {
+		if d <= 0 {
+			bad(key, "must be positive, got %s", d)
+		}
+	}
+}
+
 // novaSource builds the configured Nova source; nil when none is set.
 func novaSource(ctx context.Context, c NovaConfig) (reconciler.NovaSource, error) {
 	switch {
 	case c.File != "":
 		return reconciler.NovaFile{Path: c.File}, nil
 	case c.Endpoint != "":
-		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: 60 * time.Second}}
+		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: c.Timeout}}
 		pc.SetToken(c.Token)
 		return reconciler.NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(c.Endpoint), Type: "compute"}), nil
 	case c.Cloud != "":
@@ -215,19 +250,35 @@ func novaSource(ctx context.Context, c NovaConfig) (reconciler.NovaSource, error
 // databases when configured, else the Nova source (os-services or the
 // file's services); nil when there is none.
 func computeSource(ctx context.Context, c ReconcilerConfig) (reconciler.ComputeSource, error) {
-	if len(c.Nova.CellDatabases) > 0 {
-		var cells reconciler.CellDatabases
-		for _, cdb := range c.Nova.CellDatabases {
-			cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
-		}
-		return cells, nil
-	}
 	nova, err := novaSource(ctx, c.Nova)
 	if err != nil {
 		return nil, err
 	}
-	cs, _ := nova.(reconciler.ComputeSource)
-	return cs, nil
+	return computesFrom(c.Nova, novaWithTimeout(nova, c.Nova)), nil
+}
+
+// computesFrom is computeSource over an already built Nova source. With
+// cell databases but no API database, Nova's own list (os-services) is
+// what tells a cell missing from the configuration.
+func computesFrom(c NovaConfig, nova reconciler.NovaSource) reconciler.ComputeSource {
+	listed, _ := nova.(reconciler.ComputeSource)
+	if len(c.CellDatabases) == 0 && c.APIDatabase == "" {
+		return listed
+	}
+	cells := reconciler.CellDatabases{APIDatabase: c.APIDatabase, Nova: listed, QueryTimeout: c.CellTimeout}
+	for _, cdb := range c.CellDatabases {
+		cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+	}
+	return cells
+}
+
+// novaWithTimeout applies reconciler.nova.timeout to a compute API source
+// however it was built (endpoint or clouds.yaml).
+func novaWithTimeout(nova reconciler.NovaSource, c NovaConfig) reconciler.NovaSource {
+	if api, ok := nova.(*reconciler.NovaAPI); ok {
+		api.Timeout = c.Timeout
+	}
+	return nova
 }
 
 // configuredServices are the operator's records from gate.services.
@@ -266,6 +317,7 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 	if err != nil {
 		return nil, err
 	}
+	nova = novaWithTimeout(nova, c.Nova)
 	state, err := reconciler.OpenStateFile(c.StateFile)
 	if err != nil {
 		return nil, err
@@ -278,9 +330,10 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 		jobs[reconciler.JobOwnerTraits] = c.Jobs.OwnerTraits
 	}
 	services := configuredServices(c)
-	if len(c.Nova.CellDatabases) > 0 {
-		if opts.Computes, err = computeSource(ctx, c); err != nil {
-			return nil, err
+	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
+		opts.Computes = computesFrom(c.Nova, nova)
+		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && opts.Logger != nil {
+			opts.Logger.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
 		}
 	}
 	limit, err := removallimit.Parse(c.Aggregates.MaxRemovals)
@@ -293,6 +346,7 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
 	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token
 	opts.GateRequired, opts.GateOverride, opts.Services = c.Gate.MinVersion, c.Gate.Override, services
+	opts.MaxStaleness = c.Gate.MaxStaleness
 	return reconciler.New(opts)
 }
 

@@ -32,6 +32,10 @@ const (
 // context has ended (every actor has an owner and stops).
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if err := realNova.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "novatest: %v\n", err)
+		code = 1
+	}
 	if testBin.dir != "" {
 		os.RemoveAll(testBin.dir)
 	}

@@ -33,7 +33,7 @@ func TestE2E_SyncAggregatesRefusesMassDeletion(t *testing.T) {
 		r := runBinary(t, e.dir, append([]string{"sync-aggregates", "--config", cfg}, args...)...)
 		wantOutput(t, r, exitRefused, []string{
 			"refused: Nova listed no hypervisors, the last applied answer had 2; nothing written (--force applies it)",
-			"plan: host (no Nova host): provider " + h1 + ": add [] remove [" + agg + "]",
+			"plan: host h1: provider " + h1 + ": add [] remove [" + agg + "]",
 		}, []string{"refused"})
 		if e.proxy.Writes() != 0 {
 			t.Errorf("%v: %d writes", args, e.proxy.Writes())
@@ -49,7 +49,7 @@ func TestE2E_SyncAggregatesRefusesMassDeletion(t *testing.T) {
 	}
 
 	r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg, "--force")
-	wantOutput(t, r, exitOK, []string{"forced: Nova listed no hypervisors", "synced: host (no Nova host): provider " + h1 + ": added [] removed [" + agg + "]"}, nil)
+	wantOutput(t, r, exitOK, []string{"forced: Nova listed no hypervisors", "synced: host h1: provider " + h1 + ": added [] removed [" + agg + "]"}, nil)
 	for _, p := range []string{h1, h2} {
 		if got := e.aggregates(t, p); len(got) != 0 {
 			t.Errorf("provider %s has %v after --force", p, got)
