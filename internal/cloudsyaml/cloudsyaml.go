@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -140,6 +141,9 @@ func Read(src Source) (*Entry, error) {
 		return nil, fmt.Errorf("%s:%d: clouds.%s: %w", path, node.Line, src.Cloud, err)
 	}
 	recordLines(node, "", e.lines)
+	if err := e.mergeSecure(filepath.Join(filepath.Dir(path), "secure.yaml")); err != nil {
+		return nil, err
+	}
 	if err := e.check(); err != nil {
 		return nil, err
 	}
@@ -147,6 +151,51 @@ func Read(src Source) (*Entry, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// mergeSecure lays the entry's part of secure.yaml (next to clouds.yaml,
+// where operators keep passwords apart) over the entry: each setting it
+// gives wins, as in openstacksdk.
+func (e *Entry) mergeSecure(path string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("secure.yaml: %w", err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	node, line, err := entryNode(&root, path, e.Cloud)
+	if err != nil {
+		return nil // secure.yaml says nothing of this cloud
+	}
+	var sec cloudDoc
+	if err := node.Decode(&sec); err != nil {
+		return fmt.Errorf("%s:%d: clouds.%s: %w", path, line, e.Cloud, err)
+	}
+	if sec.Auth != nil && e.doc.Auth == nil {
+		e.doc.Auth = &authDoc{}
+	}
+	overlay(reflect.ValueOf(&e.doc).Elem(), reflect.ValueOf(&sec).Elem())
+	return nil
+}
+
+// overlay copies every set string, *bool and *authDoc field of src over
+// dst, field by field within auth.
+func overlay(dst, src reflect.Value) {
+	for i := range dst.NumField() {
+		d, s := dst.Field(i), src.Field(i)
+		switch {
+		case s.Kind() == reflect.String && s.String() != "":
+			d.SetString(s.String())
+		case s.Kind() == reflect.Pointer && !s.IsNil() && s.Elem().Kind() == reflect.Struct:
+			overlay(d.Elem(), s.Elem())
+		case s.Kind() == reflect.Pointer && !s.IsNil():
+			d.Set(s)
+		}
+	}
 }
 
 // locate finds the clouds.yaml to read.

@@ -265,3 +265,23 @@ func TestCustomTransport(t *testing.T) {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestSecureYAML: secure.yaml next to clouds.yaml completes and overrides
+// an entry; an entry it does not name is left alone.
+func TestSecureYAML(t *testing.T) {
+	path := writeClouds(t, "clouds:\n  c:\n    auth:\n      auth_url: http://k/v3\n      username: u\n      password: old\n    region_name: r1\n  other:\n    auth_type: none\n")
+	secure := "clouds:\n  c:\n    auth:\n      password: from-secure\n    verify: false\n"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "secure.yaml"), []byte(secure), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Read(Source{File: path, Cloud: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := e.doc.Auth; a.Password != "from-secure" || a.Username != "u" || e.doc.RegionName != "r1" || e.tls == nil || !e.tls.InsecureSkipVerify {
+		t.Errorf("merged entry %+v %+v", e.doc, a)
+	}
+	if _, err := Read(Source{File: path, Cloud: "other"}); err != nil {
+		t.Errorf("an entry secure.yaml does not name: %v", err)
+	}
+}
