@@ -30,8 +30,9 @@ func (a *Agent) restoreCache(saved map[string]savedProvider) {
 
 // pruneCache drops what the agent remembers of the providers that left
 // the driver's tree since its last pass (a node moved to another
-// conductor group, a vanished one): it no longer writes them, and a
-// provider that comes back is read afresh.
+// conductor group, a vanished one), and the cached state of those it
+// keeps: it no longer writes them, and a provider that comes back is
+// read afresh.
 func (a *Agent) pruneCache(driver string, tree *drivers.Tree) {
 	cur := make(map[string]bool, len(tree.Providers)+len(tree.Keep))
 	for _, p := range tree.Providers {
@@ -46,6 +47,14 @@ func (a *Agent) pruneCache(driver string, tree *drivers.Tree) {
 		if !cur[u] {
 			delete(a.cache, u)
 			delete(a.owned, u)
+			a.cacheDirty = true
+		}
+	}
+	// A kept provider is not written meanwhile, so what others do to it
+	// goes unseen: it is read afresh once it is described again.
+	for _, u := range tree.Keep {
+		if _, ok := a.cache[u]; ok {
+			delete(a.cache, u)
 			a.cacheDirty = true
 		}
 	}

@@ -36,7 +36,8 @@ const (
 	referenceFleet    = 200
 	changed           = 100
 	// idleBudget is what an unchanged pass may cost, besides one request
-	// per changed node: the list, and room for version discovery.
+	// per changed node: version discovery (the only request of a pass
+	// from the cache), and after a restart one list to check the cache.
 	idleBudget = 10
 )
 
