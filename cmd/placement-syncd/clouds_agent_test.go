@@ -12,12 +12,19 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
 )
 
-// TestAgentCloudsKeystone: `agent --once` with one clouds.yaml entry
+// TestCloudsKeystone: the agent's and the reconciler's clouds.yaml
+// clients against one real Keystone.
+func TestCloudsKeystone(t *testing.T) {
+	ks := keystonetest.Start(t, keystonetest.Options{})
+	t.Run("agent", func(t *testing.T) { testAgentCloudsKeystone(t, ks) })
+	t.Run("nova", func(t *testing.T) { testNovaCloudsKeystone(t, ks) })
+}
+
+// testAgentCloudsKeystone: `agent --once` with one clouds.yaml entry
 // (password auth against the real Keystone) finds Placement, which
 // validates its token with that Keystone, and Ironic in the catalog, and
 // reports the node.
-func TestAgentCloudsKeystone(t *testing.T) {
-	ks := keystonetest.Start(t, keystonetest.Options{})
+func testAgentCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 	pl := placementtest.StartOurs(t, placementtest.Options{Keystone: &placementtest.KeystoneAuth{AuthURL: ks.AuthURL(),
 		Username: keystonetest.Validator, Password: keystonetest.Password, ProjectName: keystonetest.ProjectService}})
 	const node = "0b5c8f7e-3d2a-4e1f-9c6b-7a8d9e0f1a2b"

@@ -95,11 +95,10 @@ func TestNovaCloudsTLS(t *testing.T) {
 	}
 }
 
-// TestNovaCloudsKeystone: a password entry authenticates with the real
+// testNovaCloudsKeystone: a password entry authenticates with the real
 // Keystone and finds Nova in its region's catalog; Nova receives a token
 // Keystone accepts.
-func TestNovaCloudsKeystone(t *testing.T) {
-	ks := keystonetest.Start(t, keystonetest.Options{})
+func testNovaCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 	rec := &novaRecorder{}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
