@@ -60,7 +60,7 @@ var errMarkerGone = errors.New("the node paged from was deleted during the listi
 
 func (d *Driver) listOnce(ctx context.Context) ([]nodes.Node, error) {
 	base := d.client.ServiceURL("nodes")
-	q := url.Values{"fields": {nodeFields}}
+	q := url.Values{}
 	if d.opts.ConductorGroup != "" {
 		// Ironic stores groups in lower case, and matches the filter as
 		// given.
@@ -78,8 +78,10 @@ func (d *Driver) listOnce(ctx context.Context) ([]nodes.Node, error) {
 			return nil, fmt.Errorf("ironic: list nodes: more than %d pages", maxPages)
 		}
 		var p nodePage
-		// The commas of the field list stay as they are.
-		u := base + "?" + strings.ReplaceAll(q.Encode(), "%2C", ",")
+		u := base + "?fields=" + nodeFields
+		if len(q) > 0 {
+			u += "&" + q.Encode()
+		}
 		_, err := d.client.Get(ctx, u, &p, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
 		switch {
 		case err != nil && q.Has("marker") && gophercloud.ResponseCodeIs(err, http.StatusNotFound):
