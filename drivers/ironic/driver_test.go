@@ -66,6 +66,9 @@ func TestObserve_File(t *testing.T) {
 	if len(tree.Providers) != 2 {
 		t.Fatalf("%d providers, want 2 (the node without a resource class is skipped)", len(tree.Providers))
 	}
+	if !slices.Equal(tree.Keep, []string{"3be26c0b-03f2-4d2e-ae87-c02d7f33c123"}) {
+		t.Fatalf("kept %v, want the node without a resource class", tree.Keep)
+	}
 	p := tree.Providers[0]
 	if p.UUID != "1be26c0b-03f2-4d2e-ae87-c02d7f33c123" || p.Name != p.UUID || !p.Parent.IsZero() || p.Owner != drivers.OwnerNova {
 		t.Fatalf("provider = %+v", p)
