@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/placement-syncd/placement-syncd/internal/novatest"
@@ -224,5 +226,79 @@ func TestNova_RealNotAList(t *testing.T) {
 	list, err := realNovaAPI(n.Endpoint, novatest.Token).Computes(ctx)
 	if err != nil || len(list) != 1 || list[0].Host != "n1" {
 		t.Errorf("Computes = %v, %v; want n1", list, err)
+	}
+}
+
+// TestAggregates_RealNovaPaging mirrors the real Nova's aggregates into
+// both Placements: hypervisors come in pages of novatest.MaxLimit, an
+// Ironic host's three nodes all join its aggregate, and a host removed
+// from its last aggregate through the API loses it in Placement.
+func TestAggregates_RealNovaPaging(t *testing.T) {
+	ctx := context.Background()
+	n := freshNova(t)
+	nodes, err := n.AddComputes(ctx, novatest.Compute{Cell: "cell1", Host: "p1", Version: 73}, novatest.Compute{Cell: "cell1", Host: "p2", Version: 73},
+		novatest.Compute{Cell: "cell2", Host: "p3", Version: 73}, novatest.Compute{Cell: "cell2", Host: "bm", Version: 73, Nodes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg, err := n.CreateAggregate(ctx, "paged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"p1", "p3", "bm"} {
+		if err := n.AddHost(ctx, agg.ID, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	api := realNovaAPI(n.Endpoint, novatest.Token)
+	st, err := api.NovaState(ctx)
+	if err != nil || len(st.Nodes) != 6 || len(st.Nodes) <= novatest.MaxLimit {
+		t.Fatalf("NovaState: %d nodes, %v; want all 6 over pages of %d", len(st.Nodes), err, novatest.MaxLimit)
+	}
+	for _, kind := range placementtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			e := newEnv(t, kind)
+			for _, uuids := range nodes {
+				for _, u := range uuids {
+					e.provider(t, u, u, "", "COMPUTE_NODE")
+				}
+			}
+			state, err := OpenStateFile("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &AggregateSync{Nova: api, Placement: e.pl, State: state, Logger: zaptest.NewLogger(t), Retry: fastRetry}
+			want := map[string][]string{"p1": {agg.UUID}, "p2": nil, "p3": {agg.UUID}, "bm": {agg.UUID}}
+			check := func(step string) {
+				t.Helper()
+				for host, w := range want {
+					for _, u := range nodes[host] {
+						if got := e.aggregates(t, u); !slices.Equal(got, w) {
+							t.Errorf("%s: host %s provider %s: %v, want %v", step, host, u, got, w)
+						}
+					}
+				}
+			}
+			if _, err := s.Run(ctx, false); err != nil {
+				t.Fatal(err)
+			}
+			check("first run")
+			if err := n.RemoveHost(ctx, agg.ID, "p3"); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = n.AddHost(ctx, agg.ID, "p3") })
+			res, err := s.Run(ctx, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want["p3"] = nil
+			check("after removing p3")
+			if len(res.Applied) != 1 || !slices.Equal(res.Applied[0].Hosts, []string{"p3"}) {
+				t.Errorf("applied %+v, want one change for host p3", res.Applied)
+			}
+			if err := n.AddHost(ctx, agg.ID, "p3"); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

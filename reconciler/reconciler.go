@@ -357,8 +357,8 @@ func (r *Reconciler) RefreshComputes(ctx context.Context) error {
 		r.computes.err = err.Error()
 	}
 	r.gateMu.Unlock()
-	r.observeList(err)
 	r.refreshGate()
+	r.observeList(err)
 	return err
 }
 
@@ -385,12 +385,13 @@ func (r *Reconciler) observeList(err error) {
 	}
 	r.m.listErrors.Inc()
 	if cells == nil {
-		r.log.Warn("Nova's compute list not read: the OWNER_NOVA gate is closed", zap.Error(err))
+		r.log.Warn("Nova's compute list not read", zap.Bool("gate_open", r.Gate().Open), zap.Error(err))
 		return
 	}
+	open := r.Gate().Open // open only within gate.max_staleness
 	for _, f := range cells.Failed {
 		r.m.cellUnreadable.WithLabelValues(f.Cell).Set(1)
-		r.log.Error("Nova cell database not readable: the OWNER_NOVA gate is closed", zap.String("cell", f.Cell), zap.Error(f.Err))
+		r.log.Error("Nova cell database not readable", zap.String("cell", f.Cell), zap.Bool("gate_open", open), zap.Error(f.Err))
 	}
 	for _, c := range before {
 		if !slices.Contains(now, c) {
