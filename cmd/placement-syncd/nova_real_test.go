@@ -116,3 +116,29 @@ func TestE2E_CellDSNNovaForm(t *testing.T) {
 		t.Errorf("bad cell DSN: %v, want an error at %s:7 naming reconciler.nova.cell_databases.1.dsn", err, bad)
 	}
 }
+
+// TestE2E_GateOfflineRealNova: the offline gate command reads the cells
+// from the real API database's cell_mappings: open with every compute at
+// 73, closed naming the cell once cell2 is unreadable, as the daemon.
+func TestE2E_GateOfflineRealNova(t *testing.T) {
+	ctx := context.Background()
+	n := realNova.Get(t)
+	if err := n.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.AddComputes(ctx, novatest.Compute{Cell: "cell1", Host: "g1", Version: 73}, novatest.Compute{Cell: "cell2", Host: "g2", Version: 73}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "gate.yaml")
+	writeFile(t, cfg, fmt.Sprintf("reconciler:\n  listen: %s\n  state_file: %s\n  nova:\n    api_database: %q\n",
+		closedAddr(t), filepath.Join(dir, "state.json"), n.APIDatabase))
+	r := runBinary(t, dir, "gate", "--config", cfg)
+	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: open", "all 2 nova-compute services at version 73"}, nil)
+	if err := n.Unreadable(ctx, "cell2"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Readable(ctx, "cell2") })
+	r = runBinary(t, dir, "gate", "--config", cfg)
+	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "could not be read", "cell cell2: Error 1044"}, nil)
+}
