@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"net/http"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/agent"
@@ -50,6 +52,38 @@ func TestCacheFollowsPlacement(t *testing.T) {
 			checkNode(t, srv, nodes[0].UUID, 1)
 			if r := syncOK(t, e, "idle again"); r.Requests.Total() != 1 || r.Requests.Write != 0 {
 				t.Fatalf("idle pass after the re-create: %+v", r.Requests)
+			}
+		})
+	}
+}
+
+// TestRestartKeepsOwnedTraits: the state file keeps which traits the
+// agent set, so that after a restart a trait the node no longer has is
+// removed (unknown ownership would have to keep it), while an
+// operator's trait stays; the restart's first pass reads no node.
+func TestRestartKeepsOwnedTraits(t *testing.T) {
+	for _, kind := range placementtest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			srv := placementtest.Start(t, kind)
+			nodes := goldNodes(32, 10, "")
+			nodes[0].Traits = []string{"CUSTOM_RAID5"}
+			double := ironictest.NewIronicDouble(t, nodes...)
+			state := filepath.Join(t.TempDir(), "agent-state.json")
+			withState := func(o *agent.Options) { o.StateFile = state; o.RefreshInterval = -1 }
+			syncOK(t, newEnv(t, srv.URL, []drivers.Driver{ironicDriver(t, double)}, withState), "first pass")
+			g, traits := srv.Traits(t, nodes[0].UUID)
+			srv.MustDo(t, http.StatusOK, http.MethodPut, "/resource_providers/"+nodes[0].UUID+"/traits", "1.39",
+				map[string]any{"resource_provider_generation": g, "traits": append(traits, "HW_CPU_X86_AVX2")})
+
+			double.Update(nodes[0].UUID, func(n *ironictest.Node) { n.Traits = nil })
+			r := syncOK(t, newEnv(t, srv.URL, []drivers.Driver{ironicDriver(t, double)}, withState), "after a restart")
+			if r.Requests.Read > 4 || r.Reread["generation"] != 1 || r.CacheHits != 9 {
+				t.Fatalf("restart's first pass: %+v, re-read %v, cache hits %d; want node 0 alone re-read (the operator moved it)",
+					r.Requests, r.Reread, r.CacheHits)
+			}
+			if _, traits := srv.Traits(t, nodes[0].UUID); slices.Contains(traits, "CUSTOM_RAID5") || !slices.Contains(traits, "HW_CPU_X86_AVX2") {
+				t.Fatalf("traits after the restart's pass: %v; want CUSTOM_RAID5 removed, HW_CPU_X86_AVX2 kept", traits)
 			}
 		})
 	}
