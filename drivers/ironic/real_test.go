@@ -44,6 +44,15 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// available makes n available nodes: one enrolled, cleaned and powered
+// off through the API, and copies of it (the listing is what these tests
+// are about, and a copy takes no time where enrolling takes a second).
+func available(t *testing.T, ir *ironictest.Ironic, n int, spec ironictest.NodeSpec) []string {
+	t.Helper()
+	uuids := ir.EnrollAvailable(t, 1, spec)
+	return append(uuids, ir.CloneNodes(t, uuids[0], n-1)...)
+}
+
 func uuidsOf(tree *drivers.Tree) []string {
 	var out []string
 	for _, p := range tree.Providers {
@@ -64,7 +73,7 @@ func sorted(s []string) []string {
 // is kept across pages; microversion latest is sent and accepted.
 func TestRealPaging(t *testing.T) {
 	ir := realIronic.Get(t)
-	all := ir.EnrollAvailable(t, 25, ironictest.NodeSpec{Name: "pg", ResourceClass: "gold"})
+	all := available(t, ir, 25, ironictest.NodeSpec{Name: "pg", ResourceClass: "gold"})
 	var shard []string
 	for i, u := range all {
 		if i%2 == 0 {
@@ -112,7 +121,7 @@ func TestRealPaging(t *testing.T) {
 // after, makes the listing start over rather than stop.
 func TestRealListingFailures(t *testing.T) {
 	ir := realIronic.Get(t)
-	all := ir.EnrollAvailable(t, 15, ironictest.NodeSpec{Name: "lf", ResourceClass: "gold"})
+	all := available(t, ir, 15, ironictest.NodeSpec{Name: "lf", ResourceClass: "gold"})
 	newDriver := func(ct *countingTransport) *ironic.Driver {
 		d, err := ironic.New(t.Context(), ironic.Options{Endpoint: ir.URL, HTTPClient: &http.Client{Transport: ct}})
 		if err != nil {
@@ -171,7 +180,7 @@ func (*pageError) Error() string { return "page refused by the test" }
 // names it once per change of the set, not every pass.
 func TestRealNoResourceClass(t *testing.T) {
 	ir := realIronic.Get(t)
-	nodes := ir.EnrollAvailable(t, 12, ironictest.NodeSpec{Name: "rc", ResourceClass: "gold"})
+	nodes := available(t, ir, 12, ironictest.NodeSpec{Name: "rc", ResourceClass: "gold"})
 	core, logs := observer.New(zapcore.InfoLevel)
 	d, err := ironic.New(t.Context(), ironic.Options{Endpoint: ir.URL, Logger: zap.New(core)})
 	if err != nil {
@@ -220,8 +229,8 @@ func TestRealNoResourceClass(t *testing.T) {
 func TestRealConductorGroup(t *testing.T) {
 	ir := realIronic.Get(t)
 	ir.StartConductor(t, "rack1")
-	rack := ir.EnrollAvailable(t, 12, ironictest.NodeSpec{Name: "rack1", ResourceClass: "gold", ConductorGroup: "rack1"})
-	other := ir.EnrollAvailable(t, 11, ironictest.NodeSpec{Name: "default", ResourceClass: "gold"})
+	rack := available(t, ir, 12, ironictest.NodeSpec{Name: "rack1", ResourceClass: "gold", ConductorGroup: "rack1"})
+	other := available(t, ir, 11, ironictest.NodeSpec{Name: "default", ResourceClass: "gold"})
 	ct := &countingTransport{}
 	d, err := ironic.New(t.Context(), ironic.Options{Endpoint: ir.URL, ConductorGroup: "RACK1", HTTPClient: &http.Client{Transport: ct}})
 	if err != nil {
