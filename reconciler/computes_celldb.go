@@ -97,9 +97,15 @@ func ParseCellDSN(s string) (*mysql.Config, error) {
 // (not forced down, version above 0) count for the gate.
 const computesQuery = "SELECT host, version, forced_down FROM services WHERE `binary` = ? AND deleted = 0 ORDER BY host"
 
-// cellMappingsQuery lists the cells but cell0, which holds no services.
-const cellMappingsQuery = "SELECT COALESCE(name, uuid), database_connection FROM cell_mappings " +
-	"WHERE uuid <> '00000000-0000-0000-0000-000000000000' ORDER BY name, uuid"
+// cellNamesQuery lists the cells but cell0, which holds no services;
+// cellAddressQuery reads one mapping's address, only for a cell the
+// configuration does not give, so that a read-only user may be granted
+// the names alone and never see Nova's own credentials.
+const (
+	cellNamesQuery = "SELECT COALESCE(name, uuid) FROM cell_mappings " +
+		"WHERE uuid <> '00000000-0000-0000-0000-000000000000' ORDER BY name, uuid"
+	cellAddressQuery = "SELECT database_connection FROM cell_mappings WHERE COALESCE(name, uuid) = ?"
+)
 
 // Computes implements ComputeSource.
 func (c CellDatabases) Computes(ctx context.Context) ([]ComputeService, error) {
@@ -145,8 +151,9 @@ func (c CellDatabases) Computes(ctx context.Context) ([]ComputeService, error) {
 	return out, nil
 }
 
-// cells are the cells to read: the API database's mappings with the
-// configured ones replacing those of the same name, or the configured.
+// cells are the cells to read: the API database's mappings, each at the
+// configured address of the same name or else at the mapping's; or the
+// configured cells when there is no API database.
 func (c CellDatabases) cells(ctx context.Context, timeout time.Duration) ([]CellDatabase, error) {
 	if c.APIDatabase == "" {
 		return c.Cells, nil
@@ -159,31 +166,44 @@ func (c CellDatabases) cells(ctx context.Context, timeout time.Duration) ([]Cell
 	defer cancel()
 	var mapped []CellDatabase
 	err = readOnly(ctx, cfg, timeout, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, cellMappingsQuery)
+		names, err := queryStrings(ctx, tx, cellNamesQuery)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var cell CellDatabase
-			if err := rows.Scan(&cell.Name, &cell.DSN); err != nil {
-				return err
+		for _, name := range names {
+			cell := CellDatabase{Name: name}
+			for _, conf := range c.Cells {
+				if conf.Name == name {
+					cell.DSN = conf.DSN
+				}
+			}
+			if cell.DSN == "" {
+				if err := tx.QueryRowContext(ctx, cellAddressQuery, name).Scan(&cell.DSN); err != nil {
+					return fmt.Errorf("cell %s is not in reconciler.nova.cell_databases and its mapping's address cannot be read: %w", name, err)
+				}
 			}
 			mapped = append(mapped, cell)
 		}
-		return rows.Err()
+		return nil
 	})
+	return mapped, err
+}
+
+func queryStrings(ctx context.Context, tx *sql.Tx, query string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	for i, m := range mapped {
-		for _, conf := range c.Cells {
-			if conf.Name == m.Name {
-				mapped[i].DSN = conf.DSN
-			}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
 		}
+		out = append(out, s)
 	}
-	return mapped, nil
+	return out, rows.Err()
 }
 
 // cellRow is one compute row of a cell.

@@ -302,3 +302,37 @@ func TestAggregates_RealNovaPaging(t *testing.T) {
 		})
 	}
 }
+
+// TestGate_RealNovaReadOnlyUser: a user granted only the columns the
+// gate reads (the README's grants) opens the gate on the real databases,
+// never reading Nova's own credentials from cell_mappings when every
+// cell is configured; a cell the configuration misses is then an error
+// naming it, and the gate stays closed.
+func TestGate_RealNovaReadOnlyUser(t *testing.T) {
+	ctx := context.Background()
+	n := freshNova(t)
+	if _, err := n.AddComputes(ctx, novatest.Compute{Cell: "cell1", Host: "r1", Version: 73}, novatest.Compute{Cell: "cell2", Host: "r2", Version: 73}); err != nil {
+		t.Fatal(err)
+	}
+	const user = "'placement_syncd'@'127.0.0.1'"
+	grants := []string{"CREATE USER IF NOT EXISTS " + user + " IDENTIFIED BY 'ro-secret'",
+		"GRANT SELECT (uuid, name) ON nova_api.cell_mappings TO " + user}
+	for _, db := range []string{"nova_cell1", "nova_cell2"} {
+		grants = append(grants, "GRANT SELECT (host, `binary`, version, forced_down, deleted) ON "+db+".services TO "+user)
+	}
+	if err := n.DB.Exec(ctx, "", grants...); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.DB.Exec(ctx, "", "DROP USER "+user) })
+	ro := func(db string) string {
+		return "mysql+pymysql://placement_syncd:ro-secret@" + n.DB.Addr + "/" + db + "?charset=utf8"
+	}
+	both := CellDatabases{APIDatabase: ro("nova_api"), Cells: []CellDatabase{{Name: "cell1", DSN: ro("nova_cell1")}, {Name: "cell2", DSN: ro("nova_cell2")}}}
+	if g := gateFrom(t, both); !g.Open || !oracle(t, n) {
+		t.Errorf("read-only user, every cell configured: gate %+v, want open as Nova's minimum says", g)
+	}
+	missing := CellDatabases{APIDatabase: ro("nova_api"), Cells: both.Cells[:1]}
+	if g := gateFrom(t, missing); g.Open || !strings.Contains(g.Reason, "cell cell2 is not in reconciler.nova.cell_databases") {
+		t.Errorf("read-only user, cell2 not configured: gate open %v, reason %q; want closed naming cell2", g.Open, g.Reason)
+	}
+}
