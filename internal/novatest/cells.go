@@ -79,7 +79,7 @@ func (n *Nova) SetVersion(ctx context.Context, cell, host string, version int) e
 // Reset removes every compute, host mapping and aggregate, and makes
 // every cell readable again: each test starts from empty cells.
 func (n *Nova) Reset(ctx context.Context) error {
-	for _, name := range cellNames {
+	for _, name := range cellNames() {
 		if err := n.Readable(ctx, name); err != nil {
 			return err
 		}

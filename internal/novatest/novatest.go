@@ -46,8 +46,8 @@ const (
 // that page (hypervisors) take several pages with a handful of hosts.
 const MaxLimit = 3
 
-// Cells are the cells this harness creates, besides cell0.
-var cellNames = []string{"cell1", "cell2"}
+// cellNames are the cells this harness creates, besides cell0.
+func cellNames() []string { return []string{"cell1", "cell2"} }
 
 // Nova is a running nova-api with its databases.
 type Nova struct {
@@ -178,7 +178,7 @@ func Start(ctx context.Context) (_ *Nova, err error) {
 // per cell.
 func (n *Nova) createDatabases(ctx context.Context) error {
 	stmts := []string{"CREATE DATABASE nova_api", "CREATE DATABASE nova_cell0"}
-	for _, name := range cellNames {
+	for _, name := range cellNames() {
 		c := &Cell{Name: name, Database: "nova_" + name, User: "nova_" + name, Password: "secret-" + name}
 		c.URL = fmt.Sprintf("mysql+pymysql://%s:%s@%s/%s?charset=utf8", c.User, c.Password, n.DB.Addr, c.Database)
 		n.cells[name] = c
@@ -276,7 +276,7 @@ func (n *Nova) buildSchemas(ctx context.Context) error {
 		return err
 	}
 	confs := map[string][]string{"cell0": nil}
-	for _, name := range cellNames {
+	for _, name := range cellNames() {
 		c := n.cells[name]
 		// Each cell its own transport URL: nova-manage refuses two cells
 		// with the same one. The fake driver needs no broker.
