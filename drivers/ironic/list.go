@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"go.uber.org/zap"
 )
 
 // listAttempts bounds how often a listing starts over after the node it
@@ -42,23 +44,30 @@ type nodePage struct {
 // filters. A listing that cannot be read to its end is an error, so that
 // no node on an unread page is taken for deleted.
 func (d *Driver) listNodes(ctx context.Context) ([]nodes.Node, error) {
+	start := time.Now()
 	var err error
-	for range listAttempts {
+	for attempt := 1; attempt <= listAttempts; attempt++ {
 		var ns []nodes.Node
-		ns, err = d.listOnce(ctx)
+		var pages int
+		ns, pages, err = d.listOnce(ctx)
 		if err == nil {
+			d.log.Debug("nodes listed", zap.Int("nodes", len(ns)), zap.Int("pages", pages),
+				zap.Int("attempts", attempt), zap.Duration("duration", time.Since(start).Round(time.Millisecond)))
 			return ns, nil
 		}
 		if !errors.Is(err, errMarkerGone) {
 			return nil, err
 		}
+		d.log.Info("node list started over", zap.Error(err), zap.Int("attempt", attempt))
 	}
 	return nil, err
 }
 
 var errMarkerGone = errors.New("the node paged from was deleted during the listing")
 
-func (d *Driver) listOnce(ctx context.Context) ([]nodes.Node, error) {
+// listOnce reads the pages from the first; it returns the nodes and how
+// many pages that took.
+func (d *Driver) listOnce(ctx context.Context) ([]nodes.Node, int, error) {
 	base := d.client.ServiceURL("nodes")
 	q := url.Values{}
 	if d.opts.ConductorGroup != "" {
@@ -75,7 +84,7 @@ func (d *Driver) listOnce(ctx context.Context) ([]nodes.Node, error) {
 	var all []nodes.Node
 	for page := 1; ; page++ {
 		if page > maxPages {
-			return nil, fmt.Errorf("ironic: list nodes: more than %d pages", maxPages)
+			return nil, page, fmt.Errorf("ironic: list nodes: more than %d pages", maxPages)
 		}
 		var p nodePage
 		u := base + "?fields=" + nodeFields
@@ -85,19 +94,19 @@ func (d *Driver) listOnce(ctx context.Context) ([]nodes.Node, error) {
 		_, err := d.client.Get(ctx, u, &p, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
 		switch {
 		case err != nil && q.Has("marker") && gophercloud.ResponseCodeIs(err, http.StatusNotFound):
-			return nil, fmt.Errorf("ironic: list nodes, page %d: %w", page, errMarkerGone)
+			return nil, page, fmt.Errorf("ironic: list nodes, page %d: %w", page, errMarkerGone)
 		case err != nil && d.opts.Shard != "" && gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable):
-			return nil, fmt.Errorf("ironic: list nodes of shard %q (shards need API microversion %s): %w", d.opts.Shard, ShardMicroversion, err)
+			return nil, page, fmt.Errorf("ironic: list nodes of shard %q (shards need API microversion %s): %w", d.opts.Shard, ShardMicroversion, err)
 		case err != nil:
-			return nil, fmt.Errorf("ironic: list nodes, page %d: %w", page, err)
+			return nil, page, fmt.Errorf("ironic: list nodes, page %d: %w", page, err)
 		}
 		all = append(all, p.Nodes...)
 		if p.Next == "" || len(p.Nodes) == 0 {
-			return all, nil
+			return all, page, nil
 		}
 		last := p.Nodes[len(p.Nodes)-1].UUID
 		if last == "" || last == q.Get("marker") {
-			return nil, fmt.Errorf("ironic: list nodes, page %d: the listing does not advance (marker %q)", page, last)
+			return nil, page, fmt.Errorf("ironic: list nodes, page %d: the listing does not advance (marker %q)", page, last)
 		}
 		q.Set("marker", last)
 	}
