@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/ironictest"
 	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
@@ -13,7 +14,8 @@ import (
 )
 
 // TestCloudsKeystone: the agent's and the reconciler's clouds.yaml
-// clients against one real Keystone.
+// clients against one real Keystone, reaching the real Ironic and the
+// real nova-api through its catalog.
 func TestCloudsKeystone(t *testing.T) {
 	ks := keystonetest.Start(t, keystonetest.Options{})
 	t.Run("agent", func(t *testing.T) { testAgentCloudsKeystone(t, ks) })
@@ -22,14 +24,15 @@ func TestCloudsKeystone(t *testing.T) {
 
 // testAgentCloudsKeystone: `agent --once` with one clouds.yaml entry
 // (password auth against the real Keystone) finds Placement, which
-// validates its token with that Keystone, and Ironic in the catalog, and
-// reports the node.
+// validates its token with that Keystone, and the real Ironic (noauth:
+// it ignores the token) in the catalog, and reports Ironic's node.
 func testAgentCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 	pl := placementtest.StartOurs(t, placementtest.Options{Keystone: &placementtest.KeystoneAuth{AuthURL: ks.AuthURL(),
 		Username: keystonetest.Validator, Password: keystonetest.Password, ProjectName: keystonetest.ProjectService}})
-	const node = "0b5c8f7e-3d2a-4e1f-9c6b-7a8d9e0f1a2b"
-	ir := ironictest.NewIronicDouble(t, ironictest.Node{UUID: node, ResourceClass: "baremetal-gold",
-		ProvisionState: "available", PowerState: "power off"})
+	// The only test of this binary on the real Ironic: it starts its own.
+	ir := ironictest.Start(t, ironictest.Options{})
+	t.Logf("real Ironic started in %s", ir.StartUp.Round(time.Millisecond))
+	node := ir.EnrollAvailable(t, 1, ironictest.NodeSpec{Name: "clouds", ResourceClass: "baremetal-gold"})[0]
 	region := ks.Catalog(t, map[string]string{"placement": pl.URL, "baremetal": strings.TrimSuffix(ir.URL, "/v1")})
 	dir := t.TempDir()
 	clouds := filepath.Join(dir, "clouds.yaml")

@@ -1,27 +1,33 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
+	"github.com/placement-syncd/placement-syncd/internal/novatest"
+	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
-// novaRecorder stands in for the compute API only to record what reaches
-// it: the path and the token of each request.
-type novaRecorder struct {
+// novaTLSDouble is a compute API double that records what reaches it (the
+// path and the token of each request): the real nova-api here serves
+// plain HTTP only, and these are TLS tests.
+type novaTLSDouble struct {
 	mu   sync.Mutex
 	seen []*http.Request
 }
 
-func (n *novaRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (n *novaTLSDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n.mu.Lock()
 	n.seen = append(n.seen, r.Clone(context.Background()))
 	n.mu.Unlock()
@@ -29,7 +35,7 @@ func (n *novaRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(`{"aggregates": [], "hypervisors": [], "services": []}`))
 }
 
-func (n *novaRecorder) first(t *testing.T) *http.Request {
+func (n *novaTLSDouble) first(t *testing.T) *http.Request {
 	t.Helper()
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -57,7 +63,7 @@ func novaClouds(t *testing.T, body string) string {
 // verify: false, refuses an untrusted server, and reports an entry
 // without auth: or endpoint as a configuration error, not a panic.
 func TestNovaCloudsTLS(t *testing.T) {
-	rec := &novaRecorder{}
+	rec := &novaTLSDouble{}
 	srv := httptest.NewTLSServer(rec)
 	defer srv.Close()
 	ca := filepath.Join(t.TempDir(), "ca.pem")
@@ -95,44 +101,100 @@ func TestNovaCloudsTLS(t *testing.T) {
 	}
 }
 
-// testNovaCloudsKeystone: a password entry authenticates with the real
-// Keystone and finds Nova in its region's catalog; Nova receives a token
-// Keystone accepts.
+// testNovaCloudsKeystone: the reconciler reaches the real nova-api,
+// which validates Keystone tokens, through a clouds.yaml password entry
+// whose compute endpoint is in the real Keystone's catalog:
+// sync-aggregates gives the providers the aggregates Nova holds, and the
+// gate's compute source lists Nova's services (a forced-down one left
+// out). A user without admin is refused by Nova's policy (exit 4), and a
+// noauth2 token is refused by Keystone's middleware.
 func testNovaCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
-	rec := &novaRecorder{}
-	srv := httptest.NewServer(rec)
-	defer srv.Close()
-	region := ks.Catalog(t, map[string]string{"compute": srv.URL + "/compute/v2.1"})
-	novaClouds(t, `clouds:
-  nova:
-    region_name: `+region+`
-    auth:
-      auth_url: `+ks.AuthURL()+`
-      username: `+keystonetest.ServiceAdmin+`
-      password: `+keystonetest.Password+`
-      project_name: service
-      user_domain_name: Default
-      project_domain_name: Default
-`)
-	ctx := context.Background()
-	nova, err := novaSource(ctx, NovaConfig{Cloud: "nova"})
+	ctx := t.Context()
+	n := realNova.Get(t)
+	if err := n.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := n.AddComputes(ctx, novatest.Compute{Cell: "cell1", Host: "k1", Version: 73},
+		novatest.Compute{Cell: "cell2", Host: "k2", Version: 73}, novatest.Compute{Cell: "cell2", Host: "k3", Version: 73})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = nova.NovaState(ctx)
-	r := rec.first(t)
-	if r.URL.Path != "/compute/v2.1/os-aggregates" {
-		t.Errorf("reached %s, want the catalog's /compute/v2.1/os-aggregates", r.URL.Path)
+	agg, err := n.CreateAggregate(ctx, "rack-k")
+	if err != nil {
+		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodGet, ks.AuthURL()+"/auth/tokens?nocatalog", nil)
-	req.Header.Set("X-Auth-Token", ks.Token(t, keystonetest.Validator, keystonetest.Project(keystonetest.ProjectService)))
-	req.Header.Set("X-Subject-Token", r.Header.Get("X-Auth-Token"))
+	if err := n.AddHost(ctx, agg.ID, "k2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.UpdateService(ctx, "k3", map[string]any{"forced_down": true}); err != nil {
+		t.Fatal(err)
+	}
+	api := n.StartKeystoneAPI(t, ks)
+	t.Logf("keystone-authed nova-api started in %s", api.StartUp.Round(time.Millisecond))
+	region := ks.Catalog(t, map[string]string{"compute": api.Endpoint})
+	entry := func(user, project string) string {
+		return "    region_name: " + region + "\n    auth:\n      auth_url: " + ks.AuthURL() + "\n      username: " + user +
+			"\n      password: " + keystonetest.Password + "\n      project_name: " + project +
+			"\n      user_domain_name: Default\n      project_domain_name: Default\n"
+	}
+	novaClouds(t, "clouds:\n  nova:\n"+entry(keystonetest.ServiceAdmin, keystonetest.ProjectService)+
+		"  member:\n"+entry(keystonetest.DemoMember, keystonetest.ProjectDemo))
+
+	e := newRecEnv(t)
+	for host, uuids := range nodes {
+		e.provider(t, uuids[0], host)
+	}
+	var stdout, stderr bytes.Buffer
+	cfg := e.config(t, "nova.yaml", "nova: {cloud: nova}")
+	if code := run(ctx, []string{"sync-aggregates", "--config", cfg, "--verbose"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("sync-aggregates: exit %d\n%s\nnova-api log:\n%s", code, stderr.String(), api.Log())
+	}
+	if !strings.Contains(stdout.String(), "read Nova: 1 aggregates, 3 compute nodes on 3 hosts") {
+		t.Errorf("sync-aggregates did not read Nova's aggregate and computes:\n%s", stdout.String())
+	}
+	for host, want := range map[string][]string{"k1": nil, "k2": {agg.UUID}, "k3": nil} {
+		if got := e.aggregates(t, nodes[host][0]); !slices.Equal(got, want) {
+			t.Errorf("host %s: aggregates %v, want %v", host, got, want)
+		}
+	}
+	computes, err := computeSource(ctx, ReconcilerConfig{Nova: NovaConfig{Cloud: "nova"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := computes.Computes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hosts := computeHosts(got); !slices.Equal(hosts, []string{"k1", "k2"}) {
+		t.Errorf("computes %v, want k1 and k2 (k3 is forced down)", got)
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	member := e.config(t, "member.yaml", "nova: {cloud: member}")
+	if code := run(ctx, []string{"sync-aggregates", "--config", member}, &stdout, &stderr); code != exitNovaUnavailable || !strings.Contains(stderr.String(), "403") {
+		t.Errorf("a member's token: exit %d, want %d with Nova's 403\n%s", code, exitNovaUnavailable, stderr.String())
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, api.Endpoint+"/os-services", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Auth-Token", novatest.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("the token Nova received: Keystone says %s", resp.Status)
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a noauth2 token: %s, want 401", resp.Status)
 	}
+}
+
+func computeHosts(cs []reconciler.ComputeService) []string {
+	var hosts []string
+	for _, c := range cs {
+		hosts = append(hosts, c.Host)
+	}
+	slices.Sort(hosts)
+	return hosts
 }

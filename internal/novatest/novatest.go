@@ -5,6 +5,8 @@
 // compute nodes are rows in the cell databases (there is no nova-compute),
 // mapped by `nova-manage cell_v2 discover_hosts`; aggregates, disables,
 // forced-down and service deletes go through the real API.
+// StartKeystoneAPI adds a second nova-api over the same databases that
+// validates a real Keystone's tokens instead (keystone.go).
 //
 // Each cell's database is reached by its own MariaDB user, so that a test
 // can make a cell unreadable (Unreadable) the way a lost grant or a
@@ -65,8 +67,7 @@ type Nova struct {
 
 	dir       string
 	cells     map[string]*Cell
-	uwsgi     *exec.Cmd
-	exited    chan error
+	api       *apiProc
 	stub      *http.Server
 	stubErr   chan error
 	stubAddrV string
@@ -304,24 +305,49 @@ func (n *Nova) buildSchemas(ctx context.Context) error {
 	return errors.Join(all...)
 }
 
-// startAPI runs nova-api under uWSGI in its own process group and waits
-// until it answers an authenticated request. A port taken between the
-// choice and the bind is retried.
+// startAPI starts the noauth2 nova-api the helpers talk to.
 func (n *Nova) startAPI(ctx context.Context) error {
+	p, err := n.startProc(ctx, "nova-api", "nova.conf", Token)
+	if err != nil {
+		return err
+	}
+	n.api, n.Root, n.Endpoint = p, p.root, p.root+"v2.1"
+	return nil
+}
+
+// apiProc is one nova-api under uWSGI, in a process group of its own.
+type apiProc struct {
+	cmd    *exec.Cmd
+	exited chan error
+	log    string
+	root   string // http://127.0.0.1:N/
+}
+
+// startProc runs nova-api under uWSGI with nova.conf followed by extra
+// config files (";"-separated, in n.dir), logging to name.log, and waits
+// until token lists os-services. A port taken between the choice and the
+// bind is retried.
+func (n *Nova) startProc(ctx context.Context, name, confs, token string) (*apiProc, error) {
 	var last error
 	for range 3 {
 		port, err := freePort()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if last = n.launchAPI(ctx, port); last == nil {
-			return nil
+		p, err := n.launch(name, confs, port)
+		if err == nil {
+			if err = p.waitReady(ctx, token, 90*time.Second); err == nil {
+				return p, nil
+			}
+			_ = p.stop()
+			err = fmt.Errorf("%w\n%s", err, tail(p.readLog(), 4000))
 		}
+		last = err
 	}
-	return last
+	return nil, last
 }
 
-func (n *Nova) launchAPI(ctx context.Context, port int) error {
+func (n *Nova) launch(name, confs string, port int) (*apiProc, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	ini := fmt.Sprintf(`[uwsgi]
 plugins = python3
@@ -337,31 +363,28 @@ no-orphans = true
 buffer-size = 65535
 need-app = true
 `, addr, novaWSGI)
-	iniPath := filepath.Join(n.dir, "uwsgi.ini")
+	iniPath := filepath.Join(n.dir, name+".ini")
 	if err := os.WriteFile(iniPath, []byte(ini), 0o600); err != nil {
-		return fmt.Errorf("novatest: %w", err)
+		return nil, fmt.Errorf("novatest: %w", err)
 	}
-	logf, err := os.Create(filepath.Join(n.dir, "nova-api.log"))
+	p := &apiProc{log: filepath.Join(n.dir, name+".log"), root: "http://" + addr + "/"}
+	logf, err := os.Create(p.log)
 	if err != nil {
-		return fmt.Errorf("novatest: %w", err)
+		return nil, fmt.Errorf("novatest: %w", err)
 	}
 	defer logf.Close()
 	cmd := exec.Command(uwsgi, "--ini", iniPath)
-	cmd.Env = n.env("OS_NOVA_CONFIG_DIR="+n.dir, "OS_NOVA_CONFIG_FILES=api-paste.ini;nova.conf")
+	// The paste pipeline is read from the first file of the config
+	// directory; later files override earlier ones.
+	cmd.Env = n.env("OS_NOVA_CONFIG_DIR="+n.dir, "OS_NOVA_CONFIG_FILES=api-paste.ini;"+confs)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = n.dir, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("novatest: start uwsgi: %w", err)
+		return nil, fmt.Errorf("novatest: start uwsgi: %w", err)
 	}
-	n.uwsgi, n.exited = cmd, make(chan error, 1)
-	go func() { n.exited <- cmd.Wait() }()
-	n.Root = "http://" + addr + "/"
-	n.Endpoint = "http://" + addr + "/v2.1"
-	if err := n.waitReady(ctx, 90*time.Second); err != nil {
-		_ = n.stopAPI()
-		return fmt.Errorf("%w\n%s", err, tail(n.Log(), 4000))
-	}
-	return nil
+	p.cmd, p.exited = cmd, make(chan error, 1)
+	go func() { p.exited <- cmd.Wait() }()
+	return p, nil
 }
 
 // Log is nova-api's log so far.
@@ -370,16 +393,22 @@ func (n *Nova) Log() string {
 	return string(b)
 }
 
-func (n *Nova) waitReady(ctx context.Context, limit time.Duration) error {
+func (p *apiProc) readLog() string {
+	b, _ := os.ReadFile(p.log)
+	return string(b)
+}
+
+// waitReady waits until a GET of os-services with token answers 200.
+func (p *apiProc) waitReady(ctx context.Context, token string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		select {
-		case err := <-n.exited:
-			n.exited <- err
+		case err := <-p.exited:
+			p.exited <- err
 			return fmt.Errorf("novatest: nova-api exited during start-up: %v", err)
 		default:
 		}
-		code, _, err := n.Do(ctx, http.MethodGet, "/os-services", nil, nil)
+		code, err := p.probe(ctx, token)
 		if err == nil && code == http.StatusOK {
 			return nil
 		}
@@ -390,20 +419,36 @@ func (n *Nova) waitReady(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-// stopAPI ends uWSGI's process group: SIGTERM, SIGKILL after 20 s.
-func (n *Nova) stopAPI() error {
-	if n.uwsgi == nil {
+func (p *apiProc) probe(ctx context.Context, token string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.root+"v2.1/os-services", nil)
+	if err != nil {
+		return 0, fmt.Errorf("novatest: %w", err)
+	}
+	req.Header.Set("X-Auth-Token", token)
+	req.Close = true
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("novatest: %w", err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// stop ends uWSGI's process group: SIGTERM, SIGKILL after 20 s.
+func (p *apiProc) stop() error {
+	if p == nil {
 		return nil
 	}
-	pgid := n.uwsgi.Process.Pid
+	pgid := p.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
-	case <-n.exited:
+	case <-p.exited:
 	case <-time.After(20 * time.Second):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-n.exited
+		<-p.exited
 	}
-	n.uwsgi = nil
 	return nil
 }
 
@@ -411,7 +456,8 @@ func (n *Nova) stopAPI() error {
 // the temporary directory.
 func (n *Nova) Stop() error {
 	var errs []error
-	errs = append(errs, n.stopAPI(), n.stopStub())
+	errs = append(errs, n.api.stop(), n.stopStub())
+	n.api = nil
 	if n.DB != nil {
 		errs = append(errs, n.DB.Stop())
 	}
