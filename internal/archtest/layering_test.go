@@ -41,6 +41,11 @@ var harnesses = []string{"internal/placementtest", "internal/ironictest", "inter
 // program imports them.
 var testHarnesses = []string{"internal/placementtest", "internal/ironictest", "internal/mariadbtest", "internal/metricstest", "internal/keystonetest", "internal/novatest"}
 
+// harnessPlumbing is what test harnesses share to run their services as
+// subprocesses (ports, environment, process groups, logs); like them, it
+// is for tests only.
+var harnessPlumbing = []string{"internal/svcproc"}
+
 var rules = []rule{
 	{pkgs: []string{"agent/..."}, never: []string{"placementsrv/...", "reconciler/..."},
 		why: "the agent talks to any Placement through placementclient only"},
@@ -109,6 +114,11 @@ var rules = []rule{
 	{pkgs: []string{"..."}, except: testHarnesses, notest: true,
 		never: testHarnesses,
 		why:   "test harnesses (ours, the reference, doubles, MariaDB, metric helpers) are for tests only"},
+	{pkgs: []string{"..."}, except: append(slices.Clone(testHarnesses), harnessPlumbing...), notest: true,
+		never: harnessPlumbing,
+		why:   "the subprocess plumbing of the service harnesses is for tests and their harnesses only"},
+	{pkgs: harnessPlumbing, strict: true, never: []string{"..."},
+		why: "subprocess plumbing knows none of the harnesses or packages that use it"},
 	{pkgs: []string{"internal/difftest"}, never: []string{"placementsrv/...", "placementclient/...", "agent/...",
 		"reconciler/...", "drivers/...", "github.com/gophercloud/gophercloud/v2/..."},
 		why: "the differential tester speaks raw HTTP to any two Placements; its tests start them through placementtest"},

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // cloneScript copies a node's row (and its traits) in Ironic's SQLite
@@ -70,7 +72,7 @@ func (ir *Ironic) CloneNodes(t testing.TB, template string, n int) []string {
 
 func stderrOf(err error) string {
 	if ee, ok := err.(*exec.ExitError); ok {
-		return tail(string(ee.Stderr), 2000)
+		return svcproc.Tail(string(ee.Stderr), 2000)
 	}
 	return fmt.Sprint(err)
 }

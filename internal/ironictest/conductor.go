@@ -3,7 +3,6 @@ package ironictest
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 )
@@ -27,8 +26,7 @@ func (ir *Ironic) StartConductor(t testing.TB, group string) {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			b, _ := os.ReadFile(p.log)
-			t.Logf("ironictest: conductor of group %s, log:\n%s", group, tail(string(b), 4000))
+			t.Logf("ironictest: conductor of group %s, log:\n%s", group, p.LogTail(4000))
 		}
 		if err := p.stop(); err != nil {
 			t.Error(err)
@@ -41,11 +39,8 @@ func (ir *Ironic) StartConductor(t testing.TB, group string) {
 			time.Sleep(1500 * time.Millisecond)
 			return
 		}
-		select {
-		case err := <-p.done:
-			p.done <- err
+		if exited, err := p.Exited(); exited {
 			t.Fatalf("ironictest: conductor of group %s exited during start-up: %v%s", group, err, ir.logTails())
-		default:
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -2,7 +2,6 @@ package ironictest
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -38,11 +37,10 @@ func (ir *Ironic) setMaxLimit(n int) error {
 	// may have been logged before.
 	line := fmt.Sprintf("Option api.max_limit changed from [%d] to [%d]", ir.maxLimit(), want)
 	seen := func() int {
-		b, _ := os.ReadFile(api.log)
-		return strings.Count(string(b), line)
+		return strings.Count(api.ReadLog(), line)
 	}
 	before := seen()
-	if err := api.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := api.Signal(syscall.SIGHUP); err != nil {
 		return fmt.Errorf("ironictest: reload ironic-api: %w", err)
 	}
 	deadline := time.Now().Add(time.Minute)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // Debian's ironic-api, ironic-conductor and ironic-dbsync (package
@@ -60,9 +61,7 @@ type Ironic struct {
 // proc is one service in its own process group.
 type proc struct {
 	name string
-	cmd  *exec.Cmd
-	done chan error
-	log  string
+	*svcproc.Proc
 }
 
 // Start starts a real Ironic for the test and stops it at cleanup. A
@@ -159,10 +158,10 @@ func start(ctx context.Context, o Options) (_ *Ironic, err error) {
 			_ = ir.Stop()
 		}
 	}()
-	if ir.apiPort, err = freePort(); err != nil {
+	if ir.apiPort, err = svcproc.FreePort(); err != nil {
 		return nil, err
 	}
-	if ir.rpcPort, err = freePort(); err != nil {
+	if ir.rpcPort, err = svcproc.FreePort(); err != nil {
 		return nil, err
 	}
 	ir.root = "http://127.0.0.1:" + strconv.Itoa(ir.apiPort)
@@ -191,7 +190,7 @@ func start(ctx context.Context, o Options) (_ *Ironic, err error) {
 // cleanEnv is the services' whole environment: Debian's paths only, so
 // that no virtualenv or PYTHONPATH of the caller's reaches them.
 func cleanEnv(dir string) []string {
-	return []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir, "LANG=C.UTF-8", "TMPDIR=" + filepath.Join(dir, "tmp")}
+	return svcproc.Env(dir, filepath.Join(dir, "tmp"))
 }
 
 func runDBSync(ctx context.Context, dir, conf string) error {
@@ -199,7 +198,7 @@ func runDBSync(ctx context.Context, dir, conf string) error {
 	cmd.Env = cleanEnv(dir)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("ironictest: ironic-dbsync create_schema: %w\n%s", err, tail(string(out), 3000))
+		return fmt.Errorf("ironictest: ironic-dbsync create_schema: %w\n%s", err, svcproc.Tail(string(out), 3000))
 	}
 	// Write-ahead logging, which stays with the file: readers no longer
 	// block the writer, and the services' writes fail with "database is
@@ -215,25 +214,15 @@ func runDBSync(ctx context.Context, dir, conf string) error {
 
 // launch starts /usr/bin/<name> on conf, logging to dir/<logName>.log.
 func launch(dir, name, conf, logName string) (*proc, error) {
-	logPath := filepath.Join(dir, logName+".log")
-	f, err := os.Create(logPath)
-	if err != nil {
-		return nil, fmt.Errorf("ironictest: %w", err)
-	}
-	defer f.Close()
 	cmd := exec.Command("/usr/bin/"+name, "--config-file", conf)
 	cmd.Env = cleanEnv(dir)
 	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = f, f
-	// Its own process group: Stop kills the service and anything it
-	// forked (API workers) together.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	// Stop ends the service and anything it forked (API workers) together.
+	sp, err := svcproc.Start(cmd, filepath.Join(dir, logName+".log"))
+	if err != nil {
 		return nil, fmt.Errorf("ironictest: start %s: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, done: make(chan error, 1), log: logPath}
-	go func() { p.done <- cmd.Wait() }()
-	return p, nil
+	return &proc{name: name, Proc: sp}, nil
 }
 
 // waitReady polls GET /v1 until the API answers, then the conductor list
@@ -244,11 +233,8 @@ func (ir *Ironic) waitReady(ctx context.Context, limit time.Duration) error {
 	var last error
 	for time.Now().Before(deadline) {
 		for _, p := range ir.procs {
-			select {
-			case err := <-p.done:
-				p.done <- err
+			if exited, err := p.Exited(); exited {
 				return fmt.Errorf("ironictest: %s exited during start-up: %v", p.name, err)
-			default:
 			}
 		}
 		if last = ir.conductorAlive(ctx); last == nil {
@@ -297,45 +283,16 @@ func (ir *Ironic) Stop() error {
 }
 
 func (p *proc) stop() error {
-	pgid := p.cmd.Process.Pid
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("ironictest: signal %s: %w", p.name, err)
+	if err := p.Stop(syscall.SIGTERM, 10*time.Second); err != nil {
+		return fmt.Errorf("ironictest: %s: %w", p.name, err)
 	}
-	select {
-	case err := <-p.done:
-		p.done <- err
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		err := <-p.done
-		p.done <- err
-	}
-	// Workers left in the group after the parent went.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	return nil
 }
 
 func (ir *Ironic) logTails() string {
 	var s string
 	for _, p := range ir.procs {
-		b, _ := os.ReadFile(p.log)
-		s += "\n--- " + p.name + " log ---\n" + tail(string(b), 2000)
+		s += "\n--- " + p.name + " log ---\n" + p.LogTail(2000)
 	}
 	return s
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("ironictest: pick a port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tail keeps the end of a log, where the reason for a failure is.
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "..." + s[len(s)-n:]
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // APIVersion is the microversion the helpers send: Ironic 21.4's
@@ -78,7 +80,7 @@ func (ir *Ironic) getJSON(ctx context.Context, path string, v any) error {
 		return err
 	}
 	if code != http.StatusOK {
-		return fmt.Errorf("ironictest: GET %s: %d %s", path, code, tail(string(body), 500))
+		return fmt.Errorf("ironictest: GET %s: %d %s", path, code, svcproc.Tail(string(body), 500))
 	}
 	return json.Unmarshal(body, v)
 }
@@ -95,7 +97,7 @@ func (ir *Ironic) must(t testing.TB, method, path string, body any, want ...int)
 			return out
 		}
 	}
-	t.Fatalf("ironictest: %s %s: %d %s", method, path, code, tail(string(out), 1000))
+	t.Fatalf("ironictest: %s %s: %d %s", method, path, code, svcproc.Tail(string(out), 1000))
 	return nil
 }
 
@@ -158,7 +160,7 @@ func (ir *Ironic) remove(t testing.TB, uuid string) {
 	}
 	_, _, _ = ir.Do(context.Background(), http.MethodPut, "/v1/nodes/"+uuid+"/maintenance", map[string]string{"reason": "test cleanup"})
 	if code, body, err := ir.Do(context.Background(), http.MethodDelete, "/v1/nodes/"+uuid, nil); err == nil && code != http.StatusNoContent && code != http.StatusNotFound {
-		t.Logf("ironictest: node %s left behind: %d %s", uuid, code, tail(string(body), 300))
+		t.Logf("ironictest: node %s left behind: %d %s", uuid, code, svcproc.Tail(string(body), 300))
 	}
 }
 

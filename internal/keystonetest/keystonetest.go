@@ -11,9 +11,7 @@ package keystonetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // Binaries the harness runs, at Debian's paths.
@@ -41,8 +41,7 @@ const install = "apt-get install keystone uwsgi-core uwsgi-plugin-python3 (./scr
 // cleanEnv is the environment of every Keystone process: Debian's Python
 // first, and nothing inherited from the test's shell.
 func cleanEnv(dir, conf string) []string {
-	return []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir, "LANG=C.UTF-8",
-		"TMPDIR=" + dir, "OS_KEYSTONE_CONFIG_FILES=" + conf}
+	return svcproc.Env(dir, dir, "OS_KEYSTONE_CONFIG_FILES="+conf)
 }
 
 // Options configures a Keystone.
@@ -138,7 +137,7 @@ func start(ctx context.Context, opts Options) (_ *Keystone, err error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := svcproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -252,32 +251,15 @@ func manage(ctx context.Context, dir, conf string, args ...string) error {
 	return nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("keystonetest: pick a port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // process is a uWSGI master and its workers, in a process group of
 // their own.
 type process struct {
-	cmd  *exec.Cmd
-	done chan error
-	log  string
+	*svcproc.Proc
 }
 
 // launch runs Keystone under uWSGI on port and waits until GET /v3
 // answers 200.
 func launch(ctx context.Context, dir, conf string, port int) (*process, error) {
-	logPath := filepath.Join(dir, fmt.Sprintf("uwsgi-%d.log", port))
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, fmt.Errorf("keystonetest: %w", err)
-	}
-	defer logf.Close()
 	// One process of one thread: Keystone's SQLite connections fail when
 	// a thread other than their own closes them, and a test's load needs
 	// no more. Every answer closes its connection, so that a client never
@@ -288,13 +270,11 @@ func launch(ctx context.Context, dir, conf string, port int) (*process, error) {
 		"--need-app", "--buffer-size", "65535", "--add-header", "Connection: close")
 	cmd.Env = cleanEnv(dir, conf)
 	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	sp, err := svcproc.Start(cmd, filepath.Join(dir, fmt.Sprintf("uwsgi-%d.log", port)))
+	if err != nil {
 		return nil, fmt.Errorf("keystonetest: start uwsgi: %w", err)
 	}
-	p := &process{cmd: cmd, done: make(chan error, 1), log: logPath}
-	go func() { p.done <- cmd.Wait() }()
+	p := &process{sp}
 	if err := p.waitReady(ctx, "http://127.0.0.1:"+strconv.Itoa(port)+"/v3", 2*time.Minute); err != nil {
 		_ = p.stop()
 		return nil, err
@@ -306,11 +286,8 @@ func (p *process) waitReady(ctx context.Context, url string, limit time.Duration
 	deadline := time.Now().Add(limit)
 	hc := &http.Client{Timeout: 5 * time.Second}
 	for {
-		select {
-		case err := <-p.done:
-			p.done <- err
+		if exited, err := p.Exited(); exited {
 			return fmt.Errorf("keystonetest: uwsgi exited during start-up: %v\n%s", err, p.logTail())
-		default:
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
@@ -333,26 +310,16 @@ func (p *process) waitReady(ctx context.Context, url string, limit time.Duration
 
 // logTail is the end of uWSGI's log and of Keystone's own.
 func (p *process) logTail() string {
-	b, _ := os.ReadFile(p.log)
-	ks, _ := os.ReadFile(filepath.Join(filepath.Dir(p.log), "keystone.log"))
-	return tail(string(b), 1500) + "\n" + tail(string(ks), 3000)
+	ks, _ := os.ReadFile(filepath.Join(filepath.Dir(p.Log), "keystone.log"))
+	return tail(p.ReadLog(), 1500) + "\n" + tail(string(ks), 3000)
 }
 
 // stop ends the process group: SIGINT, on which uWSGI stops at once
 // (SIGTERM waits for its workers' graceful end), then SIGKILL after 15 s.
 func (p *process) stop() error {
-	pgid := p.cmd.Process.Pid
-	if err := syscall.Kill(-pgid, syscall.SIGINT); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("keystonetest: signal uwsgi: %w", err)
+	if err := p.Stop(syscall.SIGINT, 15*time.Second); err != nil {
+		return fmt.Errorf("keystonetest: uwsgi: %w", err)
 	}
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.done
-	}
-	// Workers that outlived the master.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	return nil
 }
 
@@ -381,7 +348,7 @@ func (k *Keystone) StartIssuer(t testing.TB, expiration time.Duration) *Keystone
 	conf, err := writeConfig(k.dir, fmt.Sprintf("issuer-%d.conf", time.Now().UnixNano()), expiration)
 	if err == nil {
 		var port int
-		if port, err = freePort(); err == nil {
+		if port, err = svcproc.FreePort(); err == nil {
 			is := &Keystone{URL: "http://127.0.0.1:" + strconv.Itoa(port), dir: k.dir, ids: k.ids, admin: k.admin, issuer: true}
 			if is.proc, err = launch(context.Background(), k.dir, conf, port); err == nil {
 				t.Cleanup(func() {
@@ -397,10 +364,5 @@ func (k *Keystone) StartIssuer(t testing.TB, expiration time.Duration) *Keystone
 	return nil
 }
 
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
+// tail is the end of a log or an answer, without its trailing newline.
+func tail(s string, n int) string { return svcproc.Tail(strings.TrimSpace(s), n) }

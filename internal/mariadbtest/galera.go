@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // galeraProvider is where Debian's galera-4 installs the wsrep provider.
@@ -138,7 +140,7 @@ func galeraNodes(n int, name string, uid, gid int) ([]*galeraNode, []int, error)
 		var p [4]int
 		for j := range p {
 			var err error
-			if p[j], err = freePort(); err != nil {
+			if p[j], err = svcproc.FreePort(); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -243,7 +245,7 @@ func (s *Server) waitSynced(ctx context.Context, size int, limit time.Duration) 
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(filepath.Join(s.dir, "error.log"))
 			return fmt.Errorf("mariadbtest: %s not Synced in a cluster of %d after %s (state %q, size %d, %v)\n%s",
-				s.Addr, size, limit, state, got, err, tail(string(log), 2000))
+				s.Addr, size, limit, state, got, err, svcproc.Tail(string(log), 2000))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // Server is a running mariadbd.
@@ -116,7 +118,7 @@ func start(ctx context.Context, base string) (*Server, error) {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
+		port, err := svcproc.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -167,15 +169,6 @@ func ownTmp(dir string) ([]string, error) {
 	return append(os.Environ(), "TMPDIR="+tmp), nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("mariadbtest: pick a port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // launch runs mariadbd on dir's data directory: a lone server, or a
 // Galera node when g is not nil.
 func launch(ctx context.Context, dir string, port int, g *galeraNode) (*Server, error) {
@@ -219,7 +212,7 @@ func launch(ctx context.Context, dir string, port int, g *galeraNode) (*Server, 
 	if err := s.waitReady(ctx, 60*time.Second); err != nil {
 		_ = s.kill()
 		log, _ := os.ReadFile(logPath)
-		return nil, fmt.Errorf("%w\n%s", err, tail(string(log), 2000))
+		return nil, fmt.Errorf("%w\n%s", err, svcproc.Tail(string(log), 2000))
 	}
 	return s, nil
 }
@@ -373,12 +366,4 @@ func (s *Server) kill() error {
 	err := <-s.done
 	s.done <- err
 	return nil
-}
-
-// tail keeps the end of a log, where the reason for a failed start is.
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "..." + s[len(s)-n:]
 }

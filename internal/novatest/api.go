@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // Token is the noauth2 token of an admin in project admin.
@@ -65,7 +67,7 @@ func (n *Nova) Do(ctx context.Context, method, path string, body, out any) (int,
 			continue
 		}
 		if err != nil {
-			return 0, nil, fmt.Errorf("novatest: %s %s: %w\nnova-api log:\n%s", method, path, err, tail(n.Log(), 2000))
+			return 0, nil, fmt.Errorf("novatest: %s %s: %w\nnova-api log:\n%s", method, path, err, svcproc.Tail(n.Log(), 2000))
 		}
 		break
 	}

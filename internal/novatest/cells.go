@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // Compute is one nova-compute service to register as rows in a cell.
@@ -169,11 +171,11 @@ func (n *Nova) MinimumVersion(ctx context.Context) (version int, raised bool, er
 	cmd.Env, cmd.Dir = n.env(), n.dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, false, fmt.Errorf("novatest: oracle: %w\n%s", err, tail(string(out), 3000))
+		return 0, false, fmt.Errorf("novatest: oracle: %w\n%s", err, svcproc.Tail(string(out), 3000))
 	}
 	m := oracleLine.FindStringSubmatch(string(out))
 	if m == nil {
-		return 0, false, fmt.Errorf("novatest: oracle said nothing readable:\n%s", tail(string(out), 3000))
+		return 0, false, fmt.Errorf("novatest: oracle said nothing readable:\n%s", svcproc.Tail(string(out), 3000))
 	}
 	if m[1] == "raised" {
 		return 0, true, nil

@@ -72,4 +72,4 @@ token_cache_time = -1
 }
 
 // Log is this nova-api's log so far.
-func (a *KeystoneAPI) Log() string { return a.proc.readLog() }
+func (a *KeystoneAPI) Log() string { return a.proc.ReadLog() }

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 // Debian's paths. The python3 first on PATH may be another installation
@@ -248,7 +249,7 @@ enforce_new_defaults = false
 // env is a clean environment for Debian's Python: nothing of the test
 // process's (a pyenv on PATH, PYTHONPATH) leaks in.
 func (n *Nova) env(extra ...string) []string {
-	return append([]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + n.dir, "LANG=C.UTF-8", "TMPDIR=" + n.dir}, extra...)
+	return svcproc.Env(n.dir, n.dir, extra...)
 }
 
 // Manage runs nova-manage with the harness's nova.conf (and extra config
@@ -262,7 +263,7 @@ func (n *Nova) Manage(ctx context.Context, confs []string, args ...string) (stri
 	cmd.Env, cmd.Dir = n.env(), n.dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return string(out), fmt.Errorf("novatest: nova-manage %s: %w\n%s", strings.Join(args, " "), err, tail(string(out), 3000))
+		return string(out), fmt.Errorf("novatest: nova-manage %s: %w\n%s", strings.Join(args, " "), err, svcproc.Tail(string(out), 3000))
 	}
 	return string(out), nil
 }
@@ -317,10 +318,8 @@ func (n *Nova) startAPI(ctx context.Context) error {
 
 // apiProc is one nova-api under uWSGI, in a process group of its own.
 type apiProc struct {
-	cmd    *exec.Cmd
-	exited chan error
-	log    string
-	root   string // http://127.0.0.1:N/
+	*svcproc.Proc
+	root string // http://127.0.0.1:N/
 }
 
 // startProc runs nova-api under uWSGI with nova.conf followed by extra
@@ -330,7 +329,7 @@ type apiProc struct {
 func (n *Nova) startProc(ctx context.Context, name, confs, token string) (*apiProc, error) {
 	var last error
 	for range 3 {
-		port, err := freePort()
+		port, err := svcproc.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -340,7 +339,7 @@ func (n *Nova) startProc(ctx context.Context, name, confs, token string) (*apiPr
 				return p, nil
 			}
 			_ = p.stop()
-			err = fmt.Errorf("%w\n%s", err, tail(p.readLog(), 4000))
+			err = fmt.Errorf("%w\n%s", err, p.LogTail(4000))
 		}
 		last = err
 	}
@@ -367,24 +366,16 @@ need-app = true
 	if err := os.WriteFile(iniPath, []byte(ini), 0o600); err != nil {
 		return nil, fmt.Errorf("novatest: %w", err)
 	}
-	p := &apiProc{log: filepath.Join(n.dir, name+".log"), root: "http://" + addr + "/"}
-	logf, err := os.Create(p.log)
-	if err != nil {
-		return nil, fmt.Errorf("novatest: %w", err)
-	}
-	defer logf.Close()
 	cmd := exec.Command(uwsgi, "--ini", iniPath)
 	// The paste pipeline is read from the first file of the config
 	// directory; later files override earlier ones.
 	cmd.Env = n.env("OS_NOVA_CONFIG_DIR="+n.dir, "OS_NOVA_CONFIG_FILES=api-paste.ini;"+confs)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = n.dir, logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	cmd.Dir = n.dir
+	sp, err := svcproc.Start(cmd, filepath.Join(n.dir, name+".log"))
+	if err != nil {
 		return nil, fmt.Errorf("novatest: start uwsgi: %w", err)
 	}
-	p.cmd, p.exited = cmd, make(chan error, 1)
-	go func() { p.exited <- cmd.Wait() }()
-	return p, nil
+	return &apiProc{Proc: sp, root: "http://" + addr + "/"}, nil
 }
 
 // Log is nova-api's log so far.
@@ -393,20 +384,12 @@ func (n *Nova) Log() string {
 	return string(b)
 }
 
-func (p *apiProc) readLog() string {
-	b, _ := os.ReadFile(p.log)
-	return string(b)
-}
-
 // waitReady waits until a GET of os-services with token answers 200.
 func (p *apiProc) waitReady(ctx context.Context, token string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
-		select {
-		case err := <-p.exited:
-			p.exited <- err
+		if exited, err := p.Exited(); exited {
 			return fmt.Errorf("novatest: nova-api exited during start-up: %v", err)
-		default:
 		}
 		code, err := p.probe(ctx, token)
 		if err == nil && code == http.StatusOK {
@@ -441,14 +424,7 @@ func (p *apiProc) stop() error {
 	if p == nil {
 		return nil
 	}
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(20 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.exited
-	}
+	_ = p.Stop(syscall.SIGTERM, 20*time.Second)
 	return nil
 }
 
@@ -463,20 +439,4 @@ func (n *Nova) Stop() error {
 	}
 	errs = append(errs, os.RemoveAll(n.dir))
 	return errors.Join(errs...)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("novatest: pick a port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
 }

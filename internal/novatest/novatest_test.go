@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/internal/svcproc"
 )
 
 var nova Main
@@ -125,7 +127,7 @@ func TestNova_APIWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := n.DeleteService(ctx, "w2"); err != nil {
-		t.Fatalf("%v\nnova-api log:\n%s", err, tail(n.Log(), 4000))
+		t.Fatalf("%v\nnova-api log:\n%s", err, svcproc.Tail(n.Log(), 4000))
 	}
 	if s := listServices(t, n, "2.53"); s["w2"] != "" {
 		t.Errorf("services after delete = %v, want no w2", s)
