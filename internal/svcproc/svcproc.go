@@ -9,22 +9,58 @@ package svcproc
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
 
 // FreePort picks a TCP port on 127.0.0.1 that nothing listens on now.
-// Another process may take it before the caller binds it.
+// It is taken below the kernel's ephemeral range when there is room:
+// a port the kernel handed out for a moment (bind to :0) is soon handed
+// out again as the local port of some outgoing connection, and tests
+// that make thousands of requests made a Galera node's state transfer
+// find its port taken. Another harness may still take the same port
+// before the caller binds it; callers that can retry do.
 func FreePort() (int, error) {
+	if lo, hi, ok := belowEphemeral(); ok {
+		for range 64 {
+			port := lo + rand.IntN(hi-lo)
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			if err == nil {
+				l.Close()
+				return port, nil
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("svcproc: pick a port: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// belowEphemeral is a range of ports under the kernel's ephemeral range
+// (ip_local_port_range), which outgoing connections never use.
+func belowEphemeral() (lo, hi int, ok bool) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, 0, false
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil || low < 12000 {
+		return 0, 0, false
+	}
+	return low - 10000, low, true
 }
 
 // Env is a service's whole environment: Debian's paths only, so that no

@@ -93,6 +93,11 @@ func TestFreePort(t *testing.T) {
 		t.Fatalf("port %d not bindable: %v", port, err)
 	}
 	l.Close()
+	// Below the ephemeral range, where no outgoing connection's local
+	// port can take it between the choice and the service's bind.
+	if _, low, ok := belowEphemeral(); ok && port >= low {
+		t.Errorf("port %d is in the ephemeral range (from %d)", port, low)
+	}
 }
 
 func TestEnv(t *testing.T) {
