@@ -34,12 +34,8 @@ func TestCloudsKeystone(t *testing.T) {
 	pl := placementtest.StartOurs(t, placementtest.Options{Keystone: &placementtest.KeystoneAuth{AuthURL: ks.AuthURL(),
 		Username: keystonetest.Validator, Password: keystonetest.Password, ProjectName: keystonetest.ProjectService}})
 	region := ks.Catalog(t, map[string]string{"placement": pl.URL})
-	entry := func(name, user, project string) string {
-		return "  " + name + ":\n    region_name: " + region + "\n    auth:\n      auth_url: " + ks.AuthURL() +
-			"\n      username: " + user + "\n      password: " + keystonetest.Password + "\n      project_name: " + project +
-			"\n      user_domain_name: Default\n      project_domain_name: Default\n"
-	}
-	path := writeClouds(t, "clouds:\n"+entry("agent", keystonetest.ServiceAdmin, "service")+entry("reader", keystonetest.DemoReader, "demo"))
+	path := writeClouds(t, "clouds:\n"+ks.CloudsEntry("agent", region, keystonetest.ServiceAdmin, "service")+
+		ks.CloudsEntry("reader", region, keystonetest.DemoReader, "demo"))
 	ctx := context.Background()
 	c, err := New(ctx, Options{Keystone: &KeystoneOptions{Cloud: "agent", CloudsFile: path}})
 	if err != nil {

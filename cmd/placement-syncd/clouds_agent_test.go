@@ -36,17 +36,8 @@ func testAgentCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 	region := ks.Catalog(t, map[string]string{"placement": pl.URL, "baremetal": strings.TrimSuffix(ir.URL, "/v1")})
 	dir := t.TempDir()
 	clouds := filepath.Join(dir, "clouds.yaml")
-	if err := os.WriteFile(clouds, []byte(`clouds:
-  cloud:
-    region_name: `+region+`
-    auth:
-      auth_url: `+ks.AuthURL()+`
-      username: `+keystonetest.ServiceAdmin+`
-      password: `+keystonetest.Password+`
-      project_name: service
-      user_domain_name: Default
-      project_domain_name: Default
-`), 0o600); err != nil {
+	entry := ks.CloudsEntry("cloud", region, keystonetest.ServiceAdmin, keystonetest.ProjectService)
+	if err := os.WriteFile(clouds, []byte("clouds:\n"+entry), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "agent.yaml")

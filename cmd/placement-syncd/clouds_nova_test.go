@@ -132,13 +132,8 @@ func testNovaCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 	api := n.StartKeystoneAPI(t, ks)
 	t.Logf("keystone-authed nova-api started in %s", api.StartUp.Round(time.Millisecond))
 	region := ks.Catalog(t, map[string]string{"compute": api.Endpoint})
-	entry := func(user, project string) string {
-		return "    region_name: " + region + "\n    auth:\n      auth_url: " + ks.AuthURL() + "\n      username: " + user +
-			"\n      password: " + keystonetest.Password + "\n      project_name: " + project +
-			"\n      user_domain_name: Default\n      project_domain_name: Default\n"
-	}
-	novaClouds(t, "clouds:\n  nova:\n"+entry(keystonetest.ServiceAdmin, keystonetest.ProjectService)+
-		"  member:\n"+entry(keystonetest.DemoMember, keystonetest.ProjectDemo))
+	novaClouds(t, "clouds:\n"+ks.CloudsEntry("nova", region, keystonetest.ServiceAdmin, keystonetest.ProjectService)+
+		ks.CloudsEntry("member", region, keystonetest.DemoMember, keystonetest.ProjectDemo))
 
 	e := newRecEnv(t)
 	for host, uuids := range nodes {

@@ -126,17 +126,7 @@ func TestCloudsKeystone(t *testing.T) {
 	ks := keystonetest.Start(t, keystonetest.Options{})
 	p, srv := ironicProxy(t, false)
 	region := ks.Catalog(t, map[string]string{"baremetal": srv.URL})
-	path := writeClouds(t, `clouds:
-  ironic:
-    region_name: `+region+`
-    auth:
-      auth_url: `+ks.AuthURL()+`
-      username: `+keystonetest.ServiceAdmin+`
-      password: `+keystonetest.Password+`
-      project_name: service
-      user_domain_name: Default
-      project_domain_name: Default
-`)
+	path := writeClouds(t, "clouds:\n"+ks.CloudsEntry("ironic", region, keystonetest.ServiceAdmin, keystonetest.ProjectService))
 	if err := observeCloud(t, path, "ironic"); err != nil {
 		t.Fatal(err)
 	}

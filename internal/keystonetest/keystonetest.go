@@ -366,3 +366,12 @@ func (k *Keystone) StartIssuer(t testing.TB, expiration time.Duration) *Keystone
 
 // tail is the end of a log or an answer, without its trailing newline.
 func tail(s string, n int) string { return svcproc.Tail(strings.TrimSpace(s), n) }
+
+// CloudsEntry is one clouds.yaml entry, indented to sit under `clouds:`,
+// that logs user in to project with password auth against this Keystone
+// and takes endpoints from region's catalog: what a test's client reads.
+func (k *Keystone) CloudsEntry(name, region, user, project string) string {
+	return "  " + name + ":\n    region_name: " + region + "\n    auth:\n      auth_url: " + k.AuthURL() +
+		"\n      username: " + user + "\n      password: " + Password + "\n      project_name: " + project +
+		"\n      user_domain_name: Default\n      project_domain_name: Default\n"
+}
