@@ -13,6 +13,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // startServerWith is startTestServer with the server's options edited.
@@ -23,7 +24,7 @@ func startServerWith(t *testing.T, edit func(*Options)) *testServer {
 
 func secureRBAC(t *testing.T) func(*Options) {
 	return func(o *Options) {
-		p, err := policy.New(policy.Options{EnforceScope: true, EnforceNewDefaults: true})
+		p, err := policy.New(policy.Options{EnforceScope: true, EnforceNewDefaults: true, Release: release.V8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func keystoneServerOn(t *testing.T, ks *keystonetest.Keystone, policyFile string
 		t.Fatal(err)
 	}
 	return startServerWith(t, func(o *Options) {
-		p, err := policy.New(policy.Options{File: policyFile, EnforceScope: true, EnforceNewDefaults: true})
+		p, err := policy.New(policy.Options{File: policyFile, EnforceScope: true, EnforceNewDefaults: true, Release: release.V8})
 		if err != nil {
 			t.Fatal(err)
 		}

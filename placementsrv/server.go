@@ -31,6 +31,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -47,9 +48,12 @@ type Options struct {
 	// WWWAuthenticateURI is announced in a 401's WWW-Authenticate header
 	// with Auth "keystone" (Keystone's public endpoint).
 	WWWAuthenticateURI string
-	// Policy is the compiled policy; nil means Placement's defaults in
+	// Policy is the compiled policy; nil means Release's defaults in
 	// legacy mode (no scope checks, deprecated rules OR'ed in).
 	Policy *policy.Enforcer
+	// Release is the upstream Placement release whose rules the API
+	// follows where releases differ (the zero value: 15.0.0).
+	Release release.Release
 	// CORS enables cross-origin resource sharing; nil means off.
 	CORS *CORSOptions
 	// Now is the clock used for Last-Modified on computed answers; nil
@@ -133,7 +137,7 @@ func New(opts Options) (*Server, error) {
 	}
 	mw := middleware.Options{
 		Logger: opts.Logger, Auth: opts.Auth, Tokens: opts.Tokens, WWWAuthenticateURI: opts.WWWAuthenticateURI,
-		MaxMicroversion: opts.MaxMicroversion, Policy: opts.Policy, CORS: opts.CORS,
+		MaxMicroversion: opts.MaxMicroversion, Policy: opts.Policy, Release: opts.Release, CORS: opts.CORS,
 	}
 	if err := mw.Validate(); err != nil {
 		return nil, fmt.Errorf("placementsrv: %w", err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // Config is the whole configuration file. The YAML types live here, in
@@ -65,6 +66,10 @@ type APIConfig struct {
 	// MaxMicroversion caps the microversions offered (for testing clients
 	// against an older Placement); see config_api.go.
 	MaxMicroversion string `yaml:"max_microversion"`
+	// Release is the upstream Placement release whose policy defaults and
+	// rules the API follows where releases differ: "15.0.0" (2026.1, the
+	// default) or "8.0.0" (2022.2); see config_api.go.
+	Release string `yaml:"release"`
 	// AllocationCandidates tunes GET /allocation_candidates.
 	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
 }
@@ -153,6 +158,7 @@ func DefaultConfig() Config {
 			MaxConnections:       httpserve.DefaultLimits().MaxConnections,
 			AllocationCandidates: defaultCandidatesConfig(),
 			MaxMicroversion:      defaultMaxMicroversion,
+			Release:              release.Default.String(),
 		},
 		Database: DatabaseConfig{
 			Path:        defaultDBPath,
@@ -201,6 +207,9 @@ func (c *Config) Validate() error {
 		bad("api.max_connections", "must be at least 1, got %d", c.API.MaxConnections)
 	}
 	checkMaxMicroversion(c.API.MaxMicroversion, bad)
+	if _, err := release.Parse(c.API.Release); err != nil {
+		bad("api.release", "%v", err)
+	}
 	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Connection != "" {
 		if _, err := dburl.Parse(c.Database.Connection); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // defaultMaxMicroversion offers every microversion Placement 8.0.0 has.
@@ -19,4 +20,10 @@ func checkMaxMicroversion(v string, bad func(key, format string, args ...any)) {
 func maxMicroversion(c APIConfig) microversion.Version {
 	mv, _ := microversion.Parse(c.MaxMicroversion)
 	return mv
+}
+
+// apiRelease is the validated api.release.
+func apiRelease(c APIConfig) release.Release {
+	r, _ := release.Parse(c.Release)
+	return r
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // KeystoneAuthTokenConfig is keystonemiddleware's [keystone_authtoken]
@@ -40,9 +41,25 @@ type PolicyConfig struct {
 	// File is an operator policy file (YAML or JSON); empty: defaults only.
 	File string `yaml:"file"`
 	// EnforceScope refuses tokens whose scope the rule does not allow.
-	EnforceScope bool `yaml:"enforce_scope"`
-	// EnforceNewDefaults drops the deprecated (legacy) rules.
-	EnforceNewDefaults bool `yaml:"enforce_new_defaults"`
+	// Unset: the api.release's oslo.policy default (on for 15.0.0, off
+	// for 8.0.0).
+	EnforceScope *bool `yaml:"enforce_scope"`
+	// EnforceNewDefaults drops the deprecated (legacy) rules. Unset: as
+	// EnforceScope.
+	EnforceNewDefaults *bool `yaml:"enforce_new_defaults"`
+}
+
+// enforcement is the effective enforce_scope and enforce_new_defaults
+// under the release r.
+func (p PolicyConfig) enforcement(r release.Release) (scope, newDefaults bool) {
+	scope, newDefaults = r.EnforceDefaults()
+	if p.EnforceScope != nil {
+		scope = *p.EnforceScope
+	}
+	if p.EnforceNewDefaults != nil {
+		newDefaults = *p.EnforceNewDefaults
+	}
+	return scope, newDefaults
 }
 
 // CORSConfig is oslo.middleware's [cors].
@@ -139,11 +156,12 @@ func checkHTTPURL(s string) error {
 // authOptions builds the API server's auth, policy and CORS options. The
 // policy file is read and compiled here, so a bad file stops start-up.
 func authOptions(cfg Config, opts *placementsrv.Options) error {
-	enf, err := newEnforcer(cfg.Policy)
+	enf, err := newEnforcer(cfg.Policy, apiRelease(cfg.API))
 	if err != nil {
 		return err
 	}
 	opts.Policy = enf
+	opts.Release = apiRelease(cfg.API)
 	if len(cfg.CORS.AllowedOrigin) > 0 {
 		opts.CORS = &placementsrv.CORSOptions{
 			AllowedOrigins:   cfg.CORS.AllowedOrigin,
@@ -181,8 +199,9 @@ func cacheSize(n int) int {
 	return n
 }
 
-func newEnforcer(p PolicyConfig) (*policy.Enforcer, error) {
-	enf, err := policy.New(policy.Options{File: p.File, EnforceScope: p.EnforceScope, EnforceNewDefaults: p.EnforceNewDefaults})
+func newEnforcer(p PolicyConfig, r release.Release) (*policy.Enforcer, error) {
+	scope, newDefaults := p.enforcement(r)
+	enf, err := policy.New(policy.Options{File: p.File, EnforceScope: scope, EnforceNewDefaults: newDefaults, Release: r})
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}

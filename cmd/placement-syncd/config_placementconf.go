@@ -46,8 +46,8 @@ var placementConfOptions = map[string]map[string]confSetter{
 	},
 	"oslo_policy": {
 		"policy_file":          setPolicyFile,
-		"enforce_scope":        setBool(func(c *Config) *bool { return &c.Policy.EnforceScope }),
-		"enforce_new_defaults": setBool(func(c *Config) *bool { return &c.Policy.EnforceNewDefaults }),
+		"enforce_scope":        setOptBool(func(c *Config) **bool { return &c.Policy.EnforceScope }),
+		"enforce_new_defaults": setOptBool(func(c *Config) **bool { return &c.Policy.EnforceNewDefaults }),
 	},
 	"placement": {
 		"max_allocation_candidates":                 setMaxCandidates,
@@ -103,6 +103,15 @@ func setBool(field func(*Config) *bool) confSetter {
 	return func(pc *placementConf, _ *osloconf.File, v osloconf.Value) error {
 		b, err := osloconf.Bool(v)
 		*field(&pc.cfg) = b
+		return err
+	}
+}
+
+// setOptBool sets a boolean whose absence means a default decided later.
+func setOptBool(field func(*Config) **bool) confSetter {
+	return func(pc *placementConf, _ *osloconf.File, v osloconf.Value) error {
+		b, err := osloconf.Bool(v)
+		*field(&pc.cfg) = &b
 		return err
 	}
 }

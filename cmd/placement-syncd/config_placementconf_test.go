@@ -60,8 +60,8 @@ func TestPlacementConf_Devstack(t *testing.T) {
 		"auth_url":              {c.KeystoneAuthToken.AuthURL, "http://10.0.0.5/identity"},
 		"username":              {c.KeystoneAuthToken.Username, "placement"},
 		"project_name":          {c.KeystoneAuthToken.ProjectName, "service"},
-		"enforce_scope":         {c.Policy.EnforceScope, true},
-		"enforce_new_defaults":  {c.Policy.EnforceNewDefaults, true},
+		"enforce_scope":         {*c.Policy.EnforceScope, true},
+		"enforce_new_defaults":  {*c.Policy.EnforceNewDefaults, true},
 		"max_candidates":        {c.API.AllocationCandidates.MaxCandidates, 1000},
 		"order":                 {c.API.AllocationCandidates.Order, "round-robin"},
 		"log.level":             {c.Log.Level, "debug"},
@@ -136,7 +136,7 @@ func TestPlacementConf_MySQLAndYAMLOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Sync() //nolint:errcheck
-	if cfg.Database.Path != filepath.Join(dir, "ours.db") || cfg.Database.Connection != "" || cfg.API.AuthStrategy != "noauth2" || cfg.Policy.EnforceScope != true {
+	if cfg.Database.Path != filepath.Join(dir, "ours.db") || cfg.Database.Connection != "" || cfg.API.AuthStrategy != "noauth2" || cfg.Policy.EnforceScope == nil || !*cfg.Policy.EnforceScope {
 		t.Errorf("YAML over placement.conf: %+v %+v %+v", cfg.Database, cfg.API.AuthStrategy, cfg.Policy)
 	}
 	const ours = "mysql://ours@127.0.0.1:1/ours"

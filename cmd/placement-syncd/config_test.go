@@ -20,7 +20,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 			c.KeystoneAuthToken.Username, c.KeystoneAuthToken.Password = "placement", "secret"
 			c.KeystoneAuthToken.ProjectName = "service"
 			c.KeystoneAuthToken.CacheTTL = time.Minute
-			c.Policy = PolicyConfig{File: "/etc/placement-syncd/policy.yaml", EnforceScope: true, EnforceNewDefaults: true}
+			c.Policy = PolicyConfig{File: "/etc/placement-syncd/policy.yaml", EnforceScope: ptr(true), EnforceNewDefaults: ptr(true)}
 			c.CORS.AllowedOrigin = []string{"https://horizon.example.com"}
 			c.CORS.AllowHeaders = []string{"OpenStack-API-Version"}
 			c.CORS.MaxAge = 600
@@ -28,7 +28,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		"full.good.yaml": func(c *Config) {
 			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", AllowInsecureNoauth: true, ShutdownGrace: 90 * time.Second,
 				ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: 5 * time.Second, MaxConnections: 100,
-				MaxMicroversion:      "1.39",
+				MaxMicroversion: "1.39", Release: "15.0.0",
 				AllocationCandidates: CandidatesConfig{Randomize: true, MaxCandidates: 5000, Order: "round-robin"}}
 			c.Database = DatabaseConfig{Path: "/var/lib/placement-syncd/placement.db", BusyTimeout: 250 * time.Millisecond, AutoMigrate: false, ChangeFeed: defaultChangeFeedConfig()}
 			c.Log = LogConfig{Level: "debug", Format: "console"}
@@ -36,7 +36,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		},
 	}
 	bad := map[string]string{
-		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, allow_insecure_noauth, shutdown_grace, read_timeout, write_timeout, idle_timeout, max_connections, max_microversion, allocation_candidates)`,
+		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, allow_insecure_noauth, shutdown_grace, read_timeout, write_timeout, idle_timeout, max_connections, max_microversion, release, allocation_candidates)`,
 		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metric" at the top level (known: api, database, log, agent, metrics, keystone_authtoken, policy, cors, reconciler)`,
 		"bad-metrics-listen.bad.yaml":   `testdata/bad-metrics-listen.bad.yaml:2: metrics.listen: invalid address "localhost": missing port in address`,
 		"metrics-listen-api.bad.yaml":   `testdata/metrics-listen-api.bad.yaml:4: metrics.listen: "127.0.0.1:8778" is api.listen; leave metrics.listen empty to serve /metrics on the API listener`,
@@ -209,3 +209,5 @@ func TestReadmeAndCIRunTheSameTests(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -21,12 +21,14 @@ func cmdPolicyList(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	enf, err := newEnforcer(cfg.Policy)
+	rel := apiRelease(cfg.API)
+	enf, err := newEnforcer(cfg.Policy, rel)
 	if err != nil {
 		return usageError{err}
 	}
-	fmt.Fprintf(stdout, "# Effective policy: enforce_scope=%t enforce_new_defaults=%t file=%q\n",
-		cfg.Policy.EnforceScope, cfg.Policy.EnforceNewDefaults, cfg.Policy.File)
+	scope, newDefaults := cfg.Policy.enforcement(rel)
+	fmt.Fprintf(stdout, "# Effective policy: Placement %s defaults, enforce_scope=%t enforce_new_defaults=%t file=%q\n",
+		rel, scope, newDefaults, cfg.Policy.File)
 	for _, w := range enf.Warnings {
 		fmt.Fprintf(stdout, "# warning: %s\n", w)
 	}

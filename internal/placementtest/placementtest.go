@@ -25,6 +25,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -45,6 +46,9 @@ type Server struct {
 	Version string
 	// DB is the reference's database (an SQLAlchemy URL); empty for ours.
 	DB string
+	// Release is the upstream release a reference runs, or whose rules
+	// ours follows.
+	Release release.Release
 }
 
 // Options configures StartOurs.
@@ -58,6 +62,9 @@ type Options struct {
 	// Keystone, when set, makes the server validate Keystone tokens
 	// (auth_strategy keystone) instead of noauth2.
 	Keystone *KeystoneAuth
+	// Release is the upstream release whose rules ours follows (the
+	// zero value: 15.0.0).
+	Release release.Release
 }
 
 // KeystoneAuth is the server's [keystone_authtoken]: Keystone's v3 URL
@@ -85,7 +92,7 @@ func StartOurs(t testing.TB, opts Options) *Server {
 	}
 	// /metrics, so that tests can count requests on the server's side.
 	reg := prometheus.NewRegistry()
-	so := placementsrv.Options{Store: st, MaxMicroversion: capv, Registerer: reg, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	so := placementsrv.Options{Store: st, MaxMicroversion: capv, Release: opts.Release, Registerer: reg, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	if opts.Keystone != nil {
 		k := opts.Keystone
 		tokens, err := keystone.New(keystone.Options{AuthURL: k.AuthURL, Username: k.Username, Password: k.Password, ProjectName: k.ProjectName})
@@ -123,7 +130,7 @@ func StartOurs(t testing.TB, opts Options) *Server {
 	if opts.MaxMicroversion != "" {
 		v = opts.MaxMicroversion
 	}
-	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin", Version: v}
+	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin", Version: v, Release: opts.Release}
 }
 
 // ServeScriptEnv names an environment variable that overrides where
@@ -146,10 +153,31 @@ func StartReference(t testing.TB) *Server {
 // the database to its schema at start, as its own deployments do.
 func StartReferenceOn(t testing.TB, db string) *Server {
 	t.Helper()
-	script, err := findServeScript()
+	return StartReferenceWith(t, ReferenceOptions{DB: db, Release: release.V8})
+}
+
+// ReferenceOptions choose which upstream Placement StartReferenceWith
+// starts, and how.
+type ReferenceOptions struct {
+	// Release is 8.0.0 (Debian's package, serve.sh; the zero value is
+	// 15.0.0, from source with serve15-fg.sh).
+	Release release.Release
+	// DB is as StartReferenceOn's db.
+	DB string
+	// Env adds the scripts' settings: ENFORCE_SCOPE, ENFORCE_NEW_DEFAULTS,
+	// POLICY_FILE, and for 15.0.0 MAX_AC, AC_STRATEGY, WIDE_TREES, PERF.
+	Env []string
+}
+
+// StartReferenceWith starts the upstream Placement of opts.Release as
+// StartReference does.
+func StartReferenceWith(t testing.TB, opts ReferenceOptions) *Server {
+	t.Helper()
+	script, err := findAnchorScript(opts.Release)
 	if err != nil {
 		t.Fatalf("placementtest: %v", err)
 	}
+	db := opts.DB
 	if _, err := exec.LookPath("uwsgi"); err != nil {
 		if _, serr := os.Stat("/usr/bin/uwsgi"); serr != nil {
 			t.Fatalf("placementtest: uwsgi is not installed; run ../shared/conformance/install-deps (python3-placement uwsgi-core uwsgi-plugin-python3)")
@@ -166,7 +194,7 @@ func StartReferenceOn(t testing.TB, db string) *Server {
 	cmd := exec.Command("bash", script)
 	// One worker: the reference keeps its data in SQLite, where two
 	// uWSGI workers writing at once get "database is locked" 500s.
-	cmd.Env = append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=1", "DB="+db)
+	cmd.Env = append(append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=1", "DB="+db), opts.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -186,9 +214,9 @@ func StartReferenceOn(t testing.TB, db string) *Server {
 	url := "http://127.0.0.1:" + port
 	if err := waitReady(url, exited, 60*time.Second); err != nil {
 		log, _ := os.ReadFile(filepath.Join(runDir, "uwsgi.log"))
-		t.Fatalf("placementtest: reference placement did not start: %v\n%s", err, log)
+		t.Fatalf("placementtest: reference placement %s did not start: %v\n%s", opts.Release, err, log)
 	}
-	return &Server{Kind: Reference, URL: url, Token: "admin", Version: "1.39", DB: db}
+	return &Server{Kind: Reference, URL: url, Token: "admin", Version: "1.39", DB: db, Release: opts.Release}
 }
 
 // Start starts a server of the given kind (Ours or Reference).
@@ -203,8 +231,19 @@ func Start(t testing.TB, kind string) *Server {
 // Kinds is every kind a suite must pass against.
 func Kinds() []string { return []string{Ours, Reference} }
 
-func findServeScript() (string, error) {
-	if p := os.Getenv(ServeScriptEnv); p != "" {
+// Serve15ScriptEnv names an environment variable that overrides where
+// Placement 15.0.0's serve15-fg.sh is looked for.
+const Serve15ScriptEnv = "PLACEMENT_REFERENCE15_SERVE"
+
+// findAnchorScript finds the foreground start script of release r's
+// reference: ../shared/anchors/openstack-placement/serve.sh for 8.0.0,
+// ../shared/anchors/openstack-placement-15/serve15-fg.sh for 15.0.0.
+func findAnchorScript(r release.Release) (string, error) {
+	env, rel := ServeScriptEnv, filepath.Join("shared", "anchors", "openstack-placement", "serve.sh")
+	if r == release.V15 {
+		env, rel = Serve15ScriptEnv, filepath.Join("shared", "anchors", "openstack-placement-15", "serve15-fg.sh")
+	}
+	if p := os.Getenv(env); p != "" {
 		return p, nil
 	}
 	dir, err := os.Getwd()
@@ -215,7 +254,7 @@ func findServeScript() (string, error) {
 	// in CI; a git worktree may sit deeper than the main checkout.
 	var tried []string
 	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "anchors", "openstack-placement", "serve.sh")
+		p := filepath.Join(d, rel)
 		tried = append(tried, p)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
@@ -224,7 +263,7 @@ func findServeScript() (string, error) {
 			break
 		}
 	}
-	return "", fmt.Errorf("serve.sh not found (set %s); tried %s", ServeScriptEnv, strings.Join(tried, ", "))
+	return "", fmt.Errorf("%s not found (set %s); tried %s", filepath.Base(rel), env, strings.Join(tried, ", "))
 }
 
 func freePort() (string, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // Options configures the chain; Validate checks them and fills in the
@@ -39,6 +40,8 @@ type Options struct {
 	Policy *policy.Enforcer
 	// CORS enables cross-origin resource sharing; nil means off.
 	CORS *CORSOptions
+	// Release chooses the default policy when Policy is nil.
+	Release release.Release
 	// Metrics instruments the requests; nil means not instrumented.
 	Metrics *Metrics
 }
@@ -64,7 +67,7 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("MaxMicroversion %s is outside %s–%s", v, microversion.Min, microversion.Max)
 	}
 	if o.Policy == nil {
-		p, err := policy.New(policy.Options{})
+		p, err := policy.New(policy.Options{Release: o.Release})
 		if err != nil {
 			return fmt.Errorf("default policy: %w", err)
 		}

@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/release"
+
 // Default is a rule Placement registers, with its default check and, for
 // the base rules, the deprecated check that legacy mode ORs in.
 type Default struct {
@@ -15,7 +17,8 @@ type Default struct {
 	DeprecatedCheck string
 }
 
-// Rule names as Placement 8.0.0 registers them.
+// Base rule names: Placement 8.0.0's system-scoped ones, and since 9.0.0
+// the project-scoped admin and service ones.
 const (
 	AdminAPI              = "admin_api"
 	SystemAdminAPI        = "system_admin_api"
@@ -23,6 +26,13 @@ const (
 	ProjectReaderAPI      = "project_reader_api"
 	SystemOrProjectReader = "system_or_project_reader"
 
+	ServiceAPI                    = "service_api"
+	AdminOrServiceAPI             = "admin_or_service_api"
+	AdminOrProjectReaderOrService = "admin_or_project_reader_or_service_api"
+)
+
+// API rule names, the same in every release.
+const (
 	RPList           = "placement:resource_providers:list"
 	RPCreate         = "placement:resource_providers:create"
 	RPShow           = "placement:resource_providers:show"
@@ -71,9 +81,17 @@ const (
 
 var system = []string{"system"}
 
-// Defaults returns Placement 8.0.0's registered rules in registration
-// order (placement/policies/__init__.py).
-func Defaults() []Default {
+// Defaults returns the registered rules of Placement release r, in
+// registration order (placement/policies/__init__.py).
+func Defaults(r release.Release) []Default {
+	if r == release.V8 {
+		return defaults8()
+	}
+	return defaults15()
+}
+
+// defaults8 is Placement 8.0.0's rule set: system-scoped admin and reader.
+func defaults8() []Default {
 	base := func(name, check, desc string) Default {
 		return Default{Name: name, Check: check, Description: desc, DeprecatedName: deprecatedAdminName, DeprecatedCheck: deprecatedAdminCheck}
 	}

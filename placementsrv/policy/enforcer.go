@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // Options configures an Enforcer, as oslo.policy's [oslo_policy] section.
@@ -26,6 +28,10 @@ type Options struct {
 	// HTTPClient performs http:/https: checks; nil means a client with
 	// RemoteTimeout.
 	HTTPClient *http.Client
+	// Release chooses the registered defaults: 15.0.0's project-scoped
+	// admin and service rules (the zero value), or 8.0.0's system-scoped
+	// ones.
+	Release release.Release
 }
 
 // Rule is one effective rule.
@@ -101,7 +107,7 @@ func New(opts Options) (*Enforcer, error) {
 			return nil, err
 		}
 	}
-	return build(Defaults(), file, opts)
+	return build(Defaults(opts.Release), file, opts)
 }
 
 // NewFromBytes is New with the policy file's contents given directly;
@@ -111,7 +117,7 @@ func NewFromBytes(name string, data []byte, opts Options) (*Enforcer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(Defaults(), file, opts)
+	return build(Defaults(opts.Release), file, opts)
 }
 
 func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // TestEnforceAgainstOsloPolicy replays decisions oslo.policy itself made
@@ -46,7 +48,7 @@ func TestEnforceAgainstOsloPolicy(t *testing.T) {
 	letter := map[Result]byte{Allowed: 'a', Denied: 'd', ScopeDenied: 's', Unregistered: 'u'}
 	n := 0
 	for _, m := range doc.Modes {
-		opts := Options{EnforceScope: m.Scope, EnforceNewDefaults: m.New}
+		opts := Options{EnforceScope: m.Scope, EnforceNewDefaults: m.New, Release: release.V8}
 		if m.File != "" {
 			opts.File = filepath.Join("testdata", m.File)
 		}
@@ -156,13 +158,13 @@ func TestPolicyFileForms(t *testing.T) {
 }
 
 func TestRulesListing(t *testing.T) {
-	enf, err := NewFromBytes("p", []byte("extra: \"role:a\"\nplacement:usages: \"@\"\n"), Options{EnforceNewDefaults: true})
+	enf, err := NewFromBytes("p", []byte("extra: \"role:a\"\nplacement:usages: \"@\"\n"), Options{EnforceNewDefaults: true, Release: release.V8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rules := enf.Rules()
-	if len(rules) != len(Defaults())+1 {
-		t.Fatalf("%d rules, want %d", len(rules), len(Defaults())+1)
+	if len(rules) != len(Defaults(release.V8))+1 {
+		t.Fatalf("%d rules, want %d", len(rules), len(Defaults(release.V8))+1)
 	}
 	if rules[0].Name != AdminAPI || rules[len(rules)-1].Name != "extra" || rules[len(rules)-1].Registered {
 		t.Errorf("order: first %s, last %s", rules[0].Name, rules[len(rules)-1].Name)
