@@ -79,8 +79,6 @@ const (
 	deprecatedAdminCheck = "role:admin"
 )
 
-var system = []string{"system"}
-
 // Defaults returns the registered rules of Placement release r, in
 // registration order (placement/policies/__init__.py).
 func Defaults(r release.Release) []Default {
@@ -96,10 +94,10 @@ func defaults8() []Default {
 		return Default{Name: name, Check: check, Description: desc, DeprecatedName: deprecatedAdminName, DeprecatedCheck: deprecatedAdminCheck}
 	}
 	api := func(name, check, desc string) Default {
-		return Default{Name: name, Check: check, Description: desc, ScopeTypes: system}
+		return Default{Name: name, Check: check, Description: desc, ScopeTypes: []string{"system"}}
 	}
 	return []Default{
-		{Name: AdminAPI, Check: "role:admin", Description: "Default rule for most placement APIs.", ScopeTypes: system},
+		{Name: AdminAPI, Check: "role:admin", Description: "Default rule for most placement APIs.", ScopeTypes: []string{"system"}},
 		base(SystemAdminAPI, "role:admin and system_scope:all", "Default rule for System Admin APIs."),
 		base(SystemReaderAPI, "role:reader and system_scope:all", "Default rule for System level read only APIs."),
 		base(ProjectReaderAPI, "role:reader and project_id:%(project_id)s", "Default rule for Project level read only APIs."),

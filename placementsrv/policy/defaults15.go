@@ -6,8 +6,6 @@ const (
 	adminReaderOrService = "rule:admin_or_project_reader_or_service_api"
 )
 
-var project = []string{"project"}
-
 // defaults15 is the rule set of Placement 9.0.0 to 15.0.0: every API is
 // for a project-scoped admin or the service role, the reshaper for the
 // service role alone, and total usages also for a reader of the project.
@@ -17,14 +15,14 @@ func defaults15() []Default {
 			DeprecatedName: deprecatedAdminName, DeprecatedCheck: deprecatedAdminCheck}
 	}
 	api := func(name, check, desc string) Default {
-		return Default{Name: name, Check: check, Description: desc, ScopeTypes: project}
+		return Default{Name: name, Check: check, Description: desc, ScopeTypes: []string{"project"}}
 	}
 	return []Default{
-		{Name: AdminAPI, Check: "role:admin", Description: "Default rule for most placement APIs.", ScopeTypes: project},
-		base(ServiceAPI, "role:service", "Default rule for service-to-service placement APIs.", project),
-		base(AdminOrServiceAPI, "role:admin or role:service", "Default rule for most placement APIs.", project),
+		{Name: AdminAPI, Check: "role:admin", Description: "Default rule for most placement APIs.", ScopeTypes: []string{"project"}},
+		base(ServiceAPI, "role:service", "Default rule for service-to-service placement APIs.", []string{"project"}),
+		base(AdminOrServiceAPI, "role:admin or role:service", "Default rule for most placement APIs.", []string{"project"}),
 		base(ProjectReaderAPI, "role:reader and project_id:%(project_id)s", "Default rule for Project level reader APIs.", nil),
-		base(AdminOrProjectReaderOrService, "role:admin or rule:project_reader_api or role:service", "Default rule for project level reader APIs.", project),
+		base(AdminOrProjectReaderOrService, "role:admin or rule:project_reader_api or role:service", "Default rule for project level reader APIs.", []string{"project"}),
 
 		api(RPList, adminOrService, "List resource providers."),
 		api(RPCreate, adminOrService, "Create resource provider."),

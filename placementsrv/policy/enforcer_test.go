@@ -5,40 +5,103 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
+// oracle is a golden file of testdata/gen_enforce.py: oslo.policy's own
+// decisions with one Placement release's registered rules.
+type oracle struct {
+	Creds map[string]struct {
+		Roles       []string `json:"roles"`
+		ProjectID   *string  `json:"project_id"`
+		UserID      *string  `json:"user_id"`
+		SystemScope *string  `json:"system_scope"`
+		DomainID    *string  `json:"domain_id"`
+	} `json:"creds"`
+	// Rules are the registered rules, in registration order.
+	Rules []struct {
+		Name, Check, Description string
+		ScopeTypes               []string `json:"scope_types"`
+		Deprecated               []string `json:"deprecated"`
+	} `json:"rules"`
+	Modes []struct {
+		Scope, New bool
+		File       string
+		// Results: rule -> caller -> one letter per target (own, p1).
+		Results map[string]map[string]string
+	} `json:"modes"`
+}
+
+func readOracle(t *testing.T, path string) *oracle {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc oracle
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &doc
+}
+
+type golden struct {
+	file string
+	rel  release.Release
+}
+
+// goldens are the oslo.policy decisions per release.
+func goldens() []golden {
+	return []golden{{"testdata/enforce.json", release.V8}, {"testdata/enforce15.json", release.V15}}
+}
+
+// TestDefaultsAsRegistered compares each release's defaults with the rules
+// its Placement registers: names and order, check strings, descriptions,
+// scope types and deprecated rules.
+func TestDefaultsAsRegistered(t *testing.T) {
+	for _, g := range goldens() {
+		doc := readOracle(t, g.file)
+		defs := Defaults(g.rel)
+		if len(defs) != len(doc.Rules) {
+			t.Errorf("%s: %d defaults, upstream registers %d", g.rel, len(defs), len(doc.Rules))
+			continue
+		}
+		for i, want := range doc.Rules {
+			d := defs[i]
+			var dep []string
+			if d.DeprecatedName != "" {
+				dep = []string{d.DeprecatedName, d.DeprecatedCheck}
+			}
+			if d.Name != want.Name || d.Check != want.Check || d.Description != want.Description ||
+				!slices.Equal(d.ScopeTypes, want.ScopeTypes) || !slices.Equal(dep, want.Deprecated) {
+				t.Errorf("%s rule %d: got %+v, upstream %+v", g.rel, i, d, want)
+			}
+		}
+	}
+}
+
 // TestEnforceAgainstOsloPolicy replays decisions oslo.policy itself made
-// with Placement 8.0.0's registered rules (testdata/gen_enforce.py): every
+// with each release's registered rules (testdata/gen_enforce.py): every
 // rule, for several callers and targets, in all four modes, with no
 // policy file and with testdata/every-form.yaml, which uses every form of
 // rule OpenStack Placement accepts. The file must load unchanged.
 func TestEnforceAgainstOsloPolicy(t *testing.T) {
-	data, err := os.ReadFile("testdata/enforce.json")
-	if err != nil {
-		t.Fatal(err)
+	for _, g := range goldens() {
+		t.Run(g.rel.String(), func(t *testing.T) {
+			if n := replayOracle(t, readOracle(t, g.file), g.rel); n < 1000 {
+				t.Errorf("only %d cases", n)
+			}
+		})
 	}
-	var doc struct {
-		Creds map[string]struct {
-			Roles       []string `json:"roles"`
-			ProjectID   *string  `json:"project_id"`
-			UserID      *string  `json:"user_id"`
-			SystemScope *string  `json:"system_scope"`
-			DomainID    *string  `json:"domain_id"`
-		} `json:"creds"`
-		Modes []struct {
-			Scope, New bool
-			File       string
-			// Results: rule -> caller -> one letter per target (own, p1).
-			Results map[string]map[string]string
-		} `json:"modes"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// replayOracle checks every decision of doc under rel and returns how
+// many there were.
+func replayOracle(t *testing.T, doc *oracle, rel release.Release) int {
 	opt := func(p *string) Value {
 		if p == nil {
 			return None()
@@ -48,7 +111,7 @@ func TestEnforceAgainstOsloPolicy(t *testing.T) {
 	letter := map[Result]byte{Allowed: 'a', Denied: 'd', ScopeDenied: 's', Unregistered: 'u'}
 	n := 0
 	for _, m := range doc.Modes {
-		opts := Options{EnforceScope: m.Scope, EnforceNewDefaults: m.New, Release: release.V8}
+		opts := Options{EnforceScope: m.Scope, EnforceNewDefaults: m.New, Release: rel}
 		if m.File != "" {
 			opts.File = filepath.Join("testdata", m.File)
 		}
@@ -72,9 +135,7 @@ func TestEnforceAgainstOsloPolicy(t *testing.T) {
 			}
 		}
 	}
-	if n < 1000 {
-		t.Errorf("only %d cases", n)
-	}
+	return n
 }
 
 func TestEnforceUnregistered(t *testing.T) {
@@ -181,7 +242,7 @@ func TestRulesListing(t *testing.T) {
 
 // BenchmarkEnforce measures the per-request cost of the busiest rules.
 func BenchmarkEnforce(b *testing.B) {
-	enf, err := New(Options{EnforceScope: true, EnforceNewDefaults: true})
+	enf, err := New(Options{EnforceScope: true, EnforceNewDefaults: true, Release: release.V8})
 	if err != nil {
 		b.Fatal(err)
 	}

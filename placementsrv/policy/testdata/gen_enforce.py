@@ -1,10 +1,16 @@
 #!/usr/bin/python3
-"""Generate enforcer cases from oslo.policy with Placement 8.0.0's own
-rules: for each mode (enforce_scope, enforce_new_defaults), with and
-without every-form.yaml, the decision for each rule and set of
-credentials, on the caller's own target and on {"project_id": "p1"}:
-two letters, a(llow), d(eny) or s(cope).
-Run: /usr/bin/python3 gen_enforce.py > enforce.json"""
+"""Generate enforcer cases from oslo.policy with the rules of the Placement
+that `from placement import policies` finds: for each mode (enforce_scope,
+enforce_new_defaults), with and without every-form.yaml, the decision for
+each rule and set of credentials, on the caller's own target and on
+{"project_id": "p1"}: two letters, a(llow), d(eny) or s(cope). The
+registered rules themselves are listed too, so that the test can compare
+them with its own defaults.
+Run with Debian's packaged 8.0.0:
+  /usr/bin/python3 gen_enforce.py > enforce.json
+and with 15.0.0's source:
+  PYTHONPATH=../shared/anchors/openstack-placement-15/src /usr/bin/python3 \
+    placementsrv/policy/testdata/gen_enforce.py > placementsrv/policy/testdata/enforce15.json"""
 import json
 import os
 import sys
@@ -22,7 +28,10 @@ CREDS = {
     "system-admin": {"roles": ["admin", "member", "reader"], "system_scope": "all", "user_id": "u1"},
     "system-reader": {"roles": ["reader"], "system_scope": "all", "user_id": "u1"},
     "project-admin": {"roles": ["admin", "member", "reader"], "project_id": "p1", "user_id": "u1"},
+    "project-member": {"roles": ["member", "reader"], "project_id": "p1", "user_id": "u1"},
     "project-reader": {"roles": ["reader"], "project_id": "p1", "user_id": "u1"},
+    "service": {"roles": ["service"], "project_id": "p3", "user_id": "u3"},
+    "system-service": {"roles": ["service"], "system_scope": "all", "user_id": "u3"},
     "other-reader": {"roles": ["reader"], "project_id": "p2", "user_id": "u2"},
     "blocked": {"roles": ["reader", "blocked"], "project_id": "p1", "user_id": "u1"},
     "operator": {"roles": ["operator"], "project_id": "p1", "user_id": "u1"},
@@ -71,7 +80,10 @@ def main():
                             except oslo_policy.PolicyNotAuthorized:
                                 res = "deny"
                             row[cname] += res[0]
-    json.dump({"creds": CREDS, "modes": out}, sys.stdout, indent=1, sort_keys=True)
+    rules = [{"name": r.name, "check": r.check_str, "description": r.description, "scope_types": r.scope_types,
+              "deprecated": r.deprecated_rule and [r.deprecated_rule.name, r.deprecated_rule.check_str]}
+             for r in policies.list_rules()]
+    json.dump({"creds": CREDS, "rules": rules, "modes": out}, sys.stdout, indent=1, sort_keys=True)
 
 
 main()
