@@ -25,6 +25,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
@@ -65,6 +66,9 @@ type Options struct {
 	// Release is the upstream release whose rules ours follows (the
 	// zero value: 15.0.0).
 	Release release.Release
+	// Policy, when set, is the compiled policy (enforcement modes, an
+	// operator file); nil means Release's defaults in legacy mode.
+	Policy *policy.Enforcer
 }
 
 // KeystoneAuth is the server's [keystone_authtoken]: Keystone's v3 URL
@@ -92,7 +96,7 @@ func StartOurs(t testing.TB, opts Options) *Server {
 	}
 	// /metrics, so that tests can count requests on the server's side.
 	reg := prometheus.NewRegistry()
-	so := placementsrv.Options{Store: st, MaxMicroversion: capv, Release: opts.Release, Registerer: reg, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	so := placementsrv.Options{Store: st, MaxMicroversion: capv, Release: opts.Release, Policy: opts.Policy, Registerer: reg, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	if opts.Keystone != nil {
 		k := opts.Keystone
 		tokens, err := keystone.New(keystone.Options{AuthURL: k.AuthURL, Username: k.Username, Password: k.Password, ProjectName: k.ProjectName})

@@ -1,0 +1,262 @@
+package placementsrv_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+)
+
+// caller is a noauth2 identity: the token is user:project, the roles go
+// in X-Roles, and a system-scoped caller sends OpenStack-System-Scope.
+type caller struct {
+	name, token, roles string
+	system             bool
+}
+
+// callers are the matrix's columns. The legacy admin (role admin under
+// enforce_new_defaults=false) is the project admin in the legacy modes.
+func callers() []caller {
+	return []caller{
+		{"project admin", "padmin:p1", "admin,member,reader", false},
+		{"project member", "pmember:p1", "member,reader", false},
+		{"project reader", "preader:p1", "reader", false},
+		{"service", "nova:service", "service", false},
+		{"system admin", "sadmin", "admin,member,reader", true},
+		{"system reader", "sreader", "reader", true},
+	}
+}
+
+// mode is a release with its oslo.policy enforcement settings.
+type mode struct {
+	rel                release.Release
+	scope, newDefaults bool
+}
+
+func (m mode) String() string {
+	return fmt.Sprintf("%s scope=%t new_defaults=%t", m.rel, m.scope, m.newDefaults)
+}
+
+// modes are each release in its released defaults, then in the other
+// pair: 8.0.0 (both off), 8.0.0 secure, 15.0.0 (both on), 15.0.0 legacy.
+func modes() []mode {
+	return []mode{{release.V8, false, false}, {release.V8, true, true}, {release.V15, true, true}, {release.V15, false, false}}
+}
+
+// world is one server of a mode, with the objects the rows rely on.
+type world struct {
+	t   *testing.T
+	srv *placementtest.Server
+	// boss is an admin every rule of the mode allows: system-scoped for
+	// 8.0.0, project-scoped for 15.0.0.
+	boss caller
+	hc   *http.Client
+}
+
+// outcome is one caller's answer to one row's request.
+type outcome struct {
+	status int
+	// refusal is a 403's content type and error document, without the
+	// request id; empty for any other status.
+	refusal string
+	body    string
+}
+
+func (o outcome) letter() byte {
+	if o.status == http.StatusForbidden {
+		return '-'
+	}
+	return '+'
+}
+
+func newWorld(t *testing.T, srv *placementtest.Server, m mode) *world {
+	cs := callers()
+	w := &world{t: t, srv: srv, boss: cs[0], hc: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+	if m.rel == release.V8 {
+		w.boss = cs[4]
+	}
+	w.admin(http.StatusOK, "POST", "/resource_providers", map[string]any{"name": "matrix-world", "uuid": worldRP})
+	w.admin(http.StatusOK, "PUT", "/resource_providers/"+worldRP+"/inventories",
+		map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{"VCPU": map[string]any{"total": 1000}}})
+	w.admin(http.StatusCreated, "PUT", "/resource_classes/"+worldName, nil)
+	w.admin(http.StatusCreated, "PUT", "/traits/"+worldName, nil)
+	w.admin(http.StatusNoContent, "PUT", "/allocations/"+worldConsumer, allocation())
+	return w
+}
+
+// send makes one request as c at microversion 1.39.
+func (w *world) send(c caller, method, path string, body any) outcome {
+	w.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			w.t.Fatalf("marshal: %v", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	r, err := http.NewRequest(method, w.srv.URL+path, rd)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	r.Header.Set("X-Auth-Token", c.token)
+	r.Header.Set("X-Roles", c.roles)
+	if c.system {
+		r.Header.Set("OpenStack-System-Scope", "all")
+	}
+	r.Header.Set("Accept", "application/json")
+	r.Header.Set("OpenStack-API-Version", "placement 1.39")
+	if body != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := w.hc.Do(r)
+	if err != nil {
+		w.t.Fatalf("%s: %s %s: %v", w.srv, method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		w.t.Fatalf("%s: read %s %s: %v", w.srv, method, path, err)
+	}
+	o := outcome{status: resp.StatusCode, body: string(b)}
+	if o.status == http.StatusForbidden {
+		o.refusal = resp.Header.Get("Content-Type") + " " + withoutRequestID(w.t, b)
+	}
+	return o
+}
+
+// withoutRequestID is an error document with its request ids blanked.
+func withoutRequestID(t *testing.T, b []byte) string {
+	t.Helper()
+	var doc map[string][]map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc["errors"]) == 0 {
+		return fmt.Sprintf("not an error document: %q", b)
+	}
+	for _, e := range doc["errors"] {
+		if _, ok := e["request_id"]; ok {
+			e["request_id"] = "-"
+		}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// admin makes a request as the boss and fails the test unless it gets
+// want.
+func (w *world) admin(want int, method, path string, body any) {
+	w.t.Helper()
+	if o := w.send(w.boss, method, path, body); o.status != want {
+		w.t.Fatalf("%s: %s %s as %s: %d, want %d: %s", w.srv, method, path, w.boss.name, o.status, want, o.body)
+	}
+}
+
+// startMode starts the reference of m's release with m's settings, and
+// ours alike, each with its world.
+func startMode(t *testing.T, m mode) (ref, ours *world) {
+	t.Helper()
+	env := []string{fmt.Sprintf("ENFORCE_SCOPE=%t", m.scope), fmt.Sprintf("ENFORCE_NEW_DEFAULTS=%t", m.newDefaults)}
+	r := placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: m.rel, Env: env})
+	enf, err := policy.New(policy.Options{EnforceScope: m.scope, EnforceNewDefaults: m.newDefaults, Release: m.rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := placementtest.StartOurs(t, placementtest.Options{Release: m.rel, Policy: enf})
+	return newWorld(t, r, m), newWorld(t, o, m)
+}
+
+// TestPolicyMatrix sends every route's request as each caller, under
+// both releases' rules in their default and their other enforcement
+// modes, to the upstream reference of that release and to ours: both
+// must refuse (403, the same error document) exactly where the expected
+// table says, and answer the row's success status elsewhere.
+func TestPolicyMatrix(t *testing.T) {
+	rows, ms, cs := matrixRows(), modes(), callers()
+	// seen[mode][row] is the reference's outcome letters.
+	seen := make([][]string, len(ms))
+	for mi, m := range ms {
+		t.Run(m.String(), func(t *testing.T) {
+			ref, ours := startMode(t, m)
+			for ri, row := range rows {
+				want := strings.Fields(row.want)[mi]
+				got := make([]byte, len(cs))
+				for ci, c := range cs {
+					a, b := ref.ask(row, ri, ci), ours.ask(row, ri, ci)
+					got[ci] = a.letter()
+					checkCell(t, row, c, want[ci], a, b)
+				}
+				seen[mi] = append(seen[mi], string(got))
+			}
+		})
+	}
+	t.Log("\n" + formatMatrix(rows, ms, seen))
+}
+
+// ask builds row's request for caller number c (making its objects as
+// the boss) and sends it.
+func (w *world) ask(row matrixRow, r, c int) outcome {
+	w.t.Helper()
+	q := row.build(w, r, c)
+	return w.send(callers()[c], row.method, q.path, q.body)
+}
+
+// checkCell compares one caller's outcome on the reference (a) and ours
+// (b) with each other and with the table's letter.
+func checkCell(t *testing.T, row matrixRow, c caller, want byte, a, b outcome) {
+	t.Helper()
+	name := row.method + " " + row.route + " as " + c.name
+	if a.letter() != want {
+		t.Errorf("%s: the reference answered %d, the table says %c: %s", name, a.status, want, a.body)
+	}
+	if b.letter() != a.letter() {
+		t.Errorf("%s: ours answered %d, the reference %d: %s", name, b.status, a.status, b.body)
+	}
+	if a.refusal != b.refusal {
+		t.Errorf("%s: 403 documents differ:\nours      %s\nreference %s", name, b.refusal, a.refusal)
+	}
+	for _, o := range []struct {
+		who string
+		o   outcome
+	}{{"reference", a}, {"ours", b}} {
+		if o.o.status != http.StatusForbidden && o.o.status != row.ok {
+			t.Errorf("%s: %s answered %d, want %d (the request should be valid): %s", name, o.who, o.o.status, row.ok, o.o.body)
+		}
+	}
+}
+
+// formatMatrix prints the reference's outcomes: a line per row, a column
+// of caller letters per mode.
+func formatMatrix(rows []matrixRow, ms []mode, seen [][]string) string {
+	var b strings.Builder
+	b.WriteString("callers: A project admin, M project member, R project reader, S service, a system admin, r system reader; + allowed, - 403\n")
+	fmt.Fprintf(&b, "%-64s", "")
+	for _, m := range ms {
+		fmt.Fprintf(&b, " %-14s", fmt.Sprintf("%s %s", m.rel, map[bool]string{true: "secure", false: "legacy"}[m.newDefaults]))
+	}
+	fmt.Fprintf(&b, "\n%-64s%s\n", "", strings.Repeat(" AMRSar        ", len(ms)))
+	for ri, row := range rows {
+		path := row.route
+		if q := row.build; row.route == "/usages" {
+			path += "?project_id=" + strings.TrimPrefix(q(nil, ri, 0).path, "/usages?project_id=")
+		}
+		fmt.Fprintf(&b, "%-6s %-57s", row.method, path)
+		for mi := range ms {
+			cell := "?"
+			if ri < len(seen[mi]) {
+				cell = seen[mi][ri]
+			}
+			fmt.Fprintf(&b, " %-14s", cell)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
