@@ -7,17 +7,20 @@ import (
 	"strings"
 )
 
-// cmdPolicyList prints the effective policy rules (defaults, the legacy
-// deprecated alternatives and the operator file applied) as a policy
-// file: one "name": "check" line per rule, registered rules first.
+// cmdPolicyList prints the effective policy rules (the api.release's
+// defaults, the legacy deprecated alternatives and the operator file
+// applied) as a policy file: one "name": "check" line per rule,
+// registered rules first. With --placement-conf it starts from
+// placement.conf's [oslo_policy], as serve does.
 func cmdPolicyList(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("policy list", "placement-syncd policy list [--config FILE]", stderr)
-	var config string
+	fs := newFlagSet("policy list", "placement-syncd policy list [--config FILE] [--placement-conf FILE]", stderr)
+	var config, conf string
 	fs.StringVar(&config, "config", "", "YAML configuration `file` (default: built-in defaults)")
+	fs.StringVar(&conf, "placement-conf", "", "OpenStack Placement's placement.conf `file` to start from (the --config YAML overrides it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := configure(config, nil)
+	cfg, err := policyListConfig(config, conf)
 	if err != nil {
 		return err
 	}
@@ -45,4 +48,21 @@ func cmdPolicyList(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "# %s\n%s: %s\n", note, name, check)
 	}
 	return nil
+}
+
+// policyListConfig is the configuration serve would run with: the YAML,
+// over placement.conf when one is given.
+func policyListConfig(yamlPath, confPath string) (Config, error) {
+	if confPath == "" {
+		return configure(yamlPath, nil)
+	}
+	pc, err := readPlacementConf(confPath)
+	if err != nil {
+		return Config{}, usageError{err}
+	}
+	cfg, _, err := overPlacementConf(pc, yamlPath, nil)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
 }
