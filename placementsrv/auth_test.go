@@ -22,20 +22,21 @@ func startServerWith(t *testing.T, edit func(*Options)) *testServer {
 	return startServerOpts(t, nil, edit)
 }
 
-func secureRBAC(t *testing.T) func(*Options) {
+// secureRBAC enforces scope and the new defaults of release r's rules.
+func secureRBAC(t *testing.T, r release.Release) func(*Options) {
 	return func(o *Options) {
-		p, err := policy.New(policy.Options{EnforceScope: true, EnforceNewDefaults: true, Release: release.V8})
+		p, err := policy.New(policy.Options{EnforceScope: true, EnforceNewDefaults: true, Release: r})
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Policy = p
+		o.Policy, o.Release = p, r
 	}
 }
 
 // TestNoAuthCredentials checks how noauth2 headers become credentials,
-// through the policy decisions they lead to under secure RBAC.
+// through the policy decisions they lead to under 8.0.0's secure RBAC.
 func TestNoAuthCredentials(t *testing.T) {
-	ts := startServerWith(t, secureRBAC(t))
+	ts := startServerWith(t, secureRBAC(t, release.V8))
 	cases := []struct {
 		name    string
 		headers map[string]string
@@ -61,10 +62,43 @@ func TestNoAuthCredentials(t *testing.T) {
 	}
 }
 
+// TestNoAuthCredentials15 is TestNoAuthCredentials under 15.0.0's secure
+// RBAC: project-scoped admin or service role, readers for their usages.
+func TestNoAuthCredentials15(t *testing.T) {
+	ts := startServerWith(t, secureRBAC(t, release.V15))
+	cases := []struct {
+		name, method, path string
+		headers            map[string]string
+		want               int
+	}{
+		{"admin user", "GET", "/resource_providers", map[string]string{"X-Auth-Token": "admin"}, 200},
+		{"service role", "GET", "/resource_providers", map[string]string{"X-Auth-Token": "nova:service", "X-Roles": "service"}, 200},
+		{"member", "GET", "/resource_providers", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "member,reader"}, 403},
+		{"system admin is out of scope", "GET", "/resource_providers", map[string]string{"X-Auth-Token": "u", "X-Roles": "admin", "OpenStack-System-Scope": "all"}, 403},
+		{"service roles are not roles", "GET", "/resource_providers", map[string]string{"X-Auth-Token": "u:p1", "X-Service-Roles": "service"}, 403},
+		{"domain admin is out of scope", "GET", "/resource_providers", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "admin", "X-Domain-Id": "d"}, 403},
+		{"reader of its project", "GET", "/usages?project_id=p1", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader"}, 200},
+		{"reader of another project", "GET", "/usages?project_id=p2", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader"}, 403},
+		{"the last project_id asked", "GET", "/usages?project_id=p2&project_id=p1", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader"}, 200},
+		{"service reads any project's usages", "GET", "/usages?project_id=p2", map[string]string{"X-Auth-Token": "nova:service", "X-Roles": "service"}, 200},
+		{"reshaper is not for admin", "POST", "/reshaper", map[string]string{"X-Auth-Token": "admin"}, 403},
+		{"reshaper is for the service role", "POST", "/reshaper", map[string]string{"X-Auth-Token": "nova:service", "X-Roles": "service"}, 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := call{Method: tc.method, Path: tc.path, Version: "1.39", Headers: tc.headers}
+			if tc.method == "POST" {
+				c.Body = "{}"
+			}
+			ts.must(t, tc.want, c)
+		})
+	}
+}
+
 // TestForbiddenDetails: a failed check names the rule in upstream's
 // sentence; a scope failure is the bare rule name, as upstream.
 func TestForbiddenDetails(t *testing.T) {
-	ts := startServerWith(t, secureRBAC(t))
+	ts := startServerWith(t, secureRBAC(t, release.V8))
 	r := ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Version: "1.39",
 		Headers: map[string]string{"X-Auth-Token": "u", "X-Roles": "member", "OpenStack-System-Scope": "all"}})
 	if d, code := errorDetail(t, r); !strings.Contains(d, "Policy does not allow placement:resource_providers:list to be performed.") || code != apierror.CodeDefault {
@@ -73,6 +107,17 @@ func TestForbiddenDetails(t *testing.T) {
 	r = ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Version: "1.39"})
 	if d, _ := errorDetail(t, r); d != "Access was denied to this resource.\n\n placement:resource_providers:list  " {
 		t.Errorf("scope detail %q", d)
+	}
+	// 15.0.0: a system token is out of every rule's scope.
+	ts = startServerWith(t, secureRBAC(t, release.V15))
+	r = ts.must(t, 403, call{Method: "POST", Path: "/reshaper", Version: "1.39", Body: "{}",
+		Headers: map[string]string{"X-Auth-Token": "u", "X-Roles": "service", "OpenStack-System-Scope": "all"}})
+	if d, _ := errorDetail(t, r); d != "Access was denied to this resource.\n\n placement:reshaper:reshape  " {
+		t.Errorf("15.0.0 scope detail %q", d)
+	}
+	r = ts.must(t, 403, call{Method: "POST", Path: "/reshaper", Version: "1.39", Body: "{}"})
+	if d, _ := errorDetail(t, r); !strings.Contains(d, "Policy does not allow placement:reshaper:reshape to be performed.") {
+		t.Errorf("15.0.0 detail %q", d)
 	}
 }
 
@@ -106,9 +151,9 @@ func TestUnauthorizedFormats(t *testing.T) {
 }
 
 // keystoneServerOn starts a server validating ks's tokens as the
-// fixture's service user, under secure RBAC and the operator rules in
-// policyFile ("" for none).
-func keystoneServerOn(t *testing.T, ks *keystonetest.Keystone, policyFile string) *testServer {
+// fixture's service user, under release r's secure RBAC and the operator
+// rules in policyFile ("" for none).
+func keystoneServerOn(t *testing.T, ks *keystonetest.Keystone, policyFile string, r release.Release) *testServer {
 	t.Helper()
 	client, err := keystone.New(keystone.Options{AuthURL: ks.AuthURL(), Username: keystonetest.Validator,
 		Password: keystonetest.Password, ProjectName: keystonetest.ProjectService})
@@ -116,11 +161,11 @@ func keystoneServerOn(t *testing.T, ks *keystonetest.Keystone, policyFile string
 		t.Fatal(err)
 	}
 	return startServerWith(t, func(o *Options) {
-		p, err := policy.New(policy.Options{File: policyFile, EnforceScope: true, EnforceNewDefaults: true, Release: release.V8})
+		p, err := policy.New(policy.Options{File: policyFile, EnforceScope: true, EnforceNewDefaults: true, Release: r})
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Policy = p
+		o.Policy, o.Release = p, r
 		o.Auth, o.Tokens, o.WWWAuthenticateURI = "keystone", client, ks.AuthURL()
 	})
 }
@@ -136,7 +181,7 @@ func TestKeystoneAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	ks := keystonetest.Start(t, keystonetest.Options{})
-	ts := keystoneServerOn(t, ks, "")
+	ts := keystoneServerOn(t, ks, "", release.V8)
 	demo := keystonetest.Project(keystonetest.ProjectDemo)
 	sysReader := ks.Token(t, keystonetest.SystemReader, keystonetest.System)
 	sysAdmin := ks.Token(t, keystonetest.Admin, keystonetest.System)
@@ -187,7 +232,33 @@ func TestKeystoneAuth(t *testing.T) {
 		}
 	})
 	t.Run("service token", func(t *testing.T) { testServiceToken(t, ks, rules, reader) })
+	t.Run("15.0.0", func(t *testing.T) { testKeystone15(t, ks) })
 	t.Run("keystone down", func(t *testing.T) { testKeystoneDown(t, ks, sysAdmin) })
+}
+
+// testKeystone15: under 15.0.0's secure RBAC, real tokens of a project
+// admin or of the service role pass, system tokens are out of scope.
+func testKeystone15(t *testing.T, ks *keystonetest.Keystone) {
+	ts := keystoneServerOn(t, ks, "", release.V15)
+	demo, service := keystonetest.Project(keystonetest.ProjectDemo), keystonetest.Project(keystonetest.ProjectService)
+	demoID := ks.ProjectID(keystonetest.ProjectDemo)
+	for _, tc := range []struct {
+		name, user, path string
+		scope            keystonetest.Scope
+		want             int
+	}{
+		{"project admin", keystonetest.DemoAdmin, "/resource_providers", demo, 200},
+		{"service role alone", keystonetest.Validator, "/resource_providers", service, 200},
+		{"project member", keystonetest.DemoMember, "/resource_providers", demo, 403},
+		{"system admin", keystonetest.Admin, "/resource_providers", keystonetest.System, 403},
+		{"system reader", keystonetest.SystemReader, "/usages?project_id=" + demoID, keystonetest.System, 403},
+		{"project reader's usages", keystonetest.DemoReader, "/usages?project_id=" + demoID, demo, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := map[string]string{"X-Auth-Token": ks.Token(t, tc.user, tc.scope)}
+			ts.must(t, tc.want, call{Method: "GET", Path: tc.path, Version: "1.39", Headers: h})
+		})
+	}
 }
 
 // testServiceToken: a service token (X-Service-Token) gives its roles as
@@ -195,7 +266,7 @@ func TestKeystoneAuth(t *testing.T) {
 // 401, and service headers a client sends are ignored.
 func testServiceToken(t *testing.T, ks *keystonetest.Keystone, rules, reader string) {
 	serviceID := ks.ProjectID(keystonetest.ProjectService)
-	ts := keystoneServerOn(t, ks, rules)
+	ts := keystoneServerOn(t, ks, rules, release.V8)
 	svc := ks.Token(t, keystonetest.ServiceAdmin, keystonetest.Project(keystonetest.ProjectService))
 	for _, tc := range []struct {
 		name    string
@@ -219,7 +290,7 @@ func testServiceToken(t *testing.T, ks *keystonetest.Keystone, rules, reader str
 func testKeystoneDown(t *testing.T, ks *keystonetest.Keystone, unseen string) {
 	// A second Keystone over the same state, stopped mid-test.
 	issuer := ks.StartIssuer(t, time.Hour)
-	ts := keystoneServerOn(t, issuer, "")
+	ts := keystoneServerOn(t, issuer, "", release.V8)
 	seen := ks.Token(t, keystonetest.SystemReader, keystonetest.System)
 	ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: "1.39", Headers: map[string]string{"X-Auth-Token": seen}})
 	if err := issuer.Stop(); err != nil {

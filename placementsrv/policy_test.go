@@ -6,12 +6,21 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // TestNonAdminIsForbidden checks that every route answers 403 naming its
-// policy rule to a token without the admin role, and writes nothing.
+// policy rule to a token without the admin role, and writes nothing,
+// under either release's rules in its legacy mode.
 func TestNonAdminIsForbidden(t *testing.T) {
-	ts := startTestServer(t)
+	for _, r := range []release.Release{release.V8, release.V15} {
+		t.Run(r.String(), func(t *testing.T) {
+			testNonAdminIsForbidden(t, startServerWith(t, func(o *Options) { o.Release = r }))
+		})
+	}
+}
+
+func testNonAdminIsForbidden(t *testing.T, ts *testServer) {
 	const rp = "11111111-2222-3333-4444-555555555555"
 	ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name": "rp1", "uuid": "` + rp + `"}`})
 	user := map[string]string{"X-Auth-Token": "user"}
