@@ -10,22 +10,25 @@ import (
 )
 
 // Read checks the revision and reads every row of a Placement database
-// in one read-only transaction (REPEATABLE READ on MySQL), so the rows
-// are one consistent snapshot even if Placement still runs. Rows keep
-// Placement's ids and come in id order; an allocation's ConsumerID is the
-// id of the consumer row with its uuid. Read never writes.
-func Read(ctx context.Context, db *sql.DB, d Dialect) (*store.Records, error) {
+// at any known head, in one read-only transaction (REPEATABLE READ on
+// MySQL), so the rows are one consistent snapshot even if Placement still
+// runs; it returns the head too. The heads differ in indexes only, so the
+// rows are read alike. Rows keep Placement's ids and come in id order; an
+// allocation's ConsumerID is the id of the consumer row with its uuid.
+// Read never writes.
+func Read(ctx context.Context, db *sql.DB, d Dialect) (*store.Records, Head, error) {
 	opts := &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
 	if d == SQLite {
 		opts = nil // the connection itself is read-only; the driver knows no levels
 	}
 	tx, err := db.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("begin read transaction: %w", err)
+		return nil, Head{}, fmt.Errorf("begin read transaction: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	if err := checkRevision(ctx, tx); err != nil {
-		return nil, err
+	head, err := checkRevision(ctx, tx)
+	if err != nil {
+		return nil, Head{}, err
 	}
 	r := &reader{ctx: ctx, q: tx}
 	recs := &store.Records{}
@@ -42,12 +45,12 @@ func Read(ctx context.Context, db *sql.DB, d Dialect) (*store.Records, error) {
 	recs.Consumers = readRows(r, "consumers", `SELECT id, uuid, project_id, user_id, consumer_type_id, generation, created_at, updated_at FROM consumers ORDER BY id`, scanConsumer)
 	allocs := readRows(r, "allocations", `SELECT id, resource_provider_id, consumer_id, resource_class_id, used, created_at, updated_at FROM allocations ORDER BY id`, scanAllocation)
 	if r.err != nil {
-		return nil, r.err
+		return nil, Head{}, r.err
 	}
 	if recs.Allocations, err = linkConsumers(recs.Consumers, allocs); err != nil {
-		return nil, err
+		return nil, Head{}, err
 	}
-	return recs, nil
+	return recs, head, nil
 }
 
 // reader runs queries until the first error, which it keeps.
@@ -90,7 +93,7 @@ type upstreamAllocation struct {
 }
 
 // linkConsumers resolves each allocation's consumer uuid to the consumer
-// row's id. At Head every allocation has a consumer row (revision
+// row's id. At either head every allocation has a consumer row (revision
 // b5c396305c25 refuses to upgrade otherwise), so a missing one is an
 // inconsistent database.
 func linkConsumers(consumers []store.ConsumerRow, allocs []upstreamAllocation) ([]store.AllocationRow, error) {

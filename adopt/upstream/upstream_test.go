@@ -5,10 +5,12 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -37,36 +39,96 @@ func sample() *store.Records {
 }
 
 // Write then Read gives back every row, ids, tree links and timestamps
-// (to the microsecond SQLite keeps) included.
+// (to the microsecond SQLite keeps) included, and the head written, at
+// each head.
 func TestWriteRead_SQLite(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "placement.sqlite")
-	db, err := sqlite.CreateForeign(ctx, path)
-	if err != nil {
-		t.Fatal(err)
+	for _, h := range Heads() {
+		path := filepath.Join(t.TempDir(), "placement.sqlite")
+		db, err := sqlite.CreateForeign(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sample()
+		if err := Write(ctx, db, SQLite, h, want, want.ResourceClasses[0].CreatedAt); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		ro, err := sqlite.OpenForeignReadOnly(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, head, err := Read(ctx, ro, SQLite)
+		if err != nil {
+			t.Fatalf("%s: %v", h, err)
+		}
+		if !reflect.DeepEqual(got, want) || head != h {
+			t.Errorf("%s: read back head %s:\n got %+v\nwant %+v", h, head, got, want)
+		}
+		if _, err := ro.Exec(`DELETE FROM traits`); err == nil {
+			t.Error("the read-only handle wrote")
+		}
+		ro.Close()
+		if _, err := sqlite.CreateForeign(ctx, path); !errors.Is(err, sqlite.ErrExists) {
+			t.Errorf("CreateForeign over an existing file: %v", err)
+		}
 	}
-	want := sample()
-	if err := Write(ctx, db, SQLite, want, want.ResourceClasses[0].CreatedAt); err != nil {
-		t.Fatal(err)
+}
+
+// The heads differ by the five indexes 15.0.0's revision dropped, and
+// by nothing else.
+func TestDescribe_HeadsDifferInIndexesOnly(t *testing.T) {
+	ctx := context.Background()
+	desc := map[string]map[string]bool{}
+	for _, h := range Heads() {
+		db, err := sqlite.CreateForeign(ctx, filepath.Join(t.TempDir(), "p.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(ctx, db, SQLite, h, sample(), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		lines, err := Describe(ctx, db, SQLite)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc[h.Revision] = map[string]bool{}
+		for _, l := range lines {
+			desc[h.Revision][l] = true
+		}
 	}
-	db.Close()
-	ro, err := sqlite.OpenForeignReadOnly(ctx, path)
-	if err != nil {
-		t.Fatal(err)
+	var only8, only15 []string
+	for l := range desc[Rev8] {
+		if !desc[Rev15][l] {
+			only8 = append(only8, l)
+		}
 	}
-	defer ro.Close()
-	got, err := Read(ctx, ro, SQLite)
-	if err != nil {
-		t.Fatal(err)
+	for l := range desc[Rev15] {
+		if !desc[Rev8][l] {
+			only15 = append(only15, l)
+		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("read back:\n got %+v\nwant %+v", got, want)
+	sort.Strings(only8)
+	want8 := []string{
+		"alembic " + Rev8,
+		"index inventories inventories_resource_provider_id_idx 0 resource_provider_id",
+		"index inventories inventories_resource_provider_resource_class_idx 0 resource_provider_id,resource_class_id",
+		"index placement_aggregates ix_placement_aggregates_uuid 0 uuid",
+		"index resource_providers resource_providers_name_idx 0 name",
+		"index resource_providers resource_providers_uuid_idx 0 uuid",
 	}
-	if _, err := ro.Exec(`DELETE FROM traits`); err == nil {
-		t.Error("the read-only handle wrote")
+	if !reflect.DeepEqual(only8, want8) || !reflect.DeepEqual(only15, []string{"alembic " + Rev15}) {
+		t.Errorf("only at 8.0.0's head: %q\nonly at 15.0.0's: %q", only8, only15)
 	}
-	if _, err := sqlite.CreateForeign(ctx, path); !errors.Is(err, sqlite.ErrExists) {
-		t.Errorf("CreateForeign over an existing file: %v", err)
+}
+
+func TestHeadOf(t *testing.T) {
+	if h := HeadOf(release.V8); h.Revision != Rev8 {
+		t.Errorf("HeadOf(8.0.0) = %s", h)
+	}
+	if h := HeadOf(release.V15); h.Revision != Rev15 || h.String() != "a082b8bb98d0 (15.0.0)" {
+		t.Errorf("HeadOf(15.0.0) = %s", h)
 	}
 }
 
@@ -75,7 +137,11 @@ func TestRead_Refuses(t *testing.T) {
 	cases := map[string]struct {
 		stmt, want string
 	}{
-		"newer":       {`UPDATE alembic_version SET version_num = 'ffffffffffff'`, "alembic revision ffffffffffff, which is not 8.0.0's"},
+		"newer": {`UPDATE alembic_version SET version_num = 'ffffffffffff'`,
+			"alembic revision ffffffffffff, which is none of the heads this binary reads (422ece571366 (8.0.0), a082b8bb98d0 (15.0.0))"},
+		"older": {`UPDATE alembic_version SET version_num = 'b5c396305c25'`,
+			"alembic revision b5c396305c25, older than the heads this binary reads (422ece571366 (8.0.0), a082b8bb98d0 (15.0.0))"},
+		"two rows":    {`INSERT INTO alembic_version VALUES ('422ece571366')`, "alembic_version holds 2 revisions (422ece571366, a082b8bb98d0), a branched history"},
 		"empty":       {`DELETE FROM alembic_version`, "alembic_version is empty"},
 		"no table":    {`DROP TABLE alembic_version`, "it has no alembic_version table"},
 		"orphan":      {`UPDATE allocations SET consumer_id = 'nobody'`, "consumer nobody has no row in consumers"},
@@ -87,13 +153,13 @@ func TestRead_Refuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := Write(ctx, db, SQLite, sample(), time.Now()); err != nil {
+		if err := Write(ctx, db, SQLite, HeadOf(release.V15), sample(), time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.Exec(c.stmt); err != nil {
 			t.Fatal(err)
 		}
-		_, err = Read(ctx, db, SQLite)
+		_, _, err = Read(ctx, db, SQLite)
 		db.Close()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", name, err, c.want)

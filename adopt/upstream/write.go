@@ -9,8 +9,8 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
-// Write creates Placement's schema at Head in an empty database and
-// fills it with recs, so that Placement 8.0.0 serves them unchanged. Ids
+// Write creates Placement's schema at head h in an empty database and
+// fills it with recs, so that h's release serves them unchanged. Ids
 // are kept, which keeps Placement's orders; a root's root_provider_id is
 // its own id, as Placement requires. Rows without a timestamp Placement
 // would have set (aggregates and links, which we do not time) get now.
@@ -18,7 +18,7 @@ import (
 // once (and a transaction open at the time with it), so there the schema
 // is created first and the rows follow in one transaction of their own;
 // the caller drops the tables of a failed Write (DropAll).
-func Write(ctx context.Context, db *sql.DB, d Dialect, recs *store.Records, now time.Time) error {
+func Write(ctx context.Context, db *sql.DB, d Dialect, h Head, recs *store.Records, now time.Time) error {
 	// One session: the sql_mode set here must hold for the inserts.
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -31,7 +31,7 @@ func Write(ctx context.Context, db *sql.DB, d Dialect, recs *store.Records, now 
 		if _, err := conn.ExecContext(ctx, `SET SESSION sql_mode = CONCAT_WS(',', NULLIF(@@sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')`); err != nil {
 			return fmt.Errorf("set sql_mode: %w", err)
 		}
-		if err := createSchema(ctx, conn, d); err != nil {
+		if err := createSchema(ctx, conn, d, h); err != nil {
 			return err
 		}
 	}
@@ -41,11 +41,11 @@ func Write(ctx context.Context, db *sql.DB, d Dialect, recs *store.Records, now 
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	if d == SQLite {
-		if err := createSchema(ctx, tx, d); err != nil {
+		if err := createSchema(ctx, tx, d, h); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO alembic_version (version_num) VALUES (?)`, Head); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO alembic_version (version_num) VALUES (?)`, h.Revision); err != nil {
 		return fmt.Errorf("alembic_version: %w", err)
 	}
 	w := &writer{ctx: ctx, tx: tx, d: d, now: formatTime(d, now)}
@@ -59,11 +59,11 @@ func Write(ctx context.Context, db *sql.DB, d Dialect, recs *store.Records, now 
 	return nil
 }
 
-// createSchema runs Placement's DDL at Head.
+// createSchema runs Placement's DDL at h.
 func createSchema(ctx context.Context, x interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}, d Dialect) error {
-	for _, stmt := range ddl(d) {
+}, d Dialect, h Head) error {
+	for _, stmt := range ddl(d, h) {
 		if _, err := x.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("create schema: %s: %w", stmt, err)
 		}
@@ -75,8 +75,9 @@ func createSchema(ctx context.Context, x interface {
 func DropAll(ctx context.Context, db *sql.DB) error {
 	var first error
 	stmts := []string{"DROP TABLE IF EXISTS alembic_version"}
-	for i := len(tables) - 1; i >= 0; i-- {
-		stmts = append(stmts, "DROP TABLE IF EXISTS "+tables[i])
+	ts := tables()
+	for i := len(ts) - 1; i >= 0; i-- {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+ts[i])
 	}
 	for _, s := range stmts {
 		if _, err := db.ExecContext(ctx, s); err != nil && first == nil {

@@ -20,8 +20,9 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Microversion is the version every request asks for: Placement 8.0.0's
-// newest, which shows the most (consumer types, generations, roots).
+// Microversion is the version every request asks for: the newest of
+// Placement 8.0.0 and 15.0.0 alike, which shows the most (consumer
+// types, generations, roots).
 const Microversion = "1.39"
 
 // Server is one Placement endpoint.

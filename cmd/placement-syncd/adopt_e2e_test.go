@@ -80,10 +80,11 @@ func TestAdopt_RoundTrip(t *testing.T) {
 	}
 
 	exported := filepath.Join(dir, "exported.sqlite")
-	code, out = runCmd(t, "db", "export", "--to", "sqlite:///"+exported, "--db", ours)
-	if code != 0 {
+	code, out = runCmd(t, "db", "export", "--to", "sqlite:///"+exported, "--release", "8.0.0", "--db", ours)
+	if code != 0 || !strings.Contains(out, "(Placement 8.0.0 schema, alembic revision 422ece571366)") {
 		t.Fatalf("export: exit %d\n%s", code, out)
 	}
+	requireSameSchema(t, ref.DB, "sqlite:///"+exported)
 	back := placementtest.StartReferenceOn(t, "sqlite:///"+exported)
 	code, out = runCmd(t, "db", "verify", "--against", back.URL, "--db", ours)
 	if code != 0 || !strings.Contains(out, ": 0 differences") {
@@ -145,7 +146,7 @@ func TestAdopt_BadSources(t *testing.T) {
 		code       int
 		want       string
 	}{
-		{"wrong head", "sqlite:///" + wrongHead, exitSchema, "alembic revision b5c396305c25, older than 8.0.0's 422ece571366"},
+		{"wrong head", "sqlite:///" + wrongHead, exitSchema, "alembic revision b5c396305c25, older than the heads this binary reads (422ece571366 (8.0.0), a082b8bb98d0 (15.0.0))"},
 		{"truncated", "sqlite:///" + truncated, exitFailure, "malformed"},
 		{"unreachable", "mysql+pymysql://placement:secret@127.0.0.1:1/placement", exitFailure, "connect to mysql+pymysql://placement:***@127.0.0.1:1/placement"},
 		{"missing file", "sqlite:///" + filepath.Join(dir, "nope.db"), exitFailure, "no such file"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
@@ -25,32 +26,39 @@ func TestAdopt_MariaDB(t *testing.T) {
 	fillRich(t, placementAPI{t: t, base: ref.URL, token: ref.Token})
 	t.Run("SQLiteTarget", func(t *testing.T) {
 		ours := filepath.Join(t.TempDir(), "ours.db")
-		adoptRoundTrip(t, maria, src, ref.URL, ours)
+		adoptRoundTrip(t, maria, src, ref, ours)
 	})
 	t.Run("MySQLTarget", func(t *testing.T) {
 		ours := maria.URL(maria.NewDatabase(t))
-		adoptRoundTrip(t, maria, src, ref.URL, ours)
+		adoptRoundTrip(t, maria, src, ref, ours)
 	})
 	t.Run("FailedImportIntoMySQL", func(t *testing.T) { failedMySQLImport(t, maria, src) })
 	t.Run("PlacementConf", func(t *testing.T) { placementConfOnMySQL(t, maria, src, ref) })
 }
 
 // adoptRoundTrip imports src into ours (a path or a URL), verifies it
-// against the reference still serving src, exports it to a new MariaDB
-// database, and verifies it against the reference serving the export.
-func adoptRoundTrip(t *testing.T, maria *mariadbtest.Server, src, refURL, ours string) {
+// against the reference ref still serving src, exports it to a new
+// MariaDB database at ref's schema head, checks that schema is the one
+// ref's migrations made in src, and verifies ours against ref's release
+// serving the export.
+func adoptRoundTrip(t *testing.T, maria *mariadbtest.Server, src string, ref *placementtest.Server, ours string) {
+	head := upstream.HeadOf(ref.Release)
 	code, out := runCmd(t, "db", "import", "--from", src, "--db", ours)
-	if code != 0 || !strings.Contains(out, "import: allocations") || !strings.Contains(out, "into "+dbName(mustURL(t, ours))) {
+	if code != 0 || !strings.Contains(out, "import: allocations") || !strings.Contains(out, "into "+dbName(mustURL(t, ours))) ||
+		!strings.Contains(out, "alembic revision "+head.Revision) {
 		t.Fatalf("import: exit %d\n%s", code, out)
 	}
-	if code, out := runCmd(t, "db", "verify", "--against", refURL, "--db", ours); code != 0 || !strings.Contains(out, ": 0 differences") {
+	if code, out := runCmd(t, "db", "verify", "--against", ref.URL, "--db", ours); code != 0 || !strings.Contains(out, ": 0 differences") {
 		t.Fatalf("verify after import from MariaDB: exit %d\n%s", code, out)
 	}
 	dst := maria.URL(maria.NewDatabase(t))
-	if code, out := runCmd(t, "db", "export", "--to", dst, "--db", ours); code != 0 || !strings.Contains(out, "from "+dbName(mustURL(t, ours))) {
+	if code, out := runCmd(t, "db", "export", "--to", dst, "--release", ref.Release.String(), "--db", ours); code != 0 ||
+		!strings.Contains(out, "from "+dbName(mustURL(t, ours))) || !strings.Contains(out, "alembic revision "+head.Revision) {
 		t.Fatalf("export: exit %d\n%s", code, out)
 	}
-	back := placementtest.StartReferenceOn(t, dst)
+	requireSameSchema(t, src, dst)
+	back := placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: ref.Release, DB: dst})
+	requireSameSchema(t, src, dst) // its start-up 'db sync' found nothing to do
 	if code, out := runCmd(t, "db", "verify", "--against", back.URL, "--db", ours); code != 0 || !strings.Contains(out, ": 0 differences") {
 		t.Fatalf("verify against the reference on the MariaDB export: exit %d\n%s", code, out)
 	}

@@ -7,18 +7,22 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
-// cmdDBExport writes our database as an OpenStack Placement 8.0.0
-// database: the way back. The target must not exist (SQLite) or hold no
-// tables (MySQL).
+// cmdDBExport writes our database as an OpenStack Placement database at
+// the alembic head of the release that is to serve it: the way back. The
+// target must not exist (SQLite) or hold no tables (MySQL).
 func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db export", "placement-syncd db export --to URL [--config FILE] [--db PATH|URL]", stderr)
+	f, common := newConfigFlagSet("db export", "placement-syncd db export --to URL [--release "+strings.Join(release.Names(), "|")+"] [--config FILE] [--db PATH|URL]", stderr)
 	to := f.String("to", "", "the new Placement database: sqlite:////path/placement.sqlite (must not exist) or mysql+pymysql://user:pass@host/placement (must have no tables)")
+	rel := f.String("release", "", "the upstream Placement release that will serve the export, whose schema head it gets: "+
+		strings.Join(release.Names(), " or ")+" (default: api.release)")
 	cfg, err := common.load(f, args)
 	if err != nil {
 		return err
@@ -29,6 +33,10 @@ func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	dst, err := dburl.Parse(*to)
 	if err != nil {
 		return usageError{err}
+	}
+	head, err := releaseHead(*rel, cfg.API)
+	if err != nil {
+		return usageError{fmt.Errorf("db export: --release: %w", err)}
 	}
 	u, err := cfg.Database.URL()
 	if err != nil {
@@ -58,12 +66,25 @@ func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("export to %s: %w", dst, err)
 		}
 	}
-	if err := upstream.Write(ctx, db, dialect, recs, time.Now()); err != nil {
+	if err := upstream.Write(ctx, db, dialect, head, recs, time.Now()); err != nil {
 		return exportFailed(ctx, dst, db, dialect, err)
 	}
-	fmt.Fprintf(stdout, "exported %d providers, %d consumers, %d allocations from %s to %s (alembic revision %s) in %s\n",
-		len(recs.Providers), len(recs.Consumers), len(recs.Allocations), name, dst, upstream.Head, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "exported %d providers, %d consumers, %d allocations from %s to %s (Placement %s schema, alembic revision %s) in %s\n",
+		len(recs.Providers), len(recs.Consumers), len(recs.Allocations), name, dst, head.Release, head.Revision, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// releaseHead is the schema head of the release a flag names, or of
+// api.release when it names none.
+func releaseHead(flagValue string, api APIConfig) (upstream.Head, error) {
+	if flagValue == "" {
+		return upstream.HeadOf(apiRelease(api)), nil
+	}
+	r, err := release.Parse(flagValue)
+	if err != nil {
+		return upstream.Head{}, err
+	}
+	return upstream.HeadOf(r), nil
 }
 
 // exportFailed undoes a failed export: the new SQLite file is removed,

@@ -18,8 +18,9 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
-// cmdDBImport copies an OpenStack Placement 8.0.0 database into ours in
-// one transaction. The source is only read.
+// cmdDBImport copies an OpenStack Placement database (at 8.0.0's or
+// 15.0.0's alembic head) into ours in one transaction. The source is only
+// read.
 func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, common := newConfigFlagSet("db import", "placement-syncd db import --from URL [--replace] [--config FILE] [--db PATH|URL]", stderr)
 	from := f.String("from", "", "OpenStack Placement's database: sqlite:////path/placement.sqlite or mysql+pymysql://user:pass@host/placement")
@@ -36,11 +37,15 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageError{err}
 	}
 	start := time.Now()
-	recs, err := readUpstream(ctx, src)
+	recs, head, err := readUpstream(ctx, src)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "read %s in %s\n", src, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "read %s (Placement %s schema, alembic revision %s) in %s\n", src, head.Release, head.Revision, time.Since(start).Round(time.Millisecond))
+	if rel := apiRelease(cfg.API); rel != head.Release {
+		// Not an error: a cloud may adopt and move release at once.
+		fmt.Fprintf(stdout, "note: api.release is %s, so the API will follow %s's rules, not %s's\n", rel, rel, head.Release)
+	}
 	u, err := cfg.Database.URL()
 	if err != nil {
 		return usageError{err}
@@ -92,22 +97,23 @@ func importError(name string, err error) error {
 	return err
 }
 
-// readUpstream reads a whole Placement database, read-only.
-func readUpstream(ctx context.Context, u *dburl.URL) (*store.Records, error) {
+// readUpstream reads a whole Placement database, read-only, and tells
+// its schema head.
+func readUpstream(ctx context.Context, u *dburl.URL) (*store.Records, upstream.Head, error) {
 	db, dialect, err := openUpstream(ctx, u, false)
 	if err != nil {
-		return nil, err
+		return nil, upstream.Head{}, err
 	}
 	defer db.Close()
-	recs, err := upstream.Read(ctx, db, dialect)
+	recs, head, err := upstream.Read(ctx, db, dialect)
 	if err != nil {
 		err = fmt.Errorf("read %s: %w", u, err)
 		if errors.Is(err, upstream.ErrRevision) {
-			return nil, exitError{code: exitSchema, err: err}
+			return nil, upstream.Head{}, exitError{code: exitSchema, err: err}
 		}
-		return nil, err
+		return nil, upstream.Head{}, err
 	}
-	return recs, nil
+	return recs, head, nil
 }
 
 // openUpstream opens the database u names: SQLite read-only (or created

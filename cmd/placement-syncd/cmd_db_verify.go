@@ -64,7 +64,8 @@ func cmdDBVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // serveForVerify serves the configured database with noauth2 on a
-// loopback port until stop is called.
+// loopback port until stop is called, following api.release's rules as
+// serve would.
 func serveForVerify(ctx context.Context, cfg Config) (url string, stop func(), err error) {
 	u, err := cfg.Database.URL()
 	if err != nil {
@@ -78,7 +79,7 @@ func serveForVerify(ctx context.Context, cfg Config) (url string, stop func(), e
 		return "", nil, err
 	}
 	srv, err := placementsrv.New(placementsrv.Options{
-		Store: st, Auth: "noauth2", Logger: zap.NewNop(), Limits: apiLimits(cfg.API),
+		Store: st, Auth: "noauth2", Logger: zap.NewNop(), Limits: apiLimits(cfg.API), Release: apiRelease(cfg.API),
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
 		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
