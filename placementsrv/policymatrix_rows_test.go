@@ -14,23 +14,23 @@ import (
 // Expected outcomes, per mode in modes() order (8.0.0 default, 8.0.0
 // secure, 15.0.0 default, 15.0.0 legacy), one character per caller in
 // callers() order (project admin, member, reader, service, system admin,
-// system reader): + allowed, - refused with 403.
+// system reader, the admin user): + allowed, - refused with 403.
 const (
 	// 8.0.0's system_admin_api rules; 15.0.0's admin_or_service_api.
-	wantAdmin = "+---+- ----+- +--+-- +--++-"
+	wantAdmin = "+---+-+ ----+-- +--+--+ +--++-+"
 	// 8.0.0's system_reader_api rules; 15.0.0's admin_or_service_api.
-	wantReader = "+---++ ----++ +--+-- +--++-"
+	wantReader = "+---+++ ----++- +--+--+ +--++-+"
 	// 8.0.0's system_admin_api; 15.0.0's service_api.
-	wantReshape = "+---+- ----+- ---+-- +--++-"
+	wantReshape = "+---+-+ ----+-- ---+--- +--++-+"
 	// Total usages of the readers' own project: 8.0.0's
 	// system_or_project_reader, 15.0.0's
 	// admin_or_project_reader_or_service_api, both with that project as
 	// the target.
-	wantUsagesOwn = "+++-++ +++-++ ++++-- +++++-"
+	wantUsagesOwn = "+++-+++ +++-++- ++++--+ +++++-+"
 	// Total usages of another project.
-	wantUsagesOther = "+---++ ----++ +--+-- +--++-"
+	wantUsagesOther = "+---+++ ----++- +--+--+ +--++-+"
 	// The root is not authorized at all.
-	wantOpen = "++++++ ++++++ ++++++ ++++++"
+	wantOpen = "+++++++ +++++++ +++++++ +++++++"
 )
 
 // Objects every row may rely on, made by the world's admin first.

@@ -15,14 +15,15 @@ import (
 )
 
 // caller is a noauth2 identity: the token is user:project, the roles go
-// in X-Roles, and a system-scoped caller sends OpenStack-System-Scope.
+// in X-Roles (none sent: noauth2 gives the user admin the admin role),
+// and a system-scoped caller sends OpenStack-System-Scope.
 type caller struct {
 	name, token, roles string
 	system             bool
 }
 
-// callers are the matrix's columns. The legacy admin (role admin under
-// enforce_new_defaults=false) is the project admin in the legacy modes.
+// callers are the matrix's columns. The last is the token tests and
+// tools use, admin alone in project admin, without the reader role.
 func callers() []caller {
 	return []caller{
 		{"project admin", "padmin:p1", "admin,member,reader", false},
@@ -31,6 +32,7 @@ func callers() []caller {
 		{"service", "nova:service", "service", false},
 		{"system admin", "sadmin", "admin,member,reader", true},
 		{"system reader", "sreader", "reader", true},
+		{"admin user", "admin", "", false},
 	}
 }
 
@@ -107,7 +109,9 @@ func (w *world) send(c caller, method, path string, body any) outcome {
 		w.t.Fatal(err)
 	}
 	r.Header.Set("X-Auth-Token", c.token)
-	r.Header.Set("X-Roles", c.roles)
+	if c.roles != "" {
+		r.Header.Set("X-Roles", c.roles)
+	}
 	if c.system {
 		r.Header.Set("OpenStack-System-Scope", "all")
 	}
@@ -237,12 +241,12 @@ func checkCell(t *testing.T, row matrixRow, c caller, want byte, a, b outcome) {
 // of caller letters per mode.
 func formatMatrix(rows []matrixRow, ms []mode, seen [][]string) string {
 	var b strings.Builder
-	b.WriteString("callers: A project admin, M project member, R project reader, S service, a system admin, r system reader; + allowed, - 403\n")
+	b.WriteString("callers: A project admin, M project member, R project reader, S service, a system admin, r system reader, L admin user; + allowed, - 403\n")
 	fmt.Fprintf(&b, "%-64s", "")
 	for _, m := range ms {
 		fmt.Fprintf(&b, " %-14s", fmt.Sprintf("%s %s", m.rel, map[bool]string{true: "secure", false: "legacy"}[m.newDefaults]))
 	}
-	fmt.Fprintf(&b, "\n%-64s%s\n", "", strings.Repeat(" AMRSar        ", len(ms)))
+	fmt.Fprintf(&b, "\n%-64s%s\n", "", strings.Repeat(" AMRSarL       ", len(ms)))
 	for ri, row := range rows {
 		path := row.route
 		if q := row.build; row.route == "/usages" {
