@@ -96,6 +96,20 @@ func newWorld(t *testing.T, srv *placementtest.Server, m mode) *world {
 // send makes one request as c at microversion 1.39.
 func (w *world) send(c caller, method, path string, body any) outcome {
 	w.t.Helper()
+	h := map[string]string{"X-Auth-Token": c.token}
+	if c.roles != "" {
+		h["X-Roles"] = c.roles
+	}
+	if c.system {
+		h["OpenStack-System-Scope"] = "all"
+	}
+	return w.sendAs(h, method, path, body)
+}
+
+// sendAs makes one request with the identity headers h at microversion
+// 1.39.
+func (w *world) sendAs(h map[string]string, method, path string, body any) outcome {
+	w.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -108,12 +122,9 @@ func (w *world) send(c caller, method, path string, body any) outcome {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	r.Header.Set("X-Auth-Token", c.token)
-	if c.roles != "" {
-		r.Header.Set("X-Roles", c.roles)
-	}
-	if c.system {
-		r.Header.Set("OpenStack-System-Scope", "all")
+	for k, v := range h {
+		// As sent: a canonical key would hide names such as X_Roles.
+		r.Header[k] = []string{v}
 	}
 	r.Header.Set("Accept", "application/json")
 	r.Header.Set("OpenStack-API-Version", "placement 1.39")
@@ -185,8 +196,9 @@ func startMode(t *testing.T, m mode) (ref, ours *world) {
 // table says, and answer the row's success status elsewhere.
 func TestPolicyMatrix(t *testing.T) {
 	rows, ms, cs := matrixRows(), modes(), callers()
-	// seen[mode][row] is the reference's outcome letters.
-	seen := make([][]string, len(ms))
+	// seen[mode][row] and probed[mode][probe] are the reference's
+	// outcome letters.
+	seen, probed := make([][]string, len(ms)), make([][]string, len(ms))
 	for mi, m := range ms {
 		t.Run(m.String(), func(t *testing.T) {
 			ref, ours := startMode(t, m)
@@ -200,9 +212,10 @@ func TestPolicyMatrix(t *testing.T) {
 				}
 				seen[mi] = append(seen[mi], string(got))
 			}
+			probed[mi] = runProbes(t, ref, ours, mi)
 		})
 	}
-	t.Log("\n" + formatMatrix(rows, ms, seen))
+	t.Log("\n" + formatMatrix(rows, ms, seen) + formatProbes(ms, probed))
 }
 
 // ask builds row's request for caller number c (making its objects as

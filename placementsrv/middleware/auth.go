@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
@@ -41,14 +42,10 @@ func (c *Chain) authenticate(w http.ResponseWriter, req *Request) bool {
 // admin; the project is dropped under OpenStack-System-Scope; the other
 // context headers (X-Project-Id, X-Domain-Id, ...) are taken as sent.
 func authenticateNoAuth(w http.ResponseWriter, req *Request) bool {
-	tokens, present := req.Header["X-Auth-Token"]
+	tok, present := header(req.Header, "X-Auth-Token")
 	if !present {
 		writeWebobError(w, req, &apierror.Error{Status: http.StatusUnauthorized})
 		return false
-	}
-	tok := ""
-	if len(tokens) > 0 {
-		tok = tokens[0]
 	}
 	user, project, _ := strings.Cut(tok, ":")
 	if project == "" {
@@ -58,8 +55,8 @@ func authenticateNoAuth(w http.ResponseWriter, req *Request) bool {
 	c := &req.Creds
 	c.UserID = policy.Str(user)
 	var rolesHdr string
-	if v, ok := h["X-Roles"]; ok {
-		rolesHdr = strings.Join(v, ",")
+	if v, ok := header(h, "X-Roles"); ok {
+		rolesHdr = v
 	} else if user == "admin" {
 		rolesHdr = "admin"
 	}
@@ -99,17 +96,56 @@ func firstOf(h http.Header, tenant string, tenantSet bool) policy.Value {
 	return opt(header(h, "X-Tenant"))
 }
 
-// header returns a request header's first value and whether it was sent
-// at all (an empty value counts, as in a WSGI environ).
-func header(h http.Header, name string) (string, bool) {
-	v, ok := h[name]
-	if !ok {
+// header returns a request header as upstream's WSGI server (uWSGI)
+// presents it: "_" and "-" in the name are the same, so X_Roles is
+// X-Roles, and every value sent under any spelling is joined with ", ".
+// ok says whether it was sent at all (an empty value counts). name is in
+// Go's canonical form. Go keeps no order between spellings: the
+// canonical one comes first, the others in sorted order.
+func header(h http.Header, name string) (v string, ok bool) {
+	vals, ok := h[name]
+	var others []string
+	for k := range h {
+		if k != name && sameEnvironKey(k, name) {
+			others = append(others, k)
+		}
+	}
+	if !ok && len(others) == 0 {
 		return "", false
 	}
-	if len(v) == 0 {
-		return "", true
+	if len(others) == 0 && len(vals) == 1 {
+		return vals[0], true
 	}
-	return v[0], true
+	slices.Sort(others)
+	vals = slices.Clip(vals)
+	for _, k := range others {
+		vals = append(vals, h[k]...)
+	}
+	return strings.Join(vals, ", "), true
+}
+
+// sameEnvironKey reports whether two header names become the same WSGI
+// environ key (HTTP_ + upper case, "-" as "_").
+func sameEnvironKey(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if environByte(a[i]) != environByte(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func environByte(c byte) byte {
+	switch {
+	case c == '-':
+		return '_'
+	case 'a' <= c && c <= 'z':
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 func opt(v string, ok bool) policy.Value { return policy.OptStr(v, ok) }
