@@ -155,7 +155,7 @@ func New(opts Options) (*Server, error) {
 
 // handlerOptions checks the allocation candidates settings.
 func handlerOptions(opts Options) (handlers.Options, error) {
-	ho := handlers.Options{Store: opts.Store, Now: opts.Now}
+	ho := handlers.Options{Store: opts.Store, Now: opts.Now, Release: opts.Release}
 	p, err := candidates.NewPrefilter(opts.OwnerNovaPrefilter, opts.OwnerNovaGate, opts.SchedulerUsers)
 	if err != nil {
 		return ho, err

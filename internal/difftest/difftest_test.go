@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // The differential run's budget and targets. With the defaults it is a
@@ -25,6 +26,7 @@ var (
 	flagRef    = flag.String("difftest.ref", "", "base URL of a running reference (default: start a fresh one)")
 	flagOurs   = flag.String("difftest.ours", "", "base URL of a running placement-syncd (default: start a fresh one)")
 	flagReport = flag.String("difftest.report", "", "also write the report to this file")
+	flagRel    = flag.String("difftest.release", "8.0.0", "the upstream Placement release to compare with (8.0.0 or 15.0.0); ours follows the same release")
 )
 
 // TestDifferential sends seeded request sequences (or a trace) to the
@@ -33,13 +35,18 @@ var (
 // never be answered with a 5xx, by either server.
 func TestDifferential(t *testing.T) {
 	total := Stats{Routes: map[string]int{}, Minors: map[int]int{}, Deliberate: map[string]int{}}
+	rel, err := release.Parse(*flagRel)
+	if err != nil {
+		t.Fatalf("-difftest.release: %v", err)
+	}
 	var report strings.Builder
+	fmt.Fprintf(&report, "reference: upstream Placement %s; ours with release %s\n\n", rel, rel)
 	if *flagReplay != "" {
 		recs, err := ReadTrace(*flagReplay)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rn := startRunner(t, 0)
+		rn := startRunner(t, 0, rel)
 		if err := rn.Replay(recs, *flagUpto); err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +59,7 @@ func TestDifferential(t *testing.T) {
 		}
 		for _, seed := range seeds {
 			t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-				rn := runSeed(t, seed)
+				rn := runSeed(t, seed, rel)
 				WriteReport(&report, fmt.Sprintf("seed %d, %d steps", seed, *flagSteps), rn.Stats, rn.Mismatches)
 				report.WriteString("\n")
 				addStats(&total, rn.Stats)
@@ -65,7 +72,7 @@ func TestDifferential(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	t.Logf("difftest total: %s", total.Summary())
+	t.Logf("difftest total (release %s): %s", rel, total.Summary())
 	if total.Requests == 0 {
 		t.Fatal("no requests were sent")
 	}
@@ -88,8 +95,8 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-func runSeed(t *testing.T, seed uint64) *Runner {
-	rn := startRunner(t, seed)
+func runSeed(t *testing.T, seed uint64, rel release.Release) *Runner {
+	rn := startRunner(t, seed, rel)
 	if *flagTrace != "" {
 		tw, err := CreateTrace(tracePath(*flagTrace, seed, strings.Contains(*flagSeeds, ",")))
 		if err != nil {
@@ -108,14 +115,14 @@ func runSeed(t *testing.T, seed uint64) *Runner {
 	return rn
 }
 
-// startRunner starts (or points at) the two servers.
-func startRunner(t *testing.T, seed uint64) *Runner {
+// startRunner starts (or points at) the two servers, both of release rel.
+func startRunner(t *testing.T, seed uint64, rel release.Release) *Runner {
 	ref, ours := *flagRef, *flagOurs
 	if ref == "" {
-		ref = placementtest.StartReference(t).URL
+		ref = placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: rel}).URL
 	}
 	if ours == "" {
-		ours = placementtest.StartOurs(t, placementtest.Options{}).URL
+		ours = placementtest.StartOurs(t, placementtest.Options{Release: rel}).URL
 	}
 	return NewRunner(ref, ours, seed)
 }

@@ -8,7 +8,7 @@ import (
 	"slices"
 )
 
-// MaxMinor is the highest microversion (1.39) of Placement 8.0.0.
+// MaxMinor is the highest microversion (1.39) of Placement 8.0.0 and 15.0.0.
 const MaxMinor = 39
 
 // builder makes one request from the model as it is when the request is

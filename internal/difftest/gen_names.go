@@ -138,5 +138,6 @@ func validKinds() []kind {
 		{"traits", 3, kTraits},
 		{"ac", 12, kAllocationCandidates},
 		{"root", 1, kRoot},
+		{"over_capacity", 2, kOverCapacity},
 	}
 }

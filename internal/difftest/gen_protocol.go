@@ -133,7 +133,7 @@ func badKinds() []kind {
 		{"bad_json", 3, kBadJSON},
 		{"schema", 4, kSchema},
 		{"wrong_gen", 2, kWrongGeneration},
-		{"weird_ids", 2, kUnknownIDs},
+		{"weird_ids", 3, kUnknownIDs},
 		{"bad_mvhdr", 2, kBadVersion},
 		{"wrong_method", 2, kWrongMethod},
 		{"bad_accept", 1, kBadAccept},

@@ -1,8 +1,9 @@
 // Package difftest sends the same seeded random sequence of Placement API
 // requests — valid ones that follow the server's state and deliberately
-// wrong ones — to the reference Placement 8.0.0 and to placement-syncd,
-// and reports where their answers differ. The generator follows the
-// reference's answers, so both servers see one sequence whatever ours says.
+// wrong ones — to a reference upstream Placement (8.0.0 or 15.0.0) and to
+// placement-syncd following the same release, and reports where their
+// answers differ. The generator follows the reference's answers, so both
+// servers see one sequence whatever ours says.
 package difftest
 
 import (

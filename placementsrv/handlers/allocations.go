@@ -123,7 +123,7 @@ func (a *API) PutConsumerAllocations(r *middleware.Request) (*middleware.Respons
 	if err != nil {
 		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
-	if err := a.store.ReplaceAllocations(r.Context(), []store.ConsumerAllocations{req}); err != nil {
+	if err := a.store.ReplaceAllocationsUnder(r.Context(), a.capacityRule(), []store.ConsumerAllocations{req}); err != nil {
 		return nil, allocationWriteError(err, "Unable to allocate inventory for consumer "+consumerUUID+": ")
 	}
 	return middleware.NoContent(), nil
@@ -134,7 +134,7 @@ func (a *API) PostAllocations(r *middleware.Request) (*middleware.Response, erro
 	g := writes(policy.AllocManage).from(microversion.AllocationsPost)
 	return bulkWrite(r, g, a.schemas.AllocationsPost, decodeConsumersDict,
 		func(ctx context.Context, reqs []store.ConsumerAllocations) error {
-			return allocationWriteError(a.store.ReplaceAllocations(ctx, reqs), "Unable to allocate inventory ")
+			return allocationWriteError(a.store.ReplaceAllocationsUnder(ctx, a.capacityRule(), reqs), "Unable to allocate inventory ")
 		})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	// Prefilter adds OWNER_NOVA to the scheduler's allocation candidates
 	// requests; nil means off.
 	Prefilter *candidates.Prefilter
+	// Release is the upstream release whose rules the API follows where
+	// releases differ (capacity of over-committed providers, uuid
+	// formats).
+	Release release.Release
 }
 
 // API holds what the handlers share. It is safe for concurrent use.
@@ -40,12 +45,13 @@ type API struct {
 	now     func() time.Time
 	schemas *schema.Set
 	cands   candidateSettings
+	release release.Release
 }
 
 // New builds the handlers.
 func New(opts Options) *API {
 	a := &API{store: opts.Store, now: opts.Now, schemas: schema.New(),
-		cands: candidateSettings{opts: opts.Candidates, prefilter: opts.Prefilter}}
+		cands: candidateSettings{opts: opts.Candidates, prefilter: opts.Prefilter}, release: opts.Release}
 	if a.cands.opts.Owners == nil {
 		a.cands.opts.Owners = &candidates.OwnerCache{}
 	}
@@ -53,6 +59,14 @@ func New(opts Options) *API {
 		a.now = time.Now
 	}
 	return a
+}
+
+// capacityRule is the allocation writes' capacity rule of a.release.
+func (a *API) capacityRule() store.CapacityRule {
+	if a.release == release.V8 {
+		return store.CapacityStrict
+	}
+	return store.CapacityNoWorse
 }
 
 // link is one entry of a document's links.

@@ -201,7 +201,7 @@ func (a *API) ListResourceProviders(r *middleware.Request) (*middleware.Response
 		return nil, err
 	}
 	q := query.Values(r.URL.RawQuery)
-	if err := a.schemas.ProviderListQuery(r.Minor()).ValidateQuery(q); err != nil {
+	if err := a.schemas.ProviderListQueryOf(a.release, r.Minor()).ValidateQuery(q); err != nil {
 		return nil, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	f, herr := providerFilterFromQuery(q, r.Version)

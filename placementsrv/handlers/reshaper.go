@@ -21,7 +21,7 @@ import (
 func (a *API) Reshape(r *middleware.Request) (*middleware.Response, error) {
 	return bulkWrite(r, writes(policy.Reshape).from(microversion.Reshaper), a.schemas.ReshaperPost, decodeReshape,
 		func(ctx context.Context, req reshapeRequest) error {
-			return reshapeError(a.store.Reshape(ctx, req.inventories, req.allocations))
+			return reshapeError(a.store.ReshapeUnder(ctx, a.capacityRule(), req.inventories, req.allocations))
 		})
 }
 

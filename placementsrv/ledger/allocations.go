@@ -59,11 +59,16 @@ func heldAllocations(p *provider) []store.HeldAllocations {
 }
 
 // ReplaceAllocations writes the allocations of several consumers in one
-// transaction (PUT and POST /allocations).
+// transaction (PUT and POST /allocations) under the strict capacity rule.
 func (l *Ledger) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAllocations) error {
+	return l.ReplaceAllocationsUnder(ctx, store.CapacityStrict, reqs)
+}
+
+// ReplaceAllocationsUnder is ReplaceAllocations under rule.
+func (l *Ledger) ReplaceAllocationsUnder(ctx context.Context, rule store.CapacityRule, reqs []store.ConsumerAllocations) error {
 	return l.writeUsage(ctx, func(tx store.Tx, now time.Time) (func(), error) {
 		st := l.st
-		plan, err := newAllocPlan(st, reqs)
+		plan, err := newAllocPlan(st, reqs, rule)
 		if err != nil {
 			return nil, err
 		}

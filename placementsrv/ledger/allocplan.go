@@ -23,6 +23,7 @@ type allocPlan struct {
 	removed map[provClass]int64
 	// added is what the entries write, per provider and class.
 	added map[provClass]int64
+	rule  store.CapacityRule
 }
 
 type provClass struct {
@@ -50,8 +51,8 @@ type allocEntry struct {
 // newAllocPlan checks consumer generations, then that every provider named
 // exists, in request order (upstream's ensure_consumer, then
 // create_allocation_list).
-func newAllocPlan(st *state, reqs []store.ConsumerAllocations) (*allocPlan, error) {
-	plan := &allocPlan{st: st, removed: map[provClass]int64{}, added: map[provClass]int64{}}
+func newAllocPlan(st *state, reqs []store.ConsumerAllocations, rule store.CapacityRule) (*allocPlan, error) {
+	plan := &allocPlan{st: st, removed: map[provClass]int64{}, added: map[provClass]int64{}, rule: rule}
 	seen := map[string]bool{}
 	for _, req := range reqs {
 		if seen[req.ConsumerUUID] {
@@ -155,11 +156,22 @@ func (plan *allocPlan) check(invOf func(*provider) map[*resourceClass]*inventory
 		}
 		used := e.prov.usage[e.class] - plan.removed[key]
 		capacity := float64(inv.Total-inv.Reserved) * inv.AllocationRatio
-		if capacity < float64(used+e.used) || capacity < float64(used+sums[key]) {
+		if (capacity < float64(used+e.used) || capacity < float64(used+sums[key])) && !plan.noWorse(key, used+sums[key]) {
 			return store.Errorf(store.ErrCapacityExceeded, "Unable to create allocation for '"+e.className+"' on resource provider '"+e.prov.uuid+"'. The requested amount would exceed the capacity.")
 		}
 	}
 	return nil
+}
+
+// noWorse reports whether the rule lets a (provider, class) end at after
+// though over capacity: its usage before the write (before the touched
+// consumers' allocations are freed) was positive and is not exceeded.
+func (plan *allocPlan) noWorse(key provClass, after int64) bool {
+	if plan.rule != store.CapacityNoWorse {
+		return false
+	}
+	before := key.p.usage[key.c]
+	return before > 0 && after <= before
 }
 
 // checkProvidersHaveInventory fails when a provider named in the entries

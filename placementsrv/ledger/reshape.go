@@ -26,8 +26,13 @@ type reshapeTarget struct {
 // inventory classes, allocation classes and capacity, then inventory
 // still in use.
 func (l *Ledger) Reshape(ctx context.Context, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations) error {
+	return l.ReshapeUnder(ctx, store.CapacityStrict, inventories, allocations)
+}
+
+// ReshapeUnder is Reshape with the allocations checked under rule.
+func (l *Ledger) ReshapeUnder(ctx context.Context, rule store.CapacityRule, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations) error {
 	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
-		targets, plan, err := checkReshape(l.st, inventories, allocations)
+		targets, plan, err := checkReshape(l.st, inventories, allocations, rule)
 		if err != nil {
 			return nil, err
 		}
@@ -37,12 +42,12 @@ func (l *Ledger) Reshape(ctx context.Context, inventories []store.ProviderInvent
 
 // checkReshape validates a reshape against st and returns the providers'
 // targets and the checked allocation plan.
-func checkReshape(st *state, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations) ([]*reshapeTarget, *allocPlan, error) {
+func checkReshape(st *state, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations, rule store.CapacityRule) ([]*reshapeTarget, *allocPlan, error) {
 	targets, err := reshapeTargets(st, inventories)
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := newAllocPlan(st, allocations)
+	plan, err := newAllocPlan(st, allocations, rule)
 	if err != nil {
 		return nil, nil, err
 	}

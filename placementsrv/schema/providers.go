@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/release"
+
 // Resource provider schemas (placement/schemas/resource_provider.py).
 
 func (s *Set) addProviders() {
@@ -26,6 +28,10 @@ func (s *Set) addProviders() {
 	s.providerCreate, s.providerCreate14 = mustCompile(post), mustCompile(post14)
 	s.providerUpdate, s.providerUpdate14 = mustCompile(put), mustCompile(put14)
 	s.providerList = mustCompileAll(providerListQueries())
+	s.providerListV15 = mustCompileAll(providerListQueries())
+	for _, sc := range s.providerListV15 {
+		withFormat(sc.root, "uuid", isHyphenatedUUID)
+	}
 }
 
 // providerListQueries are the GET /resource_providers query schemas keyed
@@ -70,5 +76,14 @@ func (s *Set) ProviderUpdate(minor int) *Schema {
 
 // ProviderListQuery is the GET /resource_providers query: name and uuid;
 // member_of from 1.3, resources from 1.4, in_tree from 1.14, required from
-// 1.18.
+// 1.18. Its uuid and in_tree are checked as Placement 8.0.0 does.
 func (s *Set) ProviderListQuery(minor int) *Schema { return pick(s.providerList, minor) }
+
+// ProviderListQueryOf is ProviderListQuery as release r validates it:
+// 15.0.0 wants uuid and in_tree in the hyphenated form.
+func (s *Set) ProviderListQueryOf(r release.Release, minor int) *Schema {
+	if r == release.V8 {
+		return s.ProviderListQuery(minor)
+	}
+	return pick(s.providerListV15, minor)
+}

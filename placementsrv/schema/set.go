@@ -9,6 +9,7 @@ type Set struct {
 	providerCreate, providerCreate14 *Schema
 	providerUpdate, providerUpdate14 *Schema
 	providerList                     map[int]*Schema // keyed by introducing minor
+	providerListV15                  map[int]*Schema // the same, with 15.0.0's uuid format
 
 	inventoryCreate, inventoryUpdate, inventoriesReplace *Schema
 

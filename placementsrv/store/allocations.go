@@ -97,4 +97,23 @@ type AllocationStore interface {
 	// DeleteConsumerAllocations removes a consumer's allocations and the
 	// consumer; ErrNotFound when it has none. Generations do not change.
 	DeleteConsumerAllocations(ctx context.Context, consumerUUID string) error
+	// ReplaceAllocationsUnder is ReplaceAllocations under the capacity
+	// rule of the caller's release (ReplaceAllocations is CapacityStrict).
+	ReplaceAllocationsUnder(ctx context.Context, rule CapacityRule, reqs []ConsumerAllocations) error
 }
+
+// CapacityRule is how an allocation write treats a (provider, class) that
+// the write leaves over capacity. The release the API follows chooses it,
+// per write, so that one store serves either.
+type CapacityRule uint8
+
+const (
+	// CapacityStrict refuses the write (Placement 8.0.0).
+	CapacityStrict CapacityRule = iota
+	// CapacityNoWorse allows it when the write leaves the (provider,
+	// class) using no more than it did before (bug 2104040, Placement
+	// 15.0.0): an over-capacity provider, after a ratio or reserved
+	// change, can still have its allocations shrunk or moved. A class
+	// that had no usage has no such allowance.
+	CapacityNoWorse
+)

@@ -35,4 +35,7 @@ type ReshapeStore interface {
 	// state. Each of the three steps increments the generation of the
 	// providers it touches.
 	Reshape(ctx context.Context, inventories []ProviderInventories, allocations []ConsumerAllocations) error
+	// ReshapeUnder is Reshape under the given capacity rule (Reshape is
+	// CapacityStrict).
+	ReshapeUnder(ctx context.Context, rule CapacityRule, inventories []ProviderInventories, allocations []ConsumerAllocations) error
 }
