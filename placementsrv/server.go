@@ -67,8 +67,13 @@ type Options struct {
 	// after this many (0, the default: no cap, as Placement 8.0.0).
 	MaxAllocationCandidates int
 	// AllocationCandidatesOrder is "depth-first" (the default: one root's
-	// candidates after another) or "round-robin" (one per root in turn).
+	// candidates after another) or "breadth-first" (alias "round-robin":
+	// one per root in turn).
 	AllocationCandidatesOrder string
+	// OptimizeForWideProviderTrees is Placement 15.0.0's
+	// [workarounds]optimize_for_wide_provider_trees, which changes answers
+	// there (see candidates.Options.WideTrees).
+	OptimizeForWideProviderTrees bool
 	// OwnerNovaPrefilter adds root_required=OWNER_NOVA to allocation
 	// candidate requests from SchedulerUsers: PrefilterOff (default),
 	// PrefilterOn, or PrefilterAuto (while OwnerNovaGate is open).
@@ -168,9 +173,10 @@ func handlerOptions(opts Options) (handlers.Options, error) {
 	ho.Candidates.MaxCandidates = opts.MaxAllocationCandidates
 	order, ok := candidates.ParseOrder(opts.AllocationCandidatesOrder)
 	if !ok {
-		return ho, fmt.Errorf("unknown AllocationCandidatesOrder %q (want depth-first or round-robin)", opts.AllocationCandidatesOrder)
+		return ho, fmt.Errorf("unknown AllocationCandidatesOrder %q (want depth-first or breadth-first)", opts.AllocationCandidatesOrder)
 	}
 	ho.Candidates.Order = order
+	ho.Candidates.WideTrees = opts.OptimizeForWideProviderTrees
 	return ho, nil
 }
 

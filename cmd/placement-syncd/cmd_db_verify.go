@@ -81,8 +81,9 @@ func serveForVerify(ctx context.Context, cfg Config) (url string, stop func(), e
 	srv, err := placementsrv.New(placementsrv.Options{
 		Store: st, Auth: "noauth2", Logger: zap.NewNop(), Limits: apiLimits(cfg.API), Release: apiRelease(cfg.API),
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
-		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.maxCandidates(),
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+		OptimizeForWideProviderTrees:  cfg.API.AllocationCandidates.OptimizeForWideProviderTrees,
 		OmitOpenStackMetrics:          true,
 	})
 	if err != nil {

@@ -13,16 +13,24 @@ type CandidatesConfig struct {
 	// otherwise the first candidates in Order are returned.
 	Randomize bool `yaml:"randomize"`
 	// MaxCandidates caps how many candidates one request may generate,
-	// whatever its limit, so a pathological request cannot exhaust memory;
-	// 0 means no cap.
+	// whatever its limit, so a pathological request cannot exhaust memory
+	// (upstream's [placement]max_allocation_candidates); 0 or -1 means no
+	// cap.
 	MaxCandidates int `yaml:"max_candidates"`
-	// Order is "depth-first" (one root's candidates after another, as
-	// Placement 8.0.0) or "round-robin" (one per root in turn, as later
-	// Placement releases).
+	// Order is "depth-first" (one root's candidates after another) or
+	// "breadth-first" (one per root in turn), upstream's
+	// [placement]allocation_candidates_generation_strategy; "round-robin"
+	// is an older name for breadth-first.
 	Order string `yaml:"order"`
+	// OptimizeForWideProviderTrees is upstream's
+	// [workarounds]optimize_for_wide_provider_trees. In Placement 15.0.0 it
+	// also changes answers: amounts several groups take from one provider
+	// are checked against its capacity without its usage, and
+	// breadth-first counts only such products (see candidates/DESIGN.md).
+	OptimizeForWideProviderTrees bool `yaml:"optimize_for_wide_provider_trees"`
 }
 
-var candidateOrders = []string{"depth-first", "round-robin"}
+var candidateOrders = []string{"depth-first", "breadth-first", "round-robin"}
 
 func defaultCandidatesConfig() CandidatesConfig {
 	return CandidatesConfig{Order: "depth-first"}
@@ -30,11 +38,16 @@ func defaultCandidatesConfig() CandidatesConfig {
 
 func (c CandidatesConfig) validate(prefix string) []error {
 	var errs []error
-	if c.MaxCandidates < 0 {
-		errs = append(errs, &fieldError{Key: prefix + ".max_candidates", Msg: fmt.Sprintf("must not be negative, got %d", c.MaxCandidates)})
+	if c.MaxCandidates < -1 {
+		errs = append(errs, &fieldError{Key: prefix + ".max_candidates", Msg: fmt.Sprintf("must be -1 or 0 (no cap) or positive, got %d", c.MaxCandidates)})
 	}
 	if !slices.Contains(candidateOrders, c.Order) {
 		errs = append(errs, &fieldError{Key: prefix + ".order", Msg: fmt.Sprintf("invalid order %q (one of %s)", c.Order, strings.Join(candidateOrders, ", "))})
 	}
 	return errs
+}
+
+// maxCandidates is the cap placementsrv takes: 0 for none.
+func (c CandidatesConfig) maxCandidates() int {
+	return max(c.MaxCandidates, 0)
 }

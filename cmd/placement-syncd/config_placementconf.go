@@ -54,6 +54,9 @@ var placementConfOptions = map[string]map[string]confSetter{
 		"allocation_candidates_generation_strategy": setStrategy,
 		"randomize_allocation_candidates":           setBool(func(c *Config) *bool { return &c.API.AllocationCandidates.Randomize }),
 	},
+	"workarounds": {
+		"optimize_for_wide_provider_trees": setBool(func(c *Config) *bool { return &c.API.AllocationCandidates.OptimizeForWideProviderTrees }),
+	},
 	"cors": {
 		"allowed_origin":    setList(func(c *Config) *[]string { return &c.CORS.AllowedOrigin }),
 		"allow_credentials": setBool(func(c *Config) *bool { return &c.CORS.AllowCredentials }),

@@ -89,27 +89,28 @@ func setPolicyFile(pc *placementConf, f *osloconf.File, v osloconf.Value) error 
 	return nil
 }
 
+// setMaxCandidates follows Placement 15.0.0, which stops generating once
+// it holds at least that many candidates: any negative value means no cap,
+// and 0 still lets the first candidate through.
 func setMaxCandidates(pc *placementConf, _ *osloconf.File, v osloconf.Value) error {
 	n, err := osloconf.Int(v)
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case n == -1:
-		n = 0 // upstream's "no limit"
-	case n < 1:
-		return fmt.Errorf("must be -1 (no limit) or at least 1, got %d", n)
+	}
+	switch {
+	case n < 0:
+		n = 0
+	case n == 0:
+		n = 1
 	}
 	pc.cfg.API.AllocationCandidates.MaxCandidates = n
 	return nil
 }
 
-// setStrategy maps upstream's generation strategies onto our orders.
 func setStrategy(pc *placementConf, _ *osloconf.File, v osloconf.Value) error {
 	switch v.Text {
-	case "depth-first":
-		pc.cfg.API.AllocationCandidates.Order = "depth-first"
-	case "breadth-first":
-		pc.cfg.API.AllocationCandidates.Order = "round-robin"
+	case "depth-first", "breadth-first":
+		pc.cfg.API.AllocationCandidates.Order = v.Text
 	default:
 		return fmt.Errorf("invalid value %q (depth-first or breadth-first)", v.Text)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestPlacementConf_Devstack(t *testing.T) {
 		"enforce_scope":         {*c.Policy.EnforceScope, true},
 		"enforce_new_defaults":  {*c.Policy.EnforceNewDefaults, true},
 		"max_candidates":        {c.API.AllocationCandidates.MaxCandidates, 1000},
-		"order":                 {c.API.AllocationCandidates.Order, "round-robin"},
+		"order":                 {c.API.AllocationCandidates.Order, "breadth-first"},
 		"log.level":             {c.Log.Level, "debug"},
 		"cors.allowed_origin[]": {strings.Join(c.CORS.AllowedOrigin, ","), "https://dashboard.example"},
 	}
@@ -86,10 +87,12 @@ connection = postgresql://x/y
 [oslo_policy]
 enforce_scope = sometimes
 [placement]
-max_allocation_candidates = 0
+max_allocation_candidates = lots
 allocation_candidates_generation_strategy = sideways
 [keystone_authtoken]
 auth_type = token
+[workarounds]
+optimize_for_wide_provider_trees = maybe
 `)
 	_, err := readPlacementConf(path)
 	if err == nil {
@@ -98,9 +101,10 @@ auth_type = token
 	for _, want := range []string{
 		path + `:2: [placement_database] connection: database URL "postgresql://x/y": unsupported scheme "postgresql"`,
 		path + `:4: [oslo_policy] enforce_scope: invalid boolean "sometimes"`,
-		path + `:6: [placement] max_allocation_candidates: must be -1 (no limit) or at least 1, got 0`,
+		path + `:6: [placement] max_allocation_candidates: invalid integer "lots"`,
 		path + `:7: [placement] allocation_candidates_generation_strategy: invalid value "sideways"`,
 		path + `:9: [keystone_authtoken] auth_type: unsupported auth_type "token"`,
+		path + `:11: [workarounds] optimize_for_wide_provider_trees: invalid boolean "maybe"`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -109,6 +113,65 @@ auth_type = token
 	code, out := runCmd(t, "serve", "--placement-conf", path)
 	if code != exitUsage || !strings.Contains(out, "placement-syncd: "+path+":4: [oslo_policy] enforce_scope") {
 		t.Errorf("serve: exit %d\n%s", code, out)
+	}
+}
+
+// Placement 15.0.0's allocation candidate options: any negative cap is
+// none, and 0 still lets one candidate through (it stops once it holds
+// at least that many); the strategies keep their names.
+func TestPlacementConf_CandidateOptions(t *testing.T) {
+	for _, c := range []struct {
+		conf  string
+		max   int
+		order string
+		wide  bool
+	}{
+		{"", 0, "depth-first", false},
+		{"[placement]\nmax_allocation_candidates = -1\n", 0, "depth-first", false},
+		{"[placement]\nmax_allocation_candidates = -7\n", 0, "depth-first", false},
+		{"[placement]\nmax_allocation_candidates = 0\n", 1, "depth-first", false},
+		{"[placement]\nmax_allocation_candidates = 1000\nallocation_candidates_generation_strategy = breadth-first\n", 1000, "breadth-first", false},
+		{"[placement]\nallocation_candidates_generation_strategy = depth-first\n[workarounds]\noptimize_for_wide_provider_trees = True\n", 0, "depth-first", true},
+	} {
+		path := filepath.Join(t.TempDir(), "placement.conf")
+		writeFile(t, path, c.conf)
+		pc, err := readPlacementConf(path)
+		if err != nil {
+			t.Fatalf("%q: %v", c.conf, err)
+		}
+		ac := pc.cfg.API.AllocationCandidates
+		if ac.maxCandidates() != c.max || ac.Order != c.order || ac.OptimizeForWideProviderTrees != c.wide {
+			t.Errorf("%q: got cap %d order %s wide %t, want %d %s %t", c.conf, ac.maxCandidates(), ac.Order, ac.OptimizeForWideProviderTrees, c.max, c.order, c.wide)
+		}
+		if slices.Contains(pc.ignored, "workarounds.optimize_for_wide_provider_trees") {
+			t.Errorf("%q: the workaround is ignored", c.conf)
+		}
+	}
+}
+
+// Our YAML's allocation_candidates keys: 15.0.0's names, -1 for no cap,
+// and errors naming file, line and key.
+func TestLoadConfig_CandidateOptions(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	writeFile(t, good, "api:\n  allocation_candidates:\n    max_candidates: -1\n    order: breadth-first\n    optimize_for_wide_provider_trees: true\n")
+	cfg, err := loadConfig(good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ac := cfg.API.AllocationCandidates; ac.maxCandidates() != 0 || ac.Order != "breadth-first" || !ac.OptimizeForWideProviderTrees {
+		t.Errorf("got %+v", ac)
+	}
+	for body, want := range map[string]string{
+		"    max_candidates: -2\n":                      `:3: api.allocation_candidates.max_candidates: must be -1 or 0 (no cap) or positive, got -2`,
+		"    order: sideways\n":                         `:3: api.allocation_candidates.order: invalid order "sideways" (one of depth-first, breadth-first, round-robin)`,
+		"    optimize_for_wide_provider_trees: often\n": `:3: api.allocation_candidates.optimize_for_wide_provider_trees: invalid value "often"`,
+	} {
+		bad := filepath.Join(dir, "bad.yaml")
+		writeFile(t, bad, "api:\n  allocation_candidates:\n"+body)
+		if _, err := loadConfig(bad, nil); err == nil || !strings.Contains(err.Error(), bad+want) {
+			t.Errorf("error lacks %q:\n%v", bad+want, err)
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		"bad-listen.bad.yaml":           `testdata/bad-listen.bad.yaml:3: api.listen: invalid address "localhost": missing port in address`,
 		"bad-port.bad.yaml":             `testdata/bad-port.bad.yaml:2: api.listen: invalid address "127.0.0.1:http": port "http" is not a number from 0 to 65535`,
 		"bad-duration.bad.yaml":         `testdata/bad-duration.bad.yaml:2: api.shutdown_grace: invalid value "ten seconds": expected a duration such as "10s" or "1m30s"`,
-		"bad-candidates-order.bad.yaml": `testdata/bad-candidates-order.bad.yaml:4: api.allocation_candidates.order: invalid order "random" (one of depth-first, round-robin)`,
+		"bad-candidates-order.bad.yaml": `testdata/bad-candidates-order.bad.yaml:4: api.allocation_candidates.order: invalid order "random" (one of depth-first, breadth-first, round-robin)`,
 		"bad-bool.bad.yaml":             `testdata/bad-bool.bad.yaml:3: database.auto_migrate: invalid value "sometimes": expected true or false`,
 		"bad-auth.bad.yaml":             `testdata/bad-auth.bad.yaml:2: api.auth_strategy: unsupported value "kerberos" (supported: noauth2, keystone)`,
 		"keystone-incomplete.bad.yaml": `testdata/keystone-incomplete.bad.yaml:4: keystone_authtoken.auth_url: invalid URL "keystone.example.com:5000": expected http(s)://host[:port][/path] (required with api.auth_strategy keystone)` + "\n" +

@@ -75,8 +75,9 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		Auth:   cfg.API.AuthStrategy,
 
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
-		MaxAllocationCandidates:       cfg.API.AllocationCandidates.MaxCandidates,
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.maxCandidates(),
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
+		OptimizeForWideProviderTrees:  cfg.API.AllocationCandidates.OptimizeForWideProviderTrees,
 
 		Registerer:           reg,
 		MetricsHandler:       mx.onAPI(),

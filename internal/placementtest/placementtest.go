@@ -69,6 +69,10 @@ type Options struct {
 	// Policy, when set, is the compiled policy (enforcement modes, an
 	// operator file); nil means Release's defaults in legacy mode.
 	Policy *policy.Enforcer
+	// The allocation candidate settings, as in placementsrv.Options.
+	MaxAllocationCandidates      int
+	AllocationCandidatesOrder    string
+	OptimizeForWideProviderTrees bool
 }
 
 // KeystoneAuth is the server's [keystone_authtoken]: Keystone's v3 URL
@@ -97,6 +101,9 @@ func StartOurs(t testing.TB, opts Options) *Server {
 	// /metrics, so that tests can count requests on the server's side.
 	reg := prometheus.NewRegistry()
 	so := placementsrv.Options{Store: st, MaxMicroversion: capv, Release: opts.Release, Policy: opts.Policy, Registerer: reg, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	so.MaxAllocationCandidates = opts.MaxAllocationCandidates
+	so.AllocationCandidatesOrder = opts.AllocationCandidatesOrder
+	so.OptimizeForWideProviderTrees = opts.OptimizeForWideProviderTrees
 	if opts.Keystone != nil {
 		k := opts.Keystone
 		tokens, err := keystone.New(keystone.Options{AuthURL: k.AuthURL, Username: k.Username, Password: k.Password, ProjectName: k.ProjectName})

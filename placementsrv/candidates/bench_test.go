@@ -200,7 +200,7 @@ func BenchmarkFindWide(b *testing.B) {
 	s := wideWorld(8)
 	for _, groups := range []int{5, 8} {
 		for _, limit := range []int{0, 1000} {
-			for _, order := range []Order{DepthFirst, RoundRobin} {
+			for _, order := range []Order{DepthFirst, BreadthFirst} {
 				b.Run(fmt.Sprintf("groups=%d/limit=%d/order=%d", groups, limit, order), func(b *testing.B) {
 					benchFind(b, s, wideRequest(groups, limit), Options{NestedAware: true, Order: order})
 				})

@@ -17,7 +17,8 @@ func (e *engine) emit(r int32) bool {
 		}
 	}
 	e.cur.Allocs = allocs
-	if e.excludeNested && e.nestedInOne(allocs) {
+	nested := e.excludeNested && e.nestedInOne(allocs)
+	if nested && !e.upstream {
 		return false
 	}
 	// Only a candidate made entirely of sharing providers can come up
@@ -26,6 +27,9 @@ func (e *engine) emit(r int32) bool {
 		return false
 	}
 	e.emitted++
+	if nested {
+		return e.ghost(r)
+	}
 	if e.sink != nil {
 		return e.emitTo()
 	}
@@ -46,6 +50,19 @@ func (e *engine) nestedInOne(allocs []Alloc) bool {
 	return false
 }
 
+// ghost counts a candidate Placement drops only after its cap counted it
+// (a pre-1.29 answer's nested one). It returns true when generation must
+// stop for this anchor.
+func (e *engine) ghost(r int32) bool {
+	if e.sink != nil {
+		e.stopped = e.target > 0 && e.emitted >= e.target
+		return e.stopped
+	}
+	stop := e.record(r)
+	e.meta[len(e.meta)-1].drop = true
+	return stop
+}
+
 // record keeps the candidate in e.cur.Allocs and the chosen options'
 // mappings. It returns true when generation must stop for this anchor.
 func (e *engine) record(r int32) bool {
@@ -61,7 +78,7 @@ func (e *engine) record(r int32) bool {
 		maps[d] = o.frozen
 	}
 	e.cands = append(e.cands, Candidate{Allocs: allocs, Mappings: maps})
-	e.roots = append(e.roots, r)
+	e.meta = append(e.meta, candMeta{root: r, rank: e.curRank})
 	e.rootEmit++
 	if e.target > 0 && len(e.cands) >= e.target {
 		e.stopped = true

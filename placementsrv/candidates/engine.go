@@ -62,7 +62,17 @@ type engine struct {
 	anchorReq, anchorForb []int32
 	excludeNested         bool
 	target                int // stop generating at this many (0: never)
-	perRoot               int // per-anchor cap (round-robin), 0: none
+	perRoot               int // breadth-first: candidates kept (0: all)
+	// upstream: visit roots and options in Placement's order (a cap).
+	upstream bool
+	breadth  bool
+	// countCap: breadth-first ranks count the products within capacity
+	// (WideTrees), so the search defers the other filters to the leaf.
+	countCap bool
+	// useUsed is 0 when combined amounts are checked against capacity
+	// without usage (WideTrees), 1 otherwise.
+	useUsed int64
+	rankBy  [][]int32 // per group: provider -> Placement's option order
 
 	// per anchor
 	opts     [][]option
@@ -86,11 +96,14 @@ type engine struct {
 	puse      []provUse // per local provider
 	nonShared int       // mappings to non-sharing providers, with repeats
 	rootEmit  int
+	// breadth-first: this leaf's rank, products counted at this anchor,
+	// and the rank from which this anchor's candidates lose.
+	curRank, prodCount, rankBound int64
 
 	// output
 	emitted int // candidates produced so far
 	cands   []Candidate
-	roots   []int32 // anchor of each candidate (round-robin)
+	meta    []candMeta // per candidate
 	// sink, when set, receives each candidate instead of cands (see
 	// Query.Stream); cur is the transient candidate handed to it.
 	sink        func(*Candidate) bool

@@ -7,9 +7,18 @@ import (
 
 // finish orders, limits and summarizes the generated candidates.
 func (e *engine) finish() Result {
+	if e.breadth && (e.perRoot == 0 || e.infl != nil) {
+		e.finishBreadth()
+	}
 	cands := e.cands
-	if e.opt.Order == RoundRobin {
-		cands = e.interleave()
+	if e.upstream && e.excludeNested {
+		kept := make([]Candidate, 0, len(cands))
+		for i, c := range cands {
+			if !e.meta[i].drop {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
 	}
 	s := e.s
 	var used []uint64 // providers taking part in any candidate (pre-1.29)
@@ -52,34 +61,6 @@ func (e *engine) finish() Result {
 		}
 	}
 	return Result{Candidates: cands, Summaries: sums}
-}
-
-// interleave reorders candidates round-robin across their anchors and
-// applies the cap.
-func (e *engine) interleave() []Candidate {
-	type span struct{ next, end int }
-	var spans []span
-	for i := 0; i < len(e.cands); {
-		j := i + 1
-		for j < len(e.cands) && e.roots[j] == e.roots[i] {
-			j++
-		}
-		spans = append(spans, span{i, j})
-		i = j
-	}
-	out := make([]Candidate, 0, len(e.cands))
-	for len(out) < len(e.cands) {
-		for k := range spans {
-			if spans[k].next < spans[k].end {
-				out = append(out, e.cands[spans[k].next])
-				spans[k].next++
-			}
-		}
-	}
-	if e.perRoot > 0 && len(out) > e.perRoot {
-		out = out[:e.perRoot]
-	}
-	return out
 }
 
 func (e *engine) intN(n int) int {

@@ -54,6 +54,7 @@ type objKey struct{ group, prov, class int32 }
 type inflEntry struct {
 	prov, class, obj int32
 	inv              *SnapInventory
+	add              int64 // the later groups' amounts, to fold into obj
 }
 
 // inflRecord is a candidate the replay recorded: its index in e.cands
@@ -164,16 +165,24 @@ func (in *inflation) product(e *engine, r int32) {
 		for k := o.a0; k < o.a1; k++ {
 			a := &e.allocBuf[k]
 			if i := in.held(a); i >= 0 {
-				in.amt[in.cur[i].obj] += a.Amount
+				in.cur[i].add += a.Amount
 				continue
 			}
-			in.cur = append(in.cur, inflEntry{a.Provider, a.Class, in.object(e, d, g, k), e.refBuf[k].inv})
+			in.cur = append(in.cur, inflEntry{a.Provider, a.Class, in.object(e, d, g, k), e.refBuf[k].inv, 0})
 		}
 	}
+	// Placement folds before its capacity check, so a product that fails
+	// it still grows the objects; with WideTrees the check comes first.
+	if !e.opt.WideTrees {
+		in.fold()
+	}
 	for _, x := range in.cur {
-		if amt := in.amt[x.obj]; x.inv.Used+amt > x.inv.Capacity || amt > x.inv.MaxUnit {
+		if amt := in.amt[x.obj] + x.add; x.inv.Used*e.useUsed+amt > x.inv.Capacity || amt > x.inv.MaxUnit {
 			return
 		}
+	}
+	if e.opt.WideTrees {
+		in.fold()
 	}
 	// Sorted by provider, then class (a handful of entries).
 	for i := 1; i < len(in.cur); i++ {
@@ -194,8 +203,19 @@ func (in *inflation) product(e *engine, r int32) {
 		objs[i] = x.obj
 	}
 	in.recs = append(in.recs, inflRecord{len(e.cands), objs})
+	if e.breadth {
+		e.curRank = e.productRank()
+	}
 	e.emitted++
 	e.record(r)
+}
+
+// fold adds the current product's later amounts into their objects.
+func (in *inflation) fold() {
+	for i := range in.cur {
+		in.amt[in.cur[i].obj] += in.cur[i].add
+		in.cur[i].add = 0
+	}
 }
 
 // held returns the entry of the product being folded that already has
@@ -277,6 +297,16 @@ func (in *inflation) settle(e *engine) {
 // pairRank numbers the providers by their place in the iteration of
 // get_providers_with_resource's set for g's last class.
 func (e *engine) pairRank(g *group) []int32 {
+	rank := make([]int32, len(e.s.Providers))
+	for n, p := range e.pairOrder(g) {
+		rank[p] = int32(n)
+	}
+	return rank
+}
+
+// pairOrder lists the providers of get_providers_with_resource's set for
+// g's last class in the set's iteration order.
+func (e *engine) pairOrder(g *group) []int32 {
 	ps := e.s.Providers
 	ra := g.res[len(g.res)-1]
 	set := (&pypool{}).newSet()
@@ -286,11 +316,7 @@ func (e *engine) pairRank(g *group) []int32 {
 		}
 		set.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2, pa: p, pb: ps[p].Root})
 	}
-	rank := make([]int32, len(ps))
-	n := int32(0)
-	set.each(func(k *pytuple) {
-		rank[k.pa] = n
-		n++
-	})
-	return rank
+	out := make([]int32, 0, set.len())
+	set.each(func(k *pytuple) { out = append(out, k.pa) })
+	return out
 }

@@ -1,6 +1,9 @@
 package candidates
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // prepare resolves the request; false means no candidates.
 func (e *engine) prepare() (bool, error) {
@@ -22,8 +25,16 @@ func (e *engine) prepare() (bool, error) {
 			e.target = l
 		}
 	}
-	if e.opt.Order == RoundRobin {
+	e.upstream = e.opt.MaxCandidates > 0
+	e.useUsed = 1
+	if e.opt.WideTrees {
+		e.useUsed = 0
+	}
+	if e.opt.Order == BreadthFirst {
+		e.breadth = true
+		e.countCap = e.opt.WideTrees
 		e.perRoot, e.target = e.target, 0
+		e.rankBound = math.MaxInt64
 	}
 	e.opts = make([][]option, len(e.groups))
 	e.chosen = make([]int32, len(e.groups))

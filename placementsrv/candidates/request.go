@@ -73,27 +73,27 @@ type Request struct {
 	SameSubtree [][]string
 }
 
-// Order is the order candidates are generated (and, without
-// randomization, returned) in.
+// Order is Placement 15.0.0's allocation_candidates_generation_strategy:
+// the order candidates are generated (and, without randomization,
+// returned) in, which decides what a cap or a limit keeps.
 type Order int
 
 const (
-	// DepthFirst exhausts one root's candidates before the next root,
-	// roots in creation order, as Placement does.
+	// DepthFirst exhausts one root's candidates before the next root.
 	DepthFirst Order = iota
-	// RoundRobin takes one candidate from each root in turn, so a cap or
-	// limit spreads over as many roots as possible.
-	RoundRobin
+	// BreadthFirst takes the next product of the groups' options from
+	// each root in turn, so a cap or limit spreads over the roots.
+	BreadthFirst
 )
 
 // ParseOrder reads an order by its configuration name: "depth-first" (or
-// "") or "round-robin"; false for any other.
+// ""), "breadth-first" or its alias "round-robin"; false for any other.
 func ParseOrder(name string) (Order, bool) {
 	switch name {
 	case "", "depth-first":
 		return DepthFirst, true
-	case "round-robin":
-		return RoundRobin, true
+	case "breadth-first", "round-robin":
+		return BreadthFirst, true
 	}
 	return 0, false
 }
@@ -108,10 +108,18 @@ type Options struct {
 	// Randomize picks a random sample when limiting and shuffles
 	// otherwise (Placement's randomize_allocation_candidates).
 	Randomize bool
-	// MaxCandidates stops generation after this many candidates (0: no
-	// cap); limit and randomization apply to what was generated.
+	// MaxCandidates stops generation after this many distinct candidates
+	// (0: no cap); limit and randomization apply to what was generated.
+	// With a cap, roots and granular groups' options are visited in
+	// Placement's order, so that the cap keeps what Placement keeps.
 	MaxCandidates int
 	Order         Order
+	// WideTrees is Placement 15.0.0's optimize_for_wide_provider_trees. It
+	// changes answers there, and so here: the amounts several groups take
+	// from one inventory are checked against its capacity without its
+	// usage, and breadth-first steps count only the products that pass
+	// that check.
+	WideTrees bool
 	// Rand is the randomness source; nil uses math/rand/v2's global one.
 	Rand *rand.Rand
 	// Owners, when set, keeps the sharing-provider anchor order of

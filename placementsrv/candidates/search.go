@@ -8,13 +8,20 @@ func (e *engine) run() {
 	if narrow := e.narrowAnchors(); narrow != nil {
 		roots = narrow
 	}
+	if e.upstream {
+		roots = e.upstreamRoots(roots)
+	}
 	flat := e.flatGroup()
 	for _, r := range roots {
 		if e.stopped {
 			break
 		}
 		if e.keep == nil {
+			start := len(e.cands)
 			e.runAnchor(r, flat)
+			if e.breadth {
+				e.mergeBreadth(start)
+			}
 			continue
 		}
 		if e.keep.replay(e, r) {
@@ -42,7 +49,10 @@ func (e *engine) runAnchor(r int32, flat *group) {
 			return
 		}
 	}
-	e.rootEmit = 0
+	if e.upstream {
+		e.sortOptions()
+	}
+	e.rootEmit, e.prodCount = 0, 0
 	if e.infl != nil && e.infl.folds(e) {
 		e.infl.anchor(e, r)
 		return
@@ -54,11 +64,11 @@ func (e *engine) runAnchor(r int32, flat *group) {
 // returns true when generation must stop for this anchor.
 func (e *engine) search(d int, r int32) bool {
 	if d == len(e.groups) {
-		return e.emit(r)
+		return e.leaf(r)
 	}
 	g := e.groups[d]
 	opts := e.opts[d]
-	isolate := e.isolate && g.granular
+	isolate := e.isolate && g.granular && !e.countCap
 	var failedBuf [8]int32
 	failed := failedBuf[:0]
 	for i := range opts {
@@ -67,7 +77,7 @@ func (e *engine) search(d int, r int32) bool {
 			continue
 		}
 		twin := int32(-1)
-		if o.single >= 0 && e.puse[o.lsingle].touch == 0 {
+		if o.single >= 0 && e.puse[o.lsingle].touch == 0 && !e.countCap {
 			twin = e.s.State(o.single).Twin
 			if slices.Contains(failed, twin) {
 				continue
@@ -83,7 +93,7 @@ func (e *engine) search(d int, r int32) bool {
 		e.chosen[d] = int32(i)
 		before := e.emitted
 		stop := false
-		if e.sameSubtreeOK(d) {
+		if e.countCap || e.sameSubtreeOK(d) {
 			stop = e.search(d+1, r)
 		}
 		if g.granular {
@@ -99,6 +109,40 @@ func (e *engine) search(d int, r int32) bool {
 		}
 	}
 	return false
+}
+
+// leaf takes a complete assignment; it returns true when generation must
+// stop for this anchor.
+func (e *engine) leaf(r int32) bool {
+	if !e.breadth {
+		return e.emit(r)
+	}
+	if e.countCap {
+		e.curRank = e.prodCount
+		e.prodCount++
+	} else {
+		e.curRank = e.productRank()
+	}
+	if e.curRank >= e.rankBound {
+		return true
+	}
+	if e.countCap && !e.filtersOK() {
+		return false
+	}
+	return e.emit(r)
+}
+
+// filtersOK applies the checks the search defers when counting products.
+func (e *engine) filtersOK() bool {
+	if !e.isolatedOK() {
+		return false
+	}
+	for d := range e.groups {
+		if !e.sameSubtreeOK(d) {
+			return false
+		}
+	}
+	return true
 }
 
 // isolatedOK applies group_policy=isolate to the chosen options: the
@@ -133,15 +177,15 @@ func (e *engine) touch(o *option, delta int32) {
 }
 
 // take adds an option's allocations to the running totals, checking the
-// combined amount against capacity and max_unit; on failure nothing is
-// taken.
+// combined amount against capacity (less usage, unless WideTrees) and
+// max_unit; on failure nothing is taken.
 func (e *engine) take(o *option) bool {
 	allocs := e.allocBuf[o.a0:o.a1]
 	for k := range allocs {
 		ref := &e.refBuf[int(o.a0)+k]
 		su := &e.slots[ref.slot]
 		total := su.total + allocs[k].Amount
-		if ref.inv.Used+total > ref.inv.Capacity || total > ref.inv.MaxUnit {
+		if ref.inv.Used*e.useUsed+total > ref.inv.Capacity || total > ref.inv.MaxUnit {
 			e.release(o, int32(k))
 			return false
 		}

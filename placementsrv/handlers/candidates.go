@@ -15,7 +15,7 @@ import (
 
 // candidateSettings are the server-wide allocation candidates options.
 type candidateSettings struct {
-	opts      candidates.Options // Randomize, MaxCandidates and Order
+	opts      candidates.Options // Randomize, MaxCandidates, Order and WideTrees
 	prefilter *candidates.Prefilter
 	render    candidates.Renderer
 }
