@@ -29,6 +29,11 @@ const (
 	wantUsagesOwn = "+++-+++ +++-++- ++++--+ +++++-+"
 	// Total usages of another project.
 	wantUsagesOther = "+---+++ ----++- +--+--+ +--++-+"
+	// Total usages with no project named: the target's project_id is
+	// None, which oslo.policy compares as the string "None" with the
+	// caller's, also None for a system-scoped one, so that 15.0.0's
+	// project reader rule lets the system reader through in legacy mode.
+	wantUsagesNone = "+---+++ ----++- +--+--+ +--++++"
 	// The root is not authorized at all.
 	wantOpen = "+++++++ +++++++ +++++++ +++++++"
 )
@@ -193,6 +198,8 @@ func otherRows(rp string) []matrixRow {
 		}},
 		{"GET", "/usages", wantUsagesOwn, 200, at("/usages?project_id=p1")},
 		{"GET", "/usages", wantUsagesOther, 200, at("/usages?project_id=" + otherProject)},
+		// No project asked: authorized, then refused as a bad query.
+		{"GET", "/usages", wantUsagesNone, 400, at("/usages")},
 		{"POST", "/reshaper", wantReshape, 204, func(w *world, r, c int) req {
 			u := ownRP(w, r, c, false)
 			return req{"/reshaper", map[string]any{"allocations": map[string]any{}, "inventories": map[string]any{

@@ -8,9 +8,9 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 )
 
-// Authorize checks rule (policy.RPList, ...: Placement 8.0.0's names, which
-// a 403 shows) for the request's credentials against Placement's default
-// target, the caller's own project and user.
+// Authorize checks rule (policy.RPList, ...: upstream's names, the same
+// in every release, which a 403 shows) for the request's credentials
+// against Placement's default target, the caller's own project and user.
 func (r *Request) Authorize(rule string) error {
 	t := policy.DefaultTarget(&r.Creds)
 	return r.AuthorizeTarget(rule, &t)
