@@ -101,26 +101,7 @@ func TestAgainstOsloPolicy(t *testing.T) {
 		creds[i] = Credentials{Roles: c.Roles, ProjectID: opt(c.ProjectID), UserID: opt(c.UserID),
 			SystemScope: opt(c.SystemScope), DomainID: opt(c.DomainID), IsAdminProject: c.IsAdminProject}
 	}
-	var targets []Target
-	for _, tm := range doc.Targets {
-		if _, ok := tm["flag"]; ok {
-			continue // keys beyond project_id and user_id are not modelled
-		}
-		var tg Target
-		for k, v := range tm {
-			val := None()
-			if s, ok := v.(string); ok {
-				val = Str(s)
-			}
-			switch k {
-			case "project_id":
-				tg.ProjectID = val
-			case "user_id":
-				tg.UserID = val
-			}
-		}
-		targets = append(targets, tg)
-	}
+	targets := casesTargets(doc.Targets)
 	for _, tc := range doc.Cases {
 		n, err := parseRule(tc.Rule)
 		if tc.Parsed == nil {
@@ -147,6 +128,32 @@ func TestAgainstOsloPolicy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// casesTargets converts the targets of cases.json, but those with keys
+// beyond project_id and user_id, which are not modelled.
+func casesTargets(docTargets []map[string]any) []Target {
+	var targets []Target
+	for _, tm := range docTargets {
+		if _, ok := tm["flag"]; ok {
+			continue
+		}
+		var tg Target
+		for k, v := range tm {
+			val := None()
+			if s, ok := v.(string); ok {
+				val = Str(s)
+			}
+			switch k {
+			case "project_id":
+				tg.ProjectID = val
+			case "user_id":
+				tg.UserID = val
+			}
+		}
+		targets = append(targets, tg)
+	}
+	return targets
 }
 
 func TestPyLiteral(t *testing.T) {
