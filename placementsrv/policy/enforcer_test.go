@@ -188,7 +188,8 @@ func TestPolicyFileMissing(t *testing.T) {
 
 func TestPolicyFileForms(t *testing.T) {
 	// JSON, an empty file, and undefined references that fall back to the
-	// rule named "default", as oslo.policy's default_rule.
+	// rule named "default", as oslo.policy's default_rule, in legacy mode
+	// under either release's rules.
 	cases := []struct {
 		name, file, rule string
 		roles            []string
@@ -203,18 +204,20 @@ func TestPolicyFileForms(t *testing.T) {
 		{"deprecated name override", "\"rule:admin_api\": \"role:op\"\n", RPList, []string{"op"}, Allowed},
 		{"deprecated name override not for admin", "\"rule:admin_api\": \"role:op\"\n", RPList, []string{"admin"}, Denied},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			enf, err := NewFromBytes("p", []byte(tc.file), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := Credentials{Roles: tc.roles, ProjectID: Str("p")}
-			tg := DefaultTarget(&c)
-			if got := enf.Enforce(tc.rule, &c, &tg); got != tc.want {
-				t.Errorf("got %v, want %v", got, tc.want)
-			}
-		})
+	for _, rel := range []release.Release{release.V8, release.V15} {
+		for _, tc := range cases {
+			t.Run(rel.String()+" "+tc.name, func(t *testing.T) {
+				enf, err := NewFromBytes("p", []byte(tc.file), Options{Release: rel})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := Credentials{Roles: tc.roles, ProjectID: Str("p")}
+				tg := DefaultTarget(&c)
+				if got := enf.Enforce(tc.rule, &c, &tg); got != tc.want {
+					t.Errorf("got %v, want %v", got, tc.want)
+				}
+			})
+		}
 	}
 }
 
@@ -237,6 +240,36 @@ func TestRulesListing(t *testing.T) {
 	r, _ = enf.Lookup(TotalUsages)
 	if r.Check() != "@" || r.Source != "file" || len(r.ScopeTypes) != 2 {
 		t.Errorf("usages = %q (%s) %v", r.Check(), r.Source, r.ScopeTypes)
+	}
+}
+
+// TestRulesListing15: 15.0.0's base rules with and without the legacy
+// alternative, and the reader rule that has no scope types.
+func TestRulesListing15(t *testing.T) {
+	for _, tc := range []struct {
+		newDefaults   bool
+		check, source string
+	}{
+		{true, "(role:admin or role:service)", "default"},
+		{false, "((role:admin or role:service) or role:admin)", "default+deprecated"},
+	} {
+		enf, err := New(Options{EnforceNewDefaults: tc.newDefaults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(enf.Rules()); n != len(Defaults(release.V15)) {
+			t.Errorf("%d rules, want %d", n, len(Defaults(release.V15)))
+		}
+		r, _ := enf.Lookup(AdminOrServiceAPI)
+		if r.Check() != tc.check || r.Source != tc.source || !slices.Equal(r.ScopeTypes, []string{"project"}) {
+			t.Errorf("new defaults %v: admin_or_service_api = %q (%s) %v", tc.newDefaults, r.Check(), r.Source, r.ScopeTypes)
+		}
+		if r, _ := enf.Lookup(ProjectReaderAPI); r.ScopeTypes != nil {
+			t.Errorf("project_reader_api has scope types %v", r.ScopeTypes)
+		}
+		if _, ok := enf.Lookup(SystemReaderAPI); ok {
+			t.Error("15.0.0 has 8.0.0's system_reader_api")
+		}
 	}
 }
 
