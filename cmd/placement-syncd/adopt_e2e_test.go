@@ -209,4 +209,12 @@ func TestAdopt_ExportRefusals(t *testing.T) {
 	if b, _ := os.ReadFile(existing); string(b) != "keep me" {
 		t.Errorf("export overwrote %s", existing)
 	}
+	target := filepath.Join(dir, "new.sqlite")
+	code, out = runCmd(t, "db", "export", "--to", "sqlite:///"+target, "--release", "9.0.0", "--db", ours)
+	if code != exitUsage || !strings.Contains(out, `--release: unknown Placement release "9.0.0" (one of 15.0.0, 8.0.0)`) {
+		t.Errorf("export for an unknown release: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Errorf("export for an unknown release created %s: %v", target, err)
+	}
 }
