@@ -95,9 +95,9 @@ func TestNoAuthCredentials15(t *testing.T) {
 	}
 }
 
-// TestForbiddenDetails: a failed check names the rule in upstream's
+// TestPolicyForbiddenDetails: a failed check names the rule in upstream's
 // sentence; a scope failure is the bare rule name, as upstream.
-func TestForbiddenDetails(t *testing.T) {
+func TestPolicyForbiddenDetails(t *testing.T) {
 	ts := startServerWith(t, secureRBAC(t, release.V8))
 	r := ts.must(t, 403, call{Method: "GET", Path: "/resource_providers", Version: "1.39",
 		Headers: map[string]string{"X-Auth-Token": "u", "X-Roles": "member", "OpenStack-System-Scope": "all"}})

@@ -9,10 +9,10 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
-// TestNonAdminIsForbidden checks that every route answers 403 naming its
+// TestPolicyRefusesNonAdmin checks that every route answers 403 naming its
 // policy rule to a token without the admin role, and writes nothing,
 // under either release's rules in its legacy mode.
-func TestNonAdminIsForbidden(t *testing.T) {
+func TestPolicyRefusesNonAdmin(t *testing.T) {
 	for _, r := range []release.Release{release.V8, release.V15} {
 		t.Run(r.String(), func(t *testing.T) {
 			testNonAdminIsForbidden(t, startServerWith(t, func(o *Options) { o.Release = r }))
