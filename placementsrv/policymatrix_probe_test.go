@@ -53,8 +53,7 @@ func runProbes(t *testing.T, ref, ours *world, mi int) []string {
 		for i, path := range []string{"/resource_providers", "/usages?project_id=p1"} {
 			a, b := ref.sendAs(p.headers, "GET", path, nil), ours.sendAs(p.headers, "GET", path, nil)
 			got = append(got, a.letter())
-			row := matrixRow{method: "GET", route: path, ok: 200}
-			checkCell(t, row, caller{name: "probe " + p.name}, want[i], a, b)
+			checkCell(t, "GET "+path+" as probe "+p.name, 200, want[i], a, b)
 		}
 		seen = append(seen, string(got))
 	}

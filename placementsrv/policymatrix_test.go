@@ -208,7 +208,7 @@ func TestPolicyMatrix(t *testing.T) {
 				for ci, c := range cs {
 					a, b := ref.ask(row, ri, ci), ours.ask(row, ri, ci)
 					got[ci] = a.letter()
-					checkCell(t, row, c, want[ci], a, b)
+					checkCell(t, rowLabel(row, ri)+" as "+c.name, row.ok, want[ci], a, b)
 				}
 				seen[mi] = append(seen[mi], string(got))
 			}
@@ -227,10 +227,10 @@ func (w *world) ask(row matrixRow, r, c int) outcome {
 }
 
 // checkCell compares one caller's outcome on the reference (a) and ours
-// (b) with each other and with the table's letter.
-func checkCell(t *testing.T, row matrixRow, c caller, want byte, a, b outcome) {
+// (b) with each other and with the table's letter; ok is the status of
+// an allowed request.
+func checkCell(t *testing.T, name string, ok int, want byte, a, b outcome) {
 	t.Helper()
-	name := row.method + " " + row.route + " as " + c.name
 	if a.letter() != want {
 		t.Errorf("%s: the reference answered %d, the table says %c: %s", name, a.status, want, a.body)
 	}
@@ -244,10 +244,21 @@ func checkCell(t *testing.T, row matrixRow, c caller, want byte, a, b outcome) {
 		who string
 		o   outcome
 	}{{"reference", a}, {"ours", b}} {
-		if o.o.status != http.StatusForbidden && o.o.status != row.ok {
-			t.Errorf("%s: %s answered %d, want %d (the request should be valid): %s", name, o.who, o.o.status, row.ok, o.o.body)
+		if o.o.status != http.StatusForbidden && o.o.status != ok {
+			t.Errorf("%s: %s answered %d, want %d (the request should be valid): %s", name, o.who, o.o.status, ok, o.o.body)
 		}
 	}
+}
+
+// rowLabel names row number ri: its method and route, with the query
+// for the total usages rows, which differ by query only (their builders
+// make nothing, so need no world).
+func rowLabel(row matrixRow, ri int) string {
+	path := row.route
+	if row.route == "/usages" {
+		path = row.build(nil, ri, 0).path
+	}
+	return fmt.Sprintf("%-6s %s", row.method, path)
 }
 
 // formatMatrix prints the reference's outcomes: a line per row, a column
@@ -261,12 +272,7 @@ func formatMatrix(rows []matrixRow, ms []mode, seen [][]string) string {
 	}
 	fmt.Fprintf(&b, "\n%-64s%s\n", "", strings.Repeat(" AMRSarL       ", len(ms)))
 	for ri, row := range rows {
-		path := row.route
-		if row.route == "/usages" {
-			// Its rows differ by query only; their builders make nothing.
-			path = row.build(nil, ri, 0).path
-		}
-		fmt.Fprintf(&b, "%-6s %-57s", row.method, path)
+		fmt.Fprintf(&b, "%-64s", rowLabel(row, ri))
 		for mi := range ms {
 			cell := "?"
 			if ri < len(seen[mi]) {
