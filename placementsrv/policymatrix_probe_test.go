@@ -34,6 +34,7 @@ func probes() []probe {
 		{"domain-scoped admin", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "admin,reader", "X-Domain-Id": "d1"}, "++ -- -- ++"},
 		{"service roles are not roles", map[string]string{"X-Auth-Token": "u:p1", "X-Service-Roles": "service,admin"}, "-- -- -- --"},
 		{"empty token", map[string]string{"X-Auth-Token": ""}, "-- -- -- --"},
+		{"X_Auth_Token alone", map[string]string{"X_Auth_Token": "admin"}, "++ -- ++ ++"},
 		// Repeated headers are joined: the project is "p1, u:p1".
 		{"a token sent twice", map[string]string{"X-Auth-Token": "u:p1", "X_Auth_Token": "u:p1", "X-Roles": "reader"}, "-- -- -- --"},
 		{"roles sent twice", map[string]string{"X-Auth-Token": "u:p1", "X-Roles": "reader", "X_Roles": "admin"}, "++ -+ ++ ++"},
