@@ -6,8 +6,9 @@ each rule and set of credentials, on the caller's own target and on
 {"project_id": "p1"}: two letters, a(llow), d(eny) or s(cope). The
 registered rules themselves are listed too, so that the test can compare
 them with its own defaults.
-Run with Debian's packaged 8.0.0:
-  /usr/bin/python3 gen_enforce.py > enforce.json
+Run from the repository's root, with Debian's packaged 8.0.0:
+  /usr/bin/python3 placementsrv/policy/testdata/gen_enforce.py \
+    > placementsrv/policy/testdata/enforce.json
 and with 15.0.0's source:
   PYTHONPATH=../shared/anchors/openstack-placement-15/src /usr/bin/python3 \
     placementsrv/policy/testdata/gen_enforce.py > placementsrv/policy/testdata/enforce15.json"""
