@@ -78,7 +78,9 @@ func (e *engine) record(r int32) bool {
 		maps[d] = o.frozen
 	}
 	e.cands = append(e.cands, Candidate{Allocs: allocs, Mappings: maps})
-	e.meta = append(e.meta, candMeta{root: r, rank: e.curRank})
+	if e.withMeta {
+		e.meta = append(e.meta, candMeta{rank: e.curRank})
+	}
 	e.rootEmit++
 	if e.target > 0 && len(e.cands) >= e.target {
 		e.stopped = true

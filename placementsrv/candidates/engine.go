@@ -103,7 +103,9 @@ type engine struct {
 	// output
 	emitted int // candidates produced so far
 	cands   []Candidate
-	meta    []candMeta // per candidate
+	meta    []candMeta // per candidate, when withMeta
+	// withMeta: breadth-first ranks or pre-1.29 drops under a cap.
+	withMeta bool
 	// sink, when set, receives each candidate instead of cands (see
 	// Query.Stream); cur is the transient candidate handed to it.
 	sink        func(*Candidate) bool

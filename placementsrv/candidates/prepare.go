@@ -30,6 +30,7 @@ func (e *engine) prepare() (bool, error) {
 	if e.opt.WideTrees {
 		e.useUsed = 0
 	}
+	e.withMeta = e.opt.Order == BreadthFirst || e.upstream && e.excludeNested
 	if e.opt.Order == BreadthFirst {
 		e.breadth = true
 		e.countCap = e.opt.WideTrees

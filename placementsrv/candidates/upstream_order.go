@@ -105,9 +105,9 @@ func (e *engine) productRank() int64 {
 // far are kept; a root stops at the first rank that can no longer make
 // the cut.
 
-// candMeta is what finish needs to know of each recorded candidate.
+// candMeta is what breadth-first and finish need to know of each recorded
+// candidate; kept only when one of them needs it (engine.withMeta).
 type candMeta struct {
-	root int32
 	rank int64
 	// drop marks a candidate Placement counts towards the cap and then
 	// removes (a pre-1.29 answer's nested candidates).
