@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// refCrash is the name of the reference's own 5xx among the documented
+// differences.
+const refCrash = "reference 5xx"
+
 // Deliberate names the documented difference an answer pair shows, or "".
 // Each is a row of placementsrv/candidates/DESIGN.md ("Deliberately
 // different"); the runner counts them apart from mismatches and the
@@ -15,7 +19,7 @@ func Deliberate(method, path string, ref, ours *Answer, diffs []Diff) string {
 	case ref.Status >= 500 && ours.Status < 500:
 		// The reference crashed ('int' object is not iterable, a
 		// KeyError); ours answers instead of crashing too.
-		return "reference 5xx"
+		return refCrash
 	case method == "POST" && RouteTemplate(path) == "/resource_providers/{uuid}/inventories" &&
 		ref.Status == 409 && ours.Status == 409 && onlyDetails(diffs) &&
 		strings.Contains(errorDetail(ref), "Update conflict: (sqlite3.IntegrityError) UNIQUE constraint failed: inventories.") &&

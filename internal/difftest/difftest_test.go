@@ -17,16 +17,17 @@ import (
 // short end-to-end run against a fresh reference and a fresh server of
 // ours; CI and developers raise the budget (README, Testing).
 var (
-	flagSeeds  = flag.String("difftest.seeds", "1", "comma-separated seeds, one fresh pair of servers each")
-	flagSteps  = flag.Int("difftest.steps", 120, "steps per seed (a scenario step sends several requests)")
-	flagMax    = flag.Int("difftest.max-mismatches", -1, "fail when more requests than this mismatch in all (-1: report only)")
-	flagTrace  = flag.String("difftest.trace", "", "write the trace (JSONL, .gz to compress) here; with several seeds, .seedN is inserted before the extension")
-	flagReplay = flag.String("difftest.replay", "", "replay this trace instead of generating (../shared/repro format)")
-	flagUpto   = flag.Int("difftest.upto", 0, "replay up to this op (0: all)")
-	flagRef    = flag.String("difftest.ref", "", "base URL of a running reference (default: start a fresh one)")
-	flagOurs   = flag.String("difftest.ours", "", "base URL of a running placement-syncd (default: start a fresh one)")
-	flagReport = flag.String("difftest.report", "", "also write the report to this file")
-	flagRel    = flag.String("difftest.release", "8.0.0", "the upstream Placement release to compare with (8.0.0 or 15.0.0); ours follows the same release")
+	flagSeeds   = flag.String("difftest.seeds", "1", "comma-separated seeds, one fresh pair of servers each")
+	flagSteps   = flag.Int("difftest.steps", 120, "steps per seed (a scenario step sends several requests)")
+	flagMax     = flag.Int("difftest.max-mismatches", -1, "fail when more requests than this mismatch in all (-1: report only)")
+	flagTrace   = flag.String("difftest.trace", "", "write the trace (JSONL, .gz to compress) here; with several seeds, .seedN is inserted before the extension")
+	flagReplay  = flag.String("difftest.replay", "", "replay this trace instead of generating (../shared/repro format)")
+	flagUpto    = flag.Int("difftest.upto", 0, "replay up to this op (0: all)")
+	flagRef     = flag.String("difftest.ref", "", "base URL of a running reference (default: start a fresh one)")
+	flagOurs    = flag.String("difftest.ours", "", "base URL of a running placement-syncd (default: start a fresh one)")
+	flagReport  = flag.String("difftest.report", "", "also write the report to this file")
+	flagRel     = flag.String("difftest.release", "8.0.0", "the upstream Placement release to compare with (8.0.0 or 15.0.0); ours follows the same release")
+	flagOursRel = flag.String("difftest.ours-release", "", "the release ours follows, when not -difftest.release's (to see what tells the releases apart)")
 )
 
 // TestDifferential sends seeded request sequences (or a trace) to the
@@ -35,22 +36,20 @@ var (
 // never be answered with a 5xx, by either server.
 func TestDifferential(t *testing.T) {
 	total := Stats{Routes: map[string]int{}, Minors: map[int]int{}, Deliberate: map[string]int{}}
-	rel, err := release.Parse(*flagRel)
-	if err != nil {
-		t.Fatalf("-difftest.release: %v", err)
-	}
+	rel, oursRel := parseReleases(t)
 	var report strings.Builder
-	fmt.Fprintf(&report, "reference: upstream Placement %s; ours with release %s\n\n", rel, rel)
+	fmt.Fprintf(&report, "reference: upstream Placement %s; ours with release %s\n\n", rel, oursRel)
 	if *flagReplay != "" {
 		recs, err := ReadTrace(*flagReplay)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rn := startRunner(t, 0, rel)
+		rn := startRunner(t, 0, rel, oursRel)
 		if err := rn.Replay(recs, *flagUpto); err != nil {
 			t.Fatal(err)
 		}
-		WriteReport(&report, "replay "+filepath.Base(*flagReplay), rn.Stats, rn.Mismatches)
+		WriteReport(&report, "replay "+filepath.Base(*flagReplay)+" against "+rel.String(), rn.Stats, rn.Mismatches)
+		WriteRefCrashes(&report, rn.RefCrashes)
 		total = rn.Stats
 	} else {
 		seeds := parseSeeds(t, *flagSeeds)
@@ -59,8 +58,9 @@ func TestDifferential(t *testing.T) {
 		}
 		for _, seed := range seeds {
 			t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-				rn := runSeed(t, seed, rel)
-				WriteReport(&report, fmt.Sprintf("seed %d, %d steps", seed, *flagSteps), rn.Stats, rn.Mismatches)
+				rn := runSeed(t, seed, rel, oursRel)
+				WriteReport(&report, fmt.Sprintf("seed %d, %d steps, against %s", seed, *flagSteps, rel), rn.Stats, rn.Mismatches)
+				WriteRefCrashes(&report, rn.RefCrashes)
 				report.WriteString("\n")
 				addStats(&total, rn.Stats)
 			})
@@ -95,8 +95,8 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-func runSeed(t *testing.T, seed uint64, rel release.Release) *Runner {
-	rn := startRunner(t, seed, rel)
+func runSeed(t *testing.T, seed uint64, rel, oursRel release.Release) *Runner {
+	rn := startRunner(t, seed, rel, oursRel)
 	if *flagTrace != "" {
 		tw, err := CreateTrace(tracePath(*flagTrace, seed, strings.Contains(*flagSeeds, ",")))
 		if err != nil {
@@ -115,16 +115,32 @@ func runSeed(t *testing.T, seed uint64, rel release.Release) *Runner {
 	return rn
 }
 
-// startRunner starts (or points at) the two servers, both of release rel.
-func startRunner(t *testing.T, seed uint64, rel release.Release) *Runner {
+// startRunner starts (or points at) the reference of release rel and ours
+// following oursRel.
+func startRunner(t *testing.T, seed uint64, rel, oursRel release.Release) *Runner {
 	ref, ours := *flagRef, *flagOurs
 	if ref == "" {
 		ref = placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: rel}).URL
 	}
 	if ours == "" {
-		ours = placementtest.StartOurs(t, placementtest.Options{Release: rel}).URL
+		ours = placementtest.StartOurs(t, placementtest.Options{Release: oursRel}).URL
 	}
 	return NewRunner(ref, ours, seed)
+}
+
+// parseReleases reads -difftest.release and -difftest.ours-release.
+func parseReleases(t *testing.T) (ref, ours release.Release) {
+	ref, err := release.Parse(*flagRel)
+	if err != nil {
+		t.Fatalf("-difftest.release: %v", err)
+	}
+	if *flagOursRel == "" {
+		return ref, ref
+	}
+	if ours, err = release.Parse(*flagOursRel); err != nil {
+		t.Fatalf("-difftest.ours-release: %v", err)
+	}
+	return ref, ours
 }
 
 func parseSeeds(t *testing.T, s string) []uint64 {

@@ -34,11 +34,14 @@ type Generator struct {
 	step  int
 	names int
 	aggs  []string // the pool of aggregate uuids, fixed per seed
+	// made holds the uuids the generator chose; only those may be
+	// respelled, as the runner maps the servers' own by their text.
+	made map[string]bool
 }
 
 // NewGenerator makes the generator of a seed.
 func NewGenerator(seed uint64) *Generator {
-	g := &Generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), m: newModel()}
+	g := &Generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), m: newModel(), made: map[string]bool{}}
 	for range 6 {
 		g.aggs = append(g.aggs, g.uuid())
 	}
@@ -143,7 +146,9 @@ func (g *Generator) uuid() string {
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	u := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	g.made[u] = true
+	return u
 }
 
 func (g *Generator) name(prefix string) string {

@@ -79,8 +79,8 @@ func kListRPs(g *Generator) []builder {
 	}
 	if p := g.rp(); p != nil {
 		add(0, 0.1, "name", p.Name)
-		add(0, 0.1, "uuid", p.UUID)
-		add(14, 0.2, "in_tree", p.UUID)
+		add(0, 0.15, "uuid", g.uuidForm(p.UUID))
+		add(14, 0.25, "in_tree", g.uuidForm(p.UUID))
 	}
 	add(3, 0.2, "member_of", g.memberOf(mv))
 	add(4, 0.3, "resources", g.resourcesParam(false))
@@ -93,6 +93,16 @@ func kListRPs(g *Generator) []builder {
 		path += "?" + q
 	}
 	return once(req("list_rps", "GET", path, mv, nil))
+}
+
+// uuidForm is u as written, or now and then (when the generator chose u)
+// in another spelling that oslo's is_uuid_like accepts: 8.0.0 takes them
+// all in GET /resource_providers, 15.0.0 only the dashed ones.
+func (g *Generator) uuidForm(u string) string {
+	if !g.made[u] || !g.chance(0.4) {
+		return u
+	}
+	return pick(g, []string{strings.ReplaceAll(u, "-", ""), strings.ToUpper(u), "{" + u + "}", "urn:uuid:" + u})
 }
 
 // memberOf is a member_of value: one aggregate, in: a list, or (1.32+)

@@ -77,6 +77,19 @@ func WriteReport(w io.Writer, label string, s Stats, ms []Mismatch) {
 	}
 }
 
+// WriteRefCrashes lists the requests only the reference answered with a
+// 5xx, with the op to replay up to.
+func WriteRefCrashes(w io.Writer, ms []Mismatch) {
+	for _, m := range ms {
+		fmt.Fprintf(w, "\nreference %d at op %d (not a mismatch): %s %s mv=%v gen=%s\n", m.Ref.Status, m.Op, m.Method, m.Path, mvText(m.MV), m.Gen)
+		if m.Body != "" {
+			fmt.Fprintf(w, "    body: %s\n", clip(m.Body, 400))
+		}
+		fmt.Fprintf(w, "    ref  %d: %s\n", m.Ref.Status, clip(string(m.Ref.Body), 300))
+		fmt.Fprintf(w, "    ours %d: %s\n", m.Ours.Status, clip(string(m.Ours.Body), 300))
+	}
+}
+
 // Summary is the run's figures on one line.
 func (s Stats) Summary() string {
 	line := fmt.Sprintf("%d requests, %d mismatched; %d deliberately wrong, answered 5xx by ref %d, ours %d; all 5xx: ref %d, ours %d",

@@ -53,6 +53,9 @@ type Runner struct {
 	Trace           *TraceWriter // nil: no trace
 	Stats           Stats
 	Mismatches      []Mismatch
+	// RefCrashes are the requests the reference alone answered with a
+	// 5xx: its bugs, counted apart from mismatches but listed.
+	RefCrashes []Mismatch
 
 	hc        *http.Client
 	op        int
@@ -133,7 +136,8 @@ func (rn *Runner) Do(r *Request, step int) (*Answer, error) {
 		clear(rn.unlimited)
 	}
 	diffs := Compare(refPath, ref, ours, unlimited)
-	if why := Deliberate(r.Method, refPath, ref, ours, diffs); why != "" {
+	why := Deliberate(r.Method, refPath, ref, ours, diffs)
+	if why != "" {
 		rn.Stats.Deliberate[why]++
 		diffs = nil
 	}
@@ -143,10 +147,13 @@ func (rn *Runner) Do(r *Request, step int) (*Answer, error) {
 	for _, d := range diffs {
 		rec.Mismatch = append(rec.Mismatch, d.Class())
 	}
-	if len(diffs) > 0 {
-		rn.Mismatches = append(rn.Mismatches, Mismatch{Seed: rn.Seed, Op: rn.op, Step: step, Gen: r.Gen,
-			Method: r.Method, Path: rec.Path, MV: rec.MV, Note: r.Note, Body: rec.Body, Ref: *ref, Ours: *ours,
-			Diffs: diffs, Diverged: rn.diverged})
+	m := Mismatch{Seed: rn.Seed, Op: rn.op, Step: step, Gen: r.Gen, Method: r.Method, Path: rec.Path, MV: rec.MV,
+		Note: r.Note, Body: rec.Body, Ref: *ref, Ours: *ours, Diffs: diffs, Diverged: rn.diverged}
+	switch {
+	case len(diffs) > 0:
+		rn.Mismatches = append(rn.Mismatches, m)
+	case why == refCrash:
+		rn.RefCrashes = append(rn.RefCrashes, m)
 	}
 	if rn.diverged == 0 && r.Method != "GET" && r.Method != "HEAD" && (ref.Status/100 == 2) != (ours.Status/100 == 2) {
 		rn.diverged = rn.op

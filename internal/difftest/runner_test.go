@@ -13,12 +13,12 @@ import (
 func TestTwoServersOfOursAgree(t *testing.T) {
 	a := placementtest.StartOurs(t, placementtest.Options{})
 	b := placementtest.StartOurs(t, placementtest.Options{})
-	rn := NewRunner(a.URL, b.URL, 11)
-	if err := rn.Run(NewGenerator(11), 250); err != nil {
+	rn := NewRunner(a.URL, b.URL, 14)
+	if err := rn.Run(NewGenerator(14), 300); err != nil {
 		t.Fatal(err)
 	}
 	if rn.Stats.Requests < 300 {
-		t.Errorf("only %d requests in 250 steps", rn.Stats.Requests)
+		t.Errorf("only %d requests in 300 steps", rn.Stats.Requests)
 	}
 	if len(rn.genRef) == 0 {
 		t.Error("no provider was created without a uuid: the mapping went untested")
