@@ -86,8 +86,8 @@ func tableDDL(d Dialect) []tableSQL {
 			"PRIMARY KEY (id), CONSTRAINT uniq_consumers0uuid UNIQUE (uuid), " +
 			"CONSTRAINT consumers_consumer_type_id_fkey FOREIGN KEY (consumer_type_id) REFERENCES consumer_types (id))",
 			indexes: []index{
-				{"consumers_project_id_uuid_idx", "consumers", "project_id, uuid"},
 				{"consumers_project_id_user_id_uuid_idx", "consumers", "project_id, user_id, uuid"},
+				{"consumers_project_id_uuid_idx", "consumers", "project_id, uuid"},
 				{"consumers_consumer_type_id_idx", "consumers", "consumer_type_id"},
 			}},
 		{create: "CREATE TABLE allocations (" + timestamps + id + "resource_provider_id INTEGER NOT NULL, " +
