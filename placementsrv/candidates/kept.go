@@ -159,8 +159,8 @@ func (e *engine) anchorLocal() bool {
 // shapeKey names what a kept anchor's bytes depend on besides the
 // snapshot: the request, the microversion and the options.
 func shapeKey(req *Request, mv microversion.Version, opt *Options) string {
-	k := fmt.Appendf(make([]byte, 0, 256), "%s|%t|%d|%d|%q|%d|", mv, opt.NestedAware, opt.MaxCandidates, opt.Order,
-		req.GroupPolicy, req.Limit)
+	k := fmt.Appendf(make([]byte, 0, 256), "%s|%t|%d|%d|%t|%q|%d|", mv, opt.NestedAware, opt.MaxCandidates, opt.Order,
+		opt.WideTrees, req.GroupPolicy, req.Limit)
 	k = appendQuoted(k, req.RootRequired)
 	k = appendQuoted(k, req.RootForbidden)
 	for _, set := range req.SameSubtree {
