@@ -175,7 +175,7 @@ type capWorld struct {
 	// shared: the sharing provider's class, which only the unsuffixed
 	// group asks for.
 	dev, cpu, shared, trait string
-	rootsWithChildren   int
+	rootsWithChildren       int
 }
 
 type capStep struct {
