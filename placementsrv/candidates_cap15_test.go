@@ -175,7 +175,6 @@ type capWorld struct {
 	// shared: the sharing provider's class, which only the unsuffixed
 	// group asks for.
 	dev, cpu, shared, trait string
-	rootsWithChildren       int
 }
 
 type capStep struct {
@@ -198,9 +197,6 @@ func genCapWorld(r *rand.Rand, w int) *capWorld {
 		cw.steps = append(cw.steps, capStep{uuid: root, name: fmt.Sprintf("w%d-r%d", w, ri),
 			invs: fmt.Sprintf(`"%s":{"total":%d}`, cw.cpu, 4+r.IntN(4)), agg: ri%2 == 0})
 		kids := r.IntN(5)
-		if kids > 0 {
-			cw.rootsWithChildren++
-		}
 		for ci := range kids {
 			parent := root
 			if ci > 1 && r.IntN(3) == 0 {
