@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
-	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // The differential run's budget and targets. With the defaults it is a
@@ -95,7 +94,7 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-func runSeed(t *testing.T, seed uint64, rel, oursRel release.Release) *Runner {
+func runSeed(t *testing.T, seed uint64, rel, oursRel placementtest.Release) *Runner {
 	rn := startRunner(t, seed, rel, oursRel)
 	if *flagTrace != "" {
 		tw, err := CreateTrace(tracePath(*flagTrace, seed, strings.Contains(*flagSeeds, ",")))
@@ -117,7 +116,7 @@ func runSeed(t *testing.T, seed uint64, rel, oursRel release.Release) *Runner {
 
 // startRunner starts (or points at) the reference of release rel and ours
 // following oursRel.
-func startRunner(t *testing.T, seed uint64, rel, oursRel release.Release) *Runner {
+func startRunner(t *testing.T, seed uint64, rel, oursRel placementtest.Release) *Runner {
 	ref, ours := *flagRef, *flagOurs
 	if ref == "" {
 		ref = placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: rel}).URL
@@ -129,15 +128,15 @@ func startRunner(t *testing.T, seed uint64, rel, oursRel release.Release) *Runne
 }
 
 // parseReleases reads -difftest.release and -difftest.ours-release.
-func parseReleases(t *testing.T) (ref, ours release.Release) {
-	ref, err := release.Parse(*flagRel)
+func parseReleases(t *testing.T) (ref, ours placementtest.Release) {
+	ref, err := placementtest.ParseRelease(*flagRel)
 	if err != nil {
 		t.Fatalf("-difftest.release: %v", err)
 	}
 	if *flagOursRel == "" {
 		return ref, ref
 	}
-	if ours, err = release.Parse(*flagOursRel); err != nil {
+	if ours, err = placementtest.ParseRelease(*flagOursRel); err != nil {
 		t.Fatalf("-difftest.ours-release: %v", err)
 	}
 	return ref, ours

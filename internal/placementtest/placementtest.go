@@ -313,3 +313,10 @@ func waitReady(url string, exited <-chan error, within time.Duration) error {
 		}
 	}
 }
+
+// Release names an upstream Placement release, for tests that reach the
+// servers only through this harness (the differential tester).
+type Release = release.Release
+
+// ParseRelease reads a release's version number ("8.0.0", "15.0.0").
+func ParseRelease(s string) (Release, error) { return release.Parse(s) }
