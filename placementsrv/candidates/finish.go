@@ -7,7 +7,7 @@ import (
 
 // finish orders, limits and summarizes the generated candidates.
 func (e *engine) finish() Result {
-	if e.breadth && (e.perRoot == 0 || e.infl != nil) {
+	if e.breadth {
 		e.finishBreadth()
 	}
 	cands := e.cands
