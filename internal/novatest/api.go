@@ -61,9 +61,11 @@ func (n *Nova) Do(ctx context.Context, method, path string, body, out any) (int,
 			return 0, nil, err
 		}
 		resp, err = http.DefaultClient.Do(req)
-		// uWSGI now and then resets a fresh connection before reading
-		// the request (nothing in its log): that request was not served.
-		if err != nil && errors.Is(err, syscall.ECONNRESET) && attempt < 2 {
+		// uWSGI now and then resets or closes a fresh connection before
+		// reading the request (nothing in its log, an ECONNRESET or an
+		// EOF here): that request was not served. A retried write that
+		// had been served would answer 409, which the caller sees.
+		if err != nil && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)) && attempt < 2 {
 			continue
 		}
 		if err != nil {
