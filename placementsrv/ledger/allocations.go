@@ -66,11 +66,14 @@ func (l *Ledger) ReplaceAllocations(ctx context.Context, reqs []store.ConsumerAl
 
 // ReplaceAllocationsUnder is ReplaceAllocations under rule.
 func (l *Ledger) ReplaceAllocationsUnder(ctx context.Context, rule store.CapacityRule, reqs []store.ConsumerAllocations) error {
-	return l.writeUsage(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+	// answer is a failure that still commits (an unknown provider).
+	var answer error
+	err := l.writeUsage(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		answer = nil
 		st := l.st
 		plan, err := newAllocPlan(st, reqs, rule)
 		if err != nil {
-			return nil, err
+			return unknownProviderAnswer(ctx, tx, now, plan, err, &answer)
 		}
 		if err := plan.check(func(p *provider) map[*resourceClass]*inventory { return p.inventories }); err != nil {
 			return nil, err
@@ -88,6 +91,10 @@ func (l *Ledger) ReplaceAllocationsUnder(ctx context.Context, rule store.Capacit
 			}
 		}, nil
 	})
+	if err != nil {
+		return err
+	}
+	return answer
 }
 
 // DeleteConsumerAllocations removes all of a consumer's allocations and

@@ -50,7 +50,9 @@ type allocEntry struct {
 
 // newAllocPlan checks consumer generations, then that every provider named
 // exists, in request order (upstream's ensure_consumer, then
-// create_allocation_list).
+// create_allocation_list). When a provider is unknown it returns the plan
+// with the error: upstream has created the new consumers by then and
+// keeps them (see leaveConsumers).
 func newAllocPlan(st *state, reqs []store.ConsumerAllocations, rule store.CapacityRule) (*allocPlan, error) {
 	plan := &allocPlan{st: st, removed: map[provClass]int64{}, added: map[provClass]int64{}, rule: rule}
 	seen := map[string]bool{}
@@ -78,7 +80,7 @@ func newAllocPlan(st *state, reqs []store.ConsumerAllocations, rule store.Capaci
 		for _, a := range cp.req.Allocations {
 			p, ok := st.providers[a.ProviderUUID]
 			if !ok {
-				return nil, store.Errorf(store.ErrInvalid, "Allocation for resource provider '"+a.ProviderUUID+"' that does not exist.")
+				return plan, &unknownProviderError{store.Errorf(store.ErrInvalid, "Allocation for resource provider '"+a.ProviderUUID+"' that does not exist.")}
 			}
 			plan.entries = append(plan.entries, allocEntry{cons: cp, prov: p, className: a.ResourceClass, used: a.Used})
 		}
@@ -218,3 +220,11 @@ func (plan *allocPlan) usageAfter(p *provider, c *resourceClass) int64 {
 	key := provClass{p, c}
 	return p.usage[c] - plan.removed[key] + plan.added[key]
 }
+
+// unknownProviderError is newAllocPlan's answer for an allocation on a
+// provider that does not exist; the plan returned with it still says which
+// consumers upstream has created.
+type unknownProviderError struct{ err error }
+
+func (e *unknownProviderError) Error() string { return e.err.Error() }
+func (e *unknownProviderError) Unwrap() error { return e.err }

@@ -31,13 +31,20 @@ func (l *Ledger) Reshape(ctx context.Context, inventories []store.ProviderInvent
 
 // ReshapeUnder is Reshape with the allocations checked under rule.
 func (l *Ledger) ReshapeUnder(ctx context.Context, rule store.CapacityRule, inventories []store.ProviderInventories, allocations []store.ConsumerAllocations) error {
-	return l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+	// answer is a failure that still commits (an unknown provider).
+	var answer error
+	err := l.write(ctx, func(tx store.Tx, now time.Time) (func(), error) {
+		answer = nil
 		targets, plan, err := checkReshape(l.st, inventories, allocations, rule)
 		if err != nil {
-			return nil, err
+			return unknownProviderAnswer(ctx, tx, now, plan, err, &answer)
 		}
 		return writeReshape(ctx, tx, now, targets, plan)
 	})
+	if err != nil {
+		return err
+	}
+	return answer
 }
 
 // checkReshape validates a reshape against st and returns the providers'
@@ -49,7 +56,7 @@ func checkReshape(st *state, inventories []store.ProviderInventories, allocation
 	}
 	plan, err := newAllocPlan(st, allocations, rule)
 	if err != nil {
-		return nil, nil, err
+		return nil, plan, err
 	}
 	for _, t := range targets {
 		if err := t.resolve(st); err != nil {

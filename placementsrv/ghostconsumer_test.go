@@ -1,0 +1,91 @@
+package placementsrv_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+)
+
+// Upstream commits a new consumer before it looks up the providers an
+// allocation write names; a write naming an unknown provider fails with
+// 400 and leaves the consumer at generation 0 without allocations. Other
+// failures (a later consumer's generation, an unknown class, capacity)
+// remove it again. Same on 8.0.0 and 15.0.0.
+
+const (
+	gcRP  = "66666666-0000-0000-0000-000000000001"
+	gcBad = "11111111-2222-3333-4444-555555555555"
+	gcG   = "77777777-0000-0000-0000-000000000001"
+	gcH1  = "77777777-0000-0000-0000-000000000002"
+	gcH2  = "77777777-0000-0000-0000-000000000003"
+	gcH3  = "77777777-0000-0000-0000-000000000004"
+	gcH4  = "77777777-0000-0000-0000-000000000005"
+	gcE   = "77777777-0000-0000-0000-000000000006"
+)
+
+// gcBody is one consumer's allocations of class on rp, at generation gen
+// ("null" or a number).
+func gcBody(rp, class, amount, gen string) string {
+	return `{"allocations":{"` + rp + `":{"resources":{"` + class + `":` + amount + `}}},"consumer_generation":` + gen + `,` + ocPU + `}`
+}
+
+type gcStep struct {
+	name         string
+	method, path string
+	body         string
+	status       int
+	contains     string // in the body without its spaces, whatever the status
+}
+
+func gcSteps() []gcStep {
+	ok := gcBody(gcRP, "VCPU", "1", "null")
+	unknown := `"Allocation for resource provider '` + gcBad + `' that does not exist."`
+	return []gcStep{
+		{"provider", "POST", "/resource_providers", `{"uuid":"` + gcRP + `","name":"ghosts"}`, 200, ""},
+		{"inventory", "PUT", "/resource_providers/" + gcRP + "/inventories", `{"resource_provider_generation":0,"inventories":{"VCPU":{"total":4}}}`, 200, ""},
+		{"put on an unknown provider", "PUT", "/allocations/" + gcG, gcBody(gcBad, "VCPU", "1", "null"), 400, unknown[1 : len(unknown)-1]},
+		{"the ghost has no allocations", "GET", "/allocations/" + gcG, "", 200, `{"allocations":{}}`},
+		{"delete finds none", "DELETE", "/allocations/" + gcG, "", 404, "No allocations for consumer"},
+		{"null is refused", "PUT", "/allocations/" + gcG, ok, 409, "expected 0 but got None"},
+		{"1 is refused", "POST", "/allocations", `{"` + gcG + `":` + gcBody(gcRP, "VCPU", "1", "1") + `}`, 409, "expected 0 but got 1"},
+		{"emptied at 0 stays", "PUT", "/allocations/" + gcG, `{"allocations":{},"consumer_generation":0,` + ocPU + `}`, 204, ""},
+		{"still at 0", "PUT", "/allocations/" + gcG, ok, 409, "expected 0 but got None"},
+		{"post, second consumer on an unknown provider", "POST", "/allocations",
+			`{"` + gcH1 + `":` + ok + `,"` + gcH2 + `":` + gcBody(gcBad, "VCPU", "1", "null") + `}`, 400, "does not exist"},
+		{"the first is a ghost too", "PUT", "/allocations/" + gcH1, ok, 409, "expected 0 but got None"},
+		{"and the second", "PUT", "/allocations/" + gcH2, ok, 409, "expected 0 but got None"},
+		{"post, second consumer's generation refused", "POST", "/allocations",
+			`{"` + gcH3 + `":` + ok + `,"` + gcE + `":` + gcBody(gcRP, "VCPU", "1", "5") + `}`, 409, "expected null but got 5"},
+		{"no ghost left by a generation conflict", "PUT", "/allocations/" + gcH3, ok, 204, ""},
+		{"unknown class", "PUT", "/allocations/" + gcH4, gcBody(gcRP, "CUSTOM_NOPE", "1", "null"), 400, "CUSTOM_NOPE"},
+		{"over capacity", "PUT", "/allocations/" + gcH4, gcBody(gcRP, "VCPU", "9", "null"), 409, "capacity"},
+		{"no ghost left by a class or capacity failure", "PUT", "/allocations/" + gcH4, ok, 204, ""},
+		{"the ghost written at 0", "PUT", "/allocations/" + gcG, gcBody(gcRP, "VCPU", "1", "0"), 204, ""},
+		{"now at 1", "GET", "/allocations/" + gcG, "", 200, `"consumer_generation":1`},
+		{"usages count the written consumers only", "GET", "/usages?project_id=" + oc1, "", 200, `{"usages":{"VCPU":3}}`},
+		{"emptying removes it", "PUT", "/allocations/" + gcG, `{"allocations":{},"consumer_generation":1,` + ocPU + `}`, 204, ""},
+		{"gone", "PUT", "/allocations/" + gcG, ok, 204, ""},
+	}
+}
+
+func TestGhostConsumer(t *testing.T) {
+	forReleases(t, func(t *testing.T, s *placementtest.Server) {
+		for _, st := range gcSteps() {
+			status, _, b := call(t, s, st.method, st.path, "1.37", "admin", st.body)
+			if status != st.status {
+				t.Errorf("%s: %s %s: status %d, want %d under %s: %s", st.name, st.method, st.path, status, st.status, s.Release, b)
+				continue
+			}
+			if st.contains != "" && !strings.Contains(compact(b), st.contains) {
+				t.Errorf("%s: body lacks %q: %s", st.name, st.contains, b)
+			}
+		}
+	})
+}
+
+// compact is b without the spaces the reference puts after JSON's colons
+// and commas, so that one expected text fits both servers.
+func compact(b []byte) string {
+	return strings.NewReplacer(`": `, `":`, `, "`, `,"`).Replace(string(b))
+}
