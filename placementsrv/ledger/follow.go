@@ -119,11 +119,16 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 	if r == nil || !r.consistentReads.Load() {
 		return nil
 	}
+	began := time.Now()
 	hctx, cancel := context.WithTimeout(ctx, freshTimeout)
 	head, err := r.feed.Head(hctx)
 	cancel()
-	if err != nil || head <= r.at.Load() {
+	if err != nil {
 		return err
+	}
+	if head <= r.at.Load() {
+		r.confirm(began)
+		return nil
 	}
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
@@ -134,6 +139,17 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 	defer cancel()
 	_, err = l.catchUp(ctx)
 	return err
+}
+
+// LastConfirmed is when the last read of the feed that found this
+// replica's memory holding every committed change began: a read answered
+// from memory now misses at most what was acknowledged since. It is the
+// zero time for a ledger that is not replicated or has not confirmed yet.
+func (l *Ledger) LastConfirmed() time.Time {
+	if l.rep == nil || l.rep.confirmed.Load() == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, l.rep.confirmed.Load())
 }
 
 // freshTimeout bounds a read's look at the feed's head: a database that

@@ -38,6 +38,9 @@ type replica struct {
 	at atomic.Int64
 	// consistentReads makes Fresh catch up (SetConsistentReads).
 	consistentReads atomic.Bool
+	// confirmed is when (unix nanoseconds) the last read of the feed that
+	// found memory complete began (LastConfirmed).
+	confirmed atomic.Int64
 	// own holds ids above cursor of changes this process wrote and
 	// applied already; catching up skips them.
 	own     map[int64]struct{}
@@ -105,6 +108,17 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 	return nil
 }
 
+// confirm records that a read of the feed that began at t found memory
+// complete.
+func (r *replica) confirm(t time.Time) {
+	for {
+		old := r.confirmed.Load()
+		if t.UnixNano() <= old || r.confirmed.CompareAndSwap(old, t.UnixNano()) {
+			return
+		}
+	}
+}
+
 // setCursor moves the feed position (caller holds wmu).
 func (r *replica) setCursor(id int64) {
 	r.cursor = id
@@ -167,8 +181,13 @@ func (l *Ledger) noteOwn(tx *feedTx) {
 
 // catchUp applies every change after the cursor and returns how many it
 // applied (a reload counts as one). Caller holds wmu.
-func (l *Ledger) catchUp(ctx context.Context) (int, error) {
-	applied := 0
+func (l *Ledger) catchUp(ctx context.Context) (applied int, err error) {
+	began := time.Now()
+	defer func() {
+		if err == nil {
+			l.rep.confirm(began)
+		}
+	}()
 	for {
 		chs, err := l.rep.feed.Changes(ctx, l.rep.cursor, feedBatch)
 		if err != nil {
