@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -28,6 +29,13 @@ const (
 	DefaultRetention    = time.Hour
 	// pruneEvery is how often a replica prunes the feed.
 	pruneEvery = time.Minute
+	// holeGrace is how long a hole stays open before a tombstone is
+	// tried: a writer commits within milliseconds of taking its id, so
+	// older holes are mostly ids never used (a rollback, Galera's
+	// auto-increment offsets), and a tombstone ends asking for them.
+	holeGrace = time.Second
+	// settleEvery is the most often a replica raises the settled mark.
+	settleEvery = time.Second
 )
 
 // Replicated reports whether the ledger shares its database with other
@@ -57,6 +65,7 @@ func (l *Ledger) Follow(ctx context.Context, opts FollowOptions) {
 			return
 		case <-poll.C:
 			l.report(opts, l.Poll(ctx, opts.Interval*10+time.Second))
+			l.report(opts, l.settle(ctx))
 		case <-prune.C:
 			pctx, cancel := context.WithTimeout(ctx, time.Minute)
 			_, err := l.rep.feed.PruneChanges(pctx, time.Now().Add(-opts.Retention))
@@ -109,10 +118,12 @@ func (l *Ledger) SetConsistentReads(on bool) {
 	}
 }
 
-// Fresh, for a replica with consistent reads, reads the id of the last
-// change committed and, when memory is behind it, catches up, so that a
-// read that follows it sees every write acknowledged before it began, on
-// any replica. Memory already current costs one indexed read and no lock.
+// Fresh, for a replica with consistent reads, asks the feed for any
+// change committed after the last one memory holds or in its holes and,
+// when there is one, catches up, so that a read that follows it sees
+// every write acknowledged before it began, on any replica: such a write
+// committed before the question. Memory already current costs one
+// indexed read and no lock. An error means the read cannot be confirmed.
 // Otherwise Fresh does nothing.
 func (l *Ledger) Fresh(ctx context.Context) error {
 	r := l.rep
@@ -120,21 +131,19 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 		return nil
 	}
 	began := time.Now()
+	v := r.view.Load()
 	hctx, cancel := context.WithTimeout(ctx, freshTimeout)
-	head, err := r.feed.Head(hctx)
+	pending, err := r.feed.Pending(hctx, v.top, v.missing)
 	cancel()
 	if err != nil {
 		return err
 	}
-	if head <= r.at.Load() {
+	if !pending {
 		r.confirm(began)
 		return nil
 	}
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	if head <= r.cursor {
-		return nil // another request caught up meanwhile
-	}
 	ctx, cancel = context.WithTimeout(ctx, catchUpTimeout)
 	defer cancel()
 	_, err = l.catchUp(ctx)
@@ -159,3 +168,39 @@ const (
 	freshTimeout   = time.Second
 	catchUpTimeout = 5 * time.Second
 )
+
+// settle tries tombstones for the holes older than holeGrace and, at most
+// every settleEvery, raises the settled mark to this replica's frontier.
+// The tombstones are written without wmu: one may wait a second for a
+// writer that has not committed (paused, or slow), and writes of this
+// replica must not wait with it. A closed id can never become a change,
+// so it is removed from the holes afterwards without reading it.
+func (l *Ledger) settle(ctx context.Context) error {
+	r := l.rep
+	l.wmu.Lock()
+	now := time.Now()
+	stale := r.pos.stale(now.Add(-holeGrace))
+	through := r.pos.frontier
+	due := now.Sub(r.settledAt) >= settleEvery
+	l.wmu.Unlock()
+	if len(stale) == 0 && !due {
+		return nil
+	}
+	closed, err := r.feed.Settle(ctx, through, stale)
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if due && err == nil {
+		r.settledAt = now
+	}
+	for _, id := range closed {
+		r.pos.see(id, now)
+	}
+	if len(closed) > 0 {
+		r.published()
+		r.metrics.tombstones.Add(float64(len(closed)))
+	}
+	if err != nil {
+		return fmt.Errorf("settle the change feed: %w", err)
+	}
+	return nil
+}

@@ -28,36 +28,36 @@ const feedBatch = 500
 const maxWriteAttempts = 8
 
 // replica is a ledger's follower state; only the holder of Ledger.wmu
-// uses it.
+// uses it, but for the fields said otherwise.
 type replica struct {
 	feed store.Feed
-	// cursor is the id of the last change memory includes: every change
-	// up to it is applied (or was this process's own).
-	cursor int64
-	// at mirrors cursor for readers that do not hold wmu (Fresh).
-	at atomic.Int64
+	// pos is which changes memory holds.
+	pos *feedPos
+	// view mirrors pos for readers that do not hold wmu (Fresh).
+	view atomic.Pointer[posView]
 	// consistentReads makes Fresh catch up (SetConsistentReads).
 	consistentReads atomic.Bool
 	// confirmed is when (unix nanoseconds) the last read of the feed that
 	// found memory complete began (LastConfirmed).
 	confirmed atomic.Int64
-	// own holds ids above cursor of changes this process wrote and
-	// applied already; catching up skips them.
-	own     map[int64]struct{}
-	idx     *idIndex
-	metrics *feedMetrics
+	// settledAt is when Settle last raised the settled mark.
+	settledAt time.Time
+	idx       *idIndex
+	metrics   *feedMetrics
 	// shared is the backend as given to New.
 	shared store.Backend
 }
 
 type feedMetrics struct {
-	set      *metricset.Set
-	lag      prometheus.Observer
-	applied  prometheus.Counter
-	reloads  prometheus.Counter
-	retries  prometheus.Counter
-	errors   prometheus.Counter
-	position prometheus.Gauge
+	set        *metricset.Set
+	lag        prometheus.Observer
+	applied    prometheus.Counter
+	reloads    prometheus.Counter
+	retries    prometheus.Counter
+	errors     prometheus.Counter
+	position   prometheus.Gauge
+	holes      prometheus.Gauge
+	tombstones prometheus.Counter
 }
 
 func newFeedMetrics() *feedMetrics {
@@ -67,11 +67,13 @@ func newFeedMetrics() *feedMetrics {
 		lag: s.HistogramVec("feed_lag_seconds",
 			"Time from another replica's commit of a change (the database's clock) to its apply to this replica's memory.",
 			metrics.LatencyBuckets()).WithLabelValues(),
-		applied:  s.Counter("feed_changes_applied_total", "Changes of other replicas applied to memory from the change feed."),
-		reloads:  s.Counter("feed_reloads_total", "Full reloads of memory from the database (feed pruned past this replica's position, or memory found out of step)."),
-		retries:  s.Counter("feed_write_retries_total", "Writes run again after catching up, because they failed while memory was behind another replica's write."),
-		errors:   s.Counter("feed_errors_total", "Failed reads or prunes of the change feed (the next poll retries)."),
-		position: s.Gauge("feed_position", "Id of the last change of the feed this replica's memory includes."),
+		applied:    s.Counter("feed_changes_applied_total", "Changes of other replicas applied to memory from the change feed."),
+		reloads:    s.Counter("feed_reloads_total", "Full reloads of memory from the database (feed pruned past this replica's position, or memory found out of step)."),
+		retries:    s.Counter("feed_write_retries_total", "Writes run again after catching up, because they failed while memory was behind another replica's write."),
+		errors:     s.Counter("feed_errors_total", "Failed reads or prunes of the change feed (the next poll retries)."),
+		position:   s.Gauge("feed_position", "Id up to which this replica's memory holds every change of the feed."),
+		tombstones: s.Counter("feed_tombstones_total", "Holes of the feed this replica closed with an empty change, after they stayed open a second."),
+		holes:      s.Gauge("feed_holes", "Ids below the last change this replica holds that no change it read holds yet (writers not committed yet, or ids never used)."),
 	}
 }
 
@@ -81,16 +83,16 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 	shared := l.be
 	l.be = feedBackend{Backend: l.be}
 	var recs *store.Records
-	var cursor int64
+	var at store.FeedPosition
 	for attempt := 1; ; attempt++ {
 		var err error
-		if recs, cursor, err = f.LoadAt(ctx); err != nil {
+		if recs, at, err = f.LoadAt(ctx); err != nil {
 			return err
 		}
 		n := len(recs.ResourceClasses) + len(recs.Traits)
 		err = seedStandard(ctx, l.be, recs, l.now().UTC())
 		if err == nil && n == len(recs.ResourceClasses)+len(recs.Traits) {
-			break // nothing seeded: recs and cursor agree
+			break // nothing seeded: recs and the position agree
 		}
 		// Seeded (load again, to include our change) or lost a race with
 		// another replica seeding the same names (load again, retry).
@@ -103,8 +105,8 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	l.st = st
-	l.rep = &replica{feed: f, cursor: cursor, own: map[int64]struct{}{}, idx: idx, metrics: newFeedMetrics(), shared: shared}
-	l.rep.setCursor(cursor)
+	l.rep = &replica{feed: f, idx: idx, metrics: newFeedMetrics(), shared: shared}
+	l.rep.setPos(posFrom(at, time.Now()))
 	return nil
 }
 
@@ -119,11 +121,18 @@ func (r *replica) confirm(t time.Time) {
 	}
 }
 
-// setCursor moves the feed position (caller holds wmu).
-func (r *replica) setCursor(id int64) {
-	r.cursor = id
-	r.at.Store(id)
-	r.metrics.position.Set(float64(id))
+// setPos replaces the feed position (caller holds wmu).
+func (r *replica) setPos(p *feedPos) {
+	r.pos = p
+	r.published()
+}
+
+// published makes the position's changes visible to Fresh and the
+// metrics (caller holds wmu).
+func (r *replica) published() {
+	r.view.Store(r.pos.view())
+	r.metrics.position.Set(float64(r.pos.frontier))
+	r.metrics.holes.Set(float64(len(r.pos.holes)))
 }
 
 // replicaWrite is writeTx for a replica: it first applies what other
@@ -165,18 +174,18 @@ func (l *Ledger) replicaWrite(ctx context.Context, usageOnly bool, fn writeFunc)
 }
 
 // noteOwn records a committed write of this process in the feed position
-// and the id index (its write path already applied it to memory).
+// and the id index (its write path already applied it to memory). Changes
+// of others with smaller ids may commit after it; they touch none of the
+// rows it wrote, or its compare-and-swap or theirs would have failed, so
+// applying them afterwards commutes.
 func (l *Ledger) noteOwn(tx *feedTx) {
 	r := l.rep
 	if tx.changeID == 0 {
 		return
 	}
 	r.idx.noteLocal(l.st, tx.Ops())
-	if tx.changeID == r.cursor+1 {
-		r.setCursor(tx.changeID)
-	} else {
-		r.own[tx.changeID] = struct{}{}
-	}
+	r.pos.see(tx.changeID, time.Now())
+	r.published()
 }
 
 // catchUp applies every change after the cursor and returns how many it
@@ -188,15 +197,19 @@ func (l *Ledger) catchUp(ctx context.Context) (applied int, err error) {
 			l.rep.confirm(began)
 		}
 	}()
+	r := l.rep
 	for {
-		chs, err := l.rep.feed.Changes(ctx, l.rep.cursor, feedBatch)
+		chs, pruned, err := r.feed.Changes(ctx, r.pos.top, r.pos.missing(), feedBatch)
 		if err != nil {
-			return applied, fmt.Errorf("read changes after %d: %w", l.rep.cursor, err)
+			return applied, fmt.Errorf("read changes after %d: %w", r.pos.top, err)
 		}
 		n, err := l.applyChanges(chs)
 		applied += n
+		if err == nil && pruned > r.pos.frontier {
+			err = fmt.Errorf("the feed was pruned through change %d, past this replica's %d", pruned, r.pos.frontier)
+		}
 		if err != nil {
-			// Pruned past the cursor, or memory out of step: start over.
+			// Pruned past the position, or memory out of step: start over.
 			if rerr := l.reloadFeed(ctx); rerr != nil {
 				return applied, fmt.Errorf("%v; reload: %w", err, rerr)
 			}
@@ -225,16 +238,12 @@ func (l *Ledger) applyChanges(chs []store.Change) (int, error) {
 			l.version++
 			l.snap.noteWrite(usageOnly, l.st.usageLog)
 		}
-		r.setCursor(r.cursor)
+		r.published()
 	}()
+	now := time.Now()
 	for _, ch := range chs {
-		if ch.ID != r.cursor+1 {
-			return applied, fmt.Errorf("change %d follows %d: the feed was pruned past this replica", ch.ID, r.cursor)
-		}
-		r.cursor = ch.ID
-		if _, mine := r.own[ch.ID]; mine {
-			delete(r.own, ch.ID)
-			continue
+		if !r.pos.see(ch.ID, now) || len(ch.Payload) == 0 {
+			continue // held already (this process's own), or a tombstone
 		}
 		ops, err := feed.Decode(ch.Payload)
 		if err != nil {
@@ -258,7 +267,7 @@ func (l *Ledger) applyChanges(chs []store.Change) (int, error) {
 // committed is in the load.
 func (l *Ledger) reloadFeed(ctx context.Context) error {
 	r := l.rep
-	recs, cursor, err := r.feed.LoadAt(ctx)
+	recs, at, err := r.feed.LoadAt(ctx)
 	if err != nil {
 		return err
 	}
@@ -271,8 +280,8 @@ func (l *Ledger) reloadFeed(ctx context.Context) error {
 	l.version++
 	l.snap.noteWrite(false, nil)
 	l.mu.Unlock()
-	r.own, r.idx = map[int64]struct{}{}, idx
-	r.setCursor(cursor)
+	r.idx = idx
+	r.setPos(posFrom(at, time.Now()))
 	r.metrics.reloads.Inc()
 	return nil
 }

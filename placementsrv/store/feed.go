@@ -12,22 +12,49 @@ import (
 // in-memory copy up to date with the others' writes. A Backend that one
 // process owns (SQLite) does not implement it and pays nothing for it.
 //
-// Change ids are dense and in commit order: AppendChange takes the next id
-// from one counter row that the transaction holds locked until it
-// commits or rolls back, so a change becomes visible only after every
-// change with a smaller id, and a rolled-back transaction leaves no hole.
+// Change ids come from the database (an auto-increment key) and no lock
+// is held from taking one to the commit, so writes to different rows
+// never wait for each other. Ids are therefore not dense and not in
+// commit order: a reader may see id 12 while 11 is still being committed,
+// rolled back, or never used (Galera's interleaved auto-increments). The
+// reader keeps the ids below the highest it has seen that it has not
+// seen (holes), asks for them again each time, and closes a hole that
+// stays empty with an empty change (a tombstone, Settle), which either
+// takes the id for good or finds the writer's change there. Every id up
+// to the settled mark is a change or a tombstone; pruning deletes only
+// such ids, and raises the pruned mark first, so that a reader whose
+// position is below it knows it may have missed changes and reloads
+// (placementsrv/ledger/DESIGN.md, "The feed").
 type Feed interface {
-	// LoadAt is Load plus the id of the last change the records include,
-	// both read from one consistent snapshot.
-	LoadAt(ctx context.Context) (*Records, int64, error)
-	// Changes returns up to limit committed changes with an id greater
-	// than after, in ascending id order.
-	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
-	// Head returns the id of the last committed change (0 when none).
-	Head(ctx context.Context) (int64, error)
-	// PruneChanges deletes changes committed before t, keeping the last
-	// one, and returns how many it deleted.
+	// LoadAt is Load plus the feed position the records include, both
+	// read from one consistent snapshot.
+	LoadAt(ctx context.Context) (*Records, FeedPosition, error)
+	// Changes returns committed changes (tombstones included) with an id
+	// among missing, and up to limit with an id greater than after, in
+	// ascending id order; then the pruned mark, read after them.
+	Changes(ctx context.Context, after int64, missing []int64, limit int) ([]Change, int64, error)
+	// Pending reports whether a change with an id greater than after or
+	// among missing has committed: whether Changes would return any.
+	Pending(ctx context.Context, after int64, missing []int64) (bool, error)
+	// Settle writes a tombstone for each id of missing that holds no
+	// change and returns those ids; an id whose writer has not committed
+	// yet stays open (Settle waits at most about a second for it). It
+	// then raises the settled mark to through, when that is higher.
+	Settle(ctx context.Context, through int64, missing []int64) ([]int64, error)
+	// PruneChanges deletes settled changes committed before t and
+	// returns how many it deleted.
 	PruneChanges(ctx context.Context, before time.Time) (int64, error)
+}
+
+// FeedPosition is which changes a load includes.
+type FeedPosition struct {
+	// Settled is the settled mark: every id up to it is a change the
+	// records include or a tombstone.
+	Settled int64
+	// Seen are the ids above Settled of the changes the records
+	// include, ascending; every other id above Settled is not committed
+	// yet, or never will be.
+	Seen []int64
 }
 
 // FeedTx is implemented by the Tx of a Backend that implements Feed.
@@ -37,7 +64,8 @@ type FeedTx interface {
 	AppendChange(ctx context.Context, payload []byte) (int64, error)
 }
 
-// Change is one committed write transaction as the feed carries it.
+// Change is one committed write transaction as the feed carries it; a
+// tombstone has no payload.
 type Change struct {
 	ID int64
 	// Time is the database's clock when the change was recorded.

@@ -27,6 +27,7 @@ func RunReplicas(t *testing.T, newStorage func(t *testing.T) Storage) {
 		{"replicas/claims never exceed capacity", testReplicaClaims},
 		{"replicas/pruned feed reloads", testReplicaPruned},
 		{"replicas/consistent reads", testReplicaConsistentReads},
+		{"replicas/changes out of id order", testFeedHoles},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStorage(t)) })
@@ -159,11 +160,24 @@ func testReplicaPruned(t *testing.T, s Storage) {
 		t.Fatal("no change feed")
 	}
 	defer f.(store.Backend).Close()
+	// Nothing is settled yet: pruning leaves every change.
+	if n, err := f.PruneChanges(ctx, time.Now().Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("pruning before anything is settled deleted %d (%v)", n, err)
+	}
+	chs, _, err := f.Changes(ctx, 0, nil, 100)
+	if err != nil || len(chs) == 0 {
+		t.Fatalf("changes: %d (%v)", len(chs), err)
+	}
+	// One writer: the ids are dense, so all of them are settled.
+	last := chs[len(chs)-1].ID
+	if _, err := f.Settle(ctx, last, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := f.PruneChanges(ctx, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if chs, err := f.Changes(ctx, 0, 10); err != nil || len(chs) != 1 {
-		t.Fatalf("after pruning everything: %d changes (%v), want the last one", len(chs), err)
+	if chs, pruned, err := f.Changes(ctx, 0, nil, 10); err != nil || len(chs) != 0 || pruned != last {
+		t.Fatalf("after pruning everything: %d changes, pruned through %d (%v), want none and %d", len(chs), pruned, err, last)
 	}
 	poll(t, ls[1])
 	if got, want := dump(t, ctx, ls[1]), dump(t, ctx, ls[0]); got != want {

@@ -3,72 +3,119 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
-// The change feed (store.Feed) and leases (store.Leases) of replicas
-// sharing the database; the tables are migration 0002's.
+// The change feed (store.Feed) of replicas sharing the database: changes
+// keyed by an auto-increment id, and feed_counter's two marks, 'settled'
+// and 'pruned' (migrations 0002 and 0003; the ledger's DESIGN.md, "The
+// feed").
 
 // dbMicros is the database's clock in microseconds since the epoch.
 const dbMicros = `CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)`
 
-// AppendChange takes the next change id from feed_counter, whose row
-// stays locked until this transaction ends, and records payload under it.
+// settleLockWait is how long, in seconds, a tombstone waits for a writer
+// that has inserted its change but not committed yet.
+const settleLockWait = 1
+
+// maxInList bounds the ids of one IN list.
+const maxInList = 500
+
+// AppendChange records payload as a change under the next auto-increment
+// id. The id is taken when the row is inserted and no lock is held past
+// that row's own, so concurrent writers do not wait for each other. A
+// tombstone that took the id first (a reader settling it as a hole)
+// makes the insert a duplicate: the write is run again (store.ErrRetry).
 func (t *tx) AppendChange(ctx context.Context, payload []byte) (int64, error) {
-	res, err := t.Exec(ctx, `UPDATE feed_counter SET value = LAST_INSERT_ID(value + 1) WHERE name = 'changes'`)
+	res, err := t.Exec(ctx, `INSERT INTO changes (committed_at, payload) VALUES (`+dbMicros+`, ?)`, payload)
+	var me *mysql.MySQLError
+	if errors.Is(err, store.ErrDuplicate) && errors.As(err, &me) {
+		return 0, kindError{me, store.ErrRetry}
+	}
 	if err != nil {
 		return 0, err
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
-	}
-	if id == 0 {
-		return 0, fmt.Errorf("change feed counter missing")
-	}
-	if err := t.Run(ctx, `INSERT INTO changes (id, committed_at, payload) VALUES (?, `+dbMicros+`, ?)`, id, payload); err != nil {
-		return 0, err
-	}
-	return id, nil
+	return res.LastInsertId()
 }
 
-// LoadAt is Load and the counter read in the same snapshot: every change
-// up to the counter is in the records, none after it.
-func (b *Backend) LoadAt(ctx context.Context) (*store.Records, int64, error) {
+// LoadAt is Load, the settled mark and the ids of the changes above it
+// read in the same snapshot.
+func (b *Backend) LoadAt(ctx context.Context) (*store.Records, store.FeedPosition, error) {
+	var pos store.FeedPosition
 	t, err := b.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
-		return nil, 0, fmt.Errorf("load %s: %w", b.name, err)
+		return nil, pos, fmt.Errorf("load %s: %w", b.name, err)
 	}
 	defer t.Rollback() //nolint:errcheck // read-only
-	var cursor int64
-	if err := t.QueryRowContext(ctx, `SELECT value FROM feed_counter WHERE name = 'changes'`).Scan(&cursor); err != nil {
-		return nil, 0, fmt.Errorf("load %s: change feed position: %w", b.name, err)
+	if err := t.QueryRowContext(ctx, `SELECT value FROM feed_counter WHERE name = 'settled'`).Scan(&pos.Settled); err != nil {
+		return nil, pos, fmt.Errorf("load %s: the change feed's settled mark: %w", b.name, err)
 	}
 	r, err := loadAll(ctx, t)
 	if err != nil {
-		return nil, 0, fmt.Errorf("load %s: %w", b.name, err)
+		return nil, pos, fmt.Errorf("load %s: %w", b.name, err)
+	}
+	if pos.Seen, err = changeIDs(ctx, t, pos.Settled); err != nil {
+		return nil, pos, fmt.Errorf("load %s: %w", b.name, err)
 	}
 	if err := t.Commit(); err != nil {
-		return nil, 0, fmt.Errorf("load %s: %w", b.name, err)
+		return nil, pos, fmt.Errorf("load %s: %w", b.name, err)
 	}
-	return r, cursor, nil
+	return r, pos, nil
 }
 
-// Head reads the counter: the id of the last committed change.
-func (b *Backend) Head(ctx context.Context) (int64, error) {
-	var id int64
-	if err := b.db.QueryRowContext(ctx, `SELECT value FROM feed_counter WHERE name = 'changes'`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("read the change feed's head of %s: %w", b.name, err)
+// changeIDs reads the ids of the changes above after.
+func changeIDs(ctx context.Context, t *sql.Tx, after int64) ([]int64, error) {
+	rows, err := t.QueryContext(ctx, `SELECT id FROM changes WHERE id > ? ORDER BY id`, after)
+	if err != nil {
+		return nil, fmt.Errorf("read change ids: %w", err)
 	}
-	return id, nil
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("read change ids: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
-// Changes reads committed changes after the id after.
-func (b *Backend) Changes(ctx context.Context, after int64, limit int) ([]store.Change, error) {
-	rows, err := b.db.QueryContext(ctx, `SELECT id, committed_at, payload FROM changes WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
+// Changes reads the committed changes among missing and after after, then
+// the pruned mark: pruning raises it before it deletes, so a change this
+// read missed because it was pruned shows in the mark.
+func (b *Backend) Changes(ctx context.Context, after int64, missing []int64, limit int) ([]store.Change, int64, error) {
+	var out []store.Change
+	for len(missing) > 0 {
+		n := min(len(missing), maxInList)
+		q, args := inList(`SELECT id, committed_at, payload FROM changes WHERE id IN `, missing[:n])
+		chs, err := b.readChanges(ctx, q+` ORDER BY id`, args...)
+		if err != nil {
+			return nil, 0, err
+		}
+		out, missing = append(out, chs...), missing[n:]
+	}
+	chs, err := b.readChanges(ctx, `SELECT id, committed_at, payload FROM changes WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	out = append(out, chs...)
+	var pruned int64
+	if err := b.db.QueryRowContext(ctx, `SELECT value FROM feed_counter WHERE name = 'pruned'`).Scan(&pruned); err != nil {
+		return nil, 0, fmt.Errorf("read the change feed's pruned mark of %s: %w", b.name, err)
+	}
+	return out, pruned, nil
+}
+
+func (b *Backend) readChanges(ctx context.Context, q string, args ...any) ([]store.Change, error) {
+	rows, err := b.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read changes of %s: %w", b.name, err)
 	}
@@ -89,14 +136,94 @@ func (b *Backend) Changes(ctx context.Context, after int64, limit int) ([]store.
 	return out, nil
 }
 
-// PruneChanges deletes changes committed before t but the last one, in
-// batches so that no transaction grows large (Galera replicates each as
-// one write set). The last stays so that a replica behind it finds a gap
-// before it, rather than nothing, and reloads.
+// Pending asks whether any change after after or among missing has
+// committed: one indexed read when missing is short.
+func (b *Backend) Pending(ctx context.Context, after int64, missing []int64) (bool, error) {
+	q, args := `SELECT 1 FROM changes WHERE id > ?`, []any{after}
+	for len(missing) > 0 {
+		n := min(len(missing), maxInList)
+		in, inArgs := inList(` UNION ALL SELECT 1 FROM changes WHERE id IN `, missing[:n])
+		q, args, missing = q+in, append(args, inArgs...), missing[n:]
+	}
+	var one int
+	switch err := b.db.QueryRowContext(ctx, q+` LIMIT 1`, args...).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read the change feed of %s: %w", b.name, err)
+	}
+	return true, nil
+}
+
+// inList appends "(?, ?, ...)" for ids to prefix.
+func inList(prefix string, ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return prefix + "(" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")", args
+}
+
+// Settle inserts a tombstone for each missing id on a connection of its
+// own whose lock wait is short: an id whose writer inserted its change
+// but has not committed keeps the insert waiting, and after the wait it
+// stays open. A duplicate (IGNORE: no row inserted) means a change or a
+// tombstone holds the id already; the reader finds it there.
+func (b *Backend) Settle(ctx context.Context, through int64, missing []int64) ([]int64, error) {
+	conn, err := b.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("settle the change feed of %s: %w", b.name, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`SET SESSION innodb_lock_wait_timeout = %d`, settleLockWait)); err != nil {
+		return nil, fmt.Errorf("settle the change feed of %s: %w", b.name, err)
+	}
+	// The connection goes back to the pool: give it the default again.
+	defer conn.ExecContext(context.Background(), `SET SESSION innodb_lock_wait_timeout = DEFAULT`) //nolint:errcheck // a failed reset leaves a shorter wait only
+	var closed []int64
+	for _, id := range missing {
+		res, err := conn.ExecContext(ctx, `INSERT IGNORE INTO changes (id, committed_at, payload) VALUES (?, `+dbMicros+`, '')`, id)
+		if isLockWait(err) {
+			continue
+		}
+		if err != nil {
+			return closed, fmt.Errorf("settle change %d of %s: %w", id, b.name, classify(err))
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 1 {
+			closed = append(closed, id)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `UPDATE feed_counter SET value = ? WHERE name = 'settled' AND value < ?`, through, through); err != nil && !errors.Is(classify(err), store.ErrRetry) {
+		return closed, fmt.Errorf("raise the settled mark of %s: %w", b.name, err)
+	}
+	return closed, nil
+}
+
+// isLockWait reports a lock wait timeout, or a Galera certification
+// conflict with the writer of the id.
+func isLockWait(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == errLockWaitTimeout || me.Number == errLockDeadlock)
+}
+
+// PruneChanges deletes changes committed before t up to the settled
+// mark, in batches so that no transaction grows large (Galera replicates
+// each as one write set). It raises the pruned mark to the last id it
+// will delete before deleting, so that a reader behind it reloads.
 func (b *Backend) PruneChanges(ctx context.Context, before time.Time) (int64, error) {
+	var last sql.NullInt64
+	if err := b.db.QueryRowContext(ctx, `SELECT MAX(id) FROM changes WHERE committed_at < ? AND id <= (SELECT value FROM feed_counter WHERE name = 'settled')`, before.UnixMicro()).Scan(&last); err != nil {
+		return 0, fmt.Errorf("prune changes of %s: %w", b.name, err)
+	}
+	if !last.Valid {
+		return 0, nil
+	}
+	if _, err := b.db.ExecContext(ctx, `UPDATE feed_counter SET value = ? WHERE name = 'pruned' AND value < ?`, last.Int64, last.Int64); err != nil {
+		return 0, fmt.Errorf("prune changes of %s: raise the pruned mark: %w", b.name, err)
+	}
 	var total int64
 	for {
-		res, err := b.db.ExecContext(ctx, `DELETE FROM changes WHERE committed_at < ? AND id < (SELECT value FROM feed_counter WHERE name = 'changes') ORDER BY id LIMIT 5000`, before.UnixMicro())
+		res, err := b.db.ExecContext(ctx, `DELETE FROM changes WHERE id <= ? ORDER BY id LIMIT 5000`, last.Int64)
 		if err != nil {
 			return total, fmt.Errorf("prune changes of %s: %w", b.name, err)
 		}
@@ -109,68 +236,6 @@ func (b *Backend) PruneChanges(ctx context.Context, before time.Time) (int64, er
 			return total, nil
 		}
 	}
-}
-
-// AcquireLease inserts the lease or, when it has expired or is holder's
-// already, takes it over, in one statement on the database's clock; then
-// reads who holds it. MySQL applies the assignments left to right, so the
-// expiry moves only when holder is the holder after the first one.
-func (b *Backend) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
-	t, err := b.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, fmt.Errorf("lease %s: %w", name, err)
-	}
-	defer t.Rollback() //nolint:errcheck // a no-op after Commit
-	if _, err := t.ExecContext(ctx, `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, `+dbMicros+` + ?)
-		ON DUPLICATE KEY UPDATE
-		holder = IF(expires_at < `+dbMicros+` OR holder = VALUES(holder), VALUES(holder), holder),
-		expires_at = IF(holder = VALUES(holder), VALUES(expires_at), expires_at)`,
-		name, holder, ttl.Microseconds()); err != nil {
-		return false, fmt.Errorf("lease %s: %w", name, classify(err))
-	}
-	var got string
-	if err := t.QueryRowContext(ctx, `SELECT holder FROM leases WHERE name = ?`, name).Scan(&got); err != nil {
-		return false, fmt.Errorf("lease %s: %w", name, err)
-	}
-	if err := t.Commit(); err != nil {
-		return false, fmt.Errorf("lease %s: %w", name, classify(err))
-	}
-	return got == holder, nil
-}
-
-// ReleaseLease expires the lease now if holder holds it.
-func (b *Backend) ReleaseLease(ctx context.Context, name, holder string) error {
-	if _, err := b.db.ExecContext(ctx, `UPDATE leases SET expires_at = 0 WHERE name = ? AND holder = ?`, name, holder); err != nil {
-		return fmt.Errorf("release lease %s: %w", name, err)
-	}
-	return nil
-}
-
-// PutSharedRecord stores value under (kind, name) for every replica.
-func (b *Backend) PutSharedRecord(ctx context.Context, kind, name string, value []byte) error {
-	if _, err := b.db.ExecContext(ctx, `INSERT INTO shared_records (kind, name, value) VALUES (?, ?, ?)
-		ON DUPLICATE KEY UPDATE value = VALUES(value)`, kind, name, value); err != nil {
-		return fmt.Errorf("store shared record %s %s: %w", kind, name, err)
-	}
-	return nil
-}
-
-// SharedRecords returns the values stored under kind.
-func (b *Backend) SharedRecords(ctx context.Context, kind string) ([][]byte, error) {
-	rows, err := b.db.QueryContext(ctx, `SELECT value FROM shared_records WHERE kind = ? ORDER BY name`, kind)
-	if err != nil {
-		return nil, fmt.Errorf("read shared records %s: %w", kind, err)
-	}
-	defer rows.Close()
-	var out [][]byte
-	for rows.Next() {
-		var v []byte
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("read shared records %s: %w", kind, err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // Backend is shared by replicas.

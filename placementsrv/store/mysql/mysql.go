@@ -155,10 +155,13 @@ func (b *Backend) DB() *sql.DB { return b.db }
 // Close closes the pool.
 func (b *Backend) Close() error { return b.db.Close() }
 
-// Begin starts a REPEATABLE READ transaction. Its updates lock the rows
-// they touch; the compare-and-swaps read the latest committed values.
+// Begin starts a READ COMMITTED transaction. Its updates lock the rows
+// they touch and no gaps between them (REPEATABLE READ would lock the
+// range a DELETE searched, so that a writer paused mid-transaction could
+// hold up others' inserts of unrelated rows next to it); the
+// compare-and-swaps read the latest committed values either way.
 func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
-	t, err := b.db.BeginTx(ctx, nil)
+	t, err := b.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return nil, classify(err)
 	}
