@@ -1,10 +1,12 @@
 package mysql
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,29 +90,36 @@ func changeIDs(ctx context.Context, t *sql.Tx, after int64) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// Changes reads the committed changes among missing and after after, then
-// the pruned mark: pruning raises it before it deletes, so a change this
-// read missed because it was pruned shows in the mark.
+// Changes reads, in one statement and so from one snapshot, the committed
+// changes among missing and after after, and the pruned mark (as id 0,
+// which no change has): pruning raises the mark before it deletes, so a
+// change this read misses because it was pruned shows in the mark.
 func (b *Backend) Changes(ctx context.Context, after int64, missing []int64, limit int) ([]store.Change, int64, error) {
-	var out []store.Change
+	q := `(SELECT 0, value, '' FROM feed_counter WHERE name = 'pruned')`
+	var args []any
 	for len(missing) > 0 {
 		n := min(len(missing), maxInList)
-		q, args := inList(`SELECT id, committed_at, payload FROM changes WHERE id IN `, missing[:n])
-		chs, err := b.readChanges(ctx, q+` ORDER BY id`, args...)
-		if err != nil {
-			return nil, 0, err
-		}
-		out, missing = append(out, chs...), missing[n:]
+		in, inArgs := inList(` UNION ALL (SELECT id, committed_at, payload FROM changes WHERE id IN `, missing[:n])
+		q, args, missing = q+in+`)`, append(args, inArgs...), missing[n:]
 	}
-	chs, err := b.readChanges(ctx, `SELECT id, committed_at, payload FROM changes WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
+	q += ` UNION ALL (SELECT id, committed_at, payload FROM changes WHERE id > ? ORDER BY id LIMIT ?)`
+	chs, err := b.readChanges(ctx, q, append(args, after, limit)...)
 	if err != nil {
 		return nil, 0, err
 	}
-	out = append(out, chs...)
-	var pruned int64
-	if err := b.db.QueryRowContext(ctx, `SELECT value FROM feed_counter WHERE name = 'pruned'`).Scan(&pruned); err != nil {
-		return nil, 0, fmt.Errorf("read the change feed's pruned mark of %s: %w", b.name, err)
+	pruned := int64(-1)
+	out := chs[:0]
+	for _, c := range chs {
+		if c.ID == 0 {
+			pruned = c.Time.UnixMicro()
+			continue
+		}
+		out = append(out, c)
 	}
+	if pruned < 0 {
+		return nil, 0, fmt.Errorf("read changes of %s: the change feed's pruned mark is missing", b.name)
+	}
+	slices.SortFunc(out, func(x, y store.Change) int { return cmp.Compare(x.ID, y.ID) })
 	return out, pruned, nil
 }
 
