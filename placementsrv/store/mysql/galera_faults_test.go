@@ -29,6 +29,7 @@ type galeraFaultLog struct {
 	owed    int         // deletes owed for refusals
 	done    []time.Time // when each acknowledged claim or delete was
 	acked   int
+	refused int // claims refused for capacity
 	unknown int
 	errs    map[string]int // unexpected errors, by text, for the log
 }
@@ -143,6 +144,7 @@ func (g *galeraFaultLog) settle(consumer string, err error, claim bool) {
 		}
 	case errors.Is(err, store.ErrCapacityExceeded):
 		g.owed++
+		g.refused++
 	case errors.Is(err, store.ErrConcurrentUpdate):
 		if !claim {
 			g.held = append(g.held, consumer) // still held: delete it later
@@ -236,8 +238,8 @@ func galeraFaultsCheck(t *testing.T, g *galeraFaultLog, nodes []*mariadbtest.Ser
 			t.Errorf("node %d: %d VCPU allocated of %d", i+1, used, galeraFaultCapacity)
 		}
 	}
-	t.Logf("galera faults: acknowledged=%d lost=%d over-allocated=%d diverged=%d unknown=%d stall-after-kill=%.2fs",
-		g.acked, lost, over, diverged, g.unknown, stall.Seconds())
+	t.Logf("galera faults: acknowledged=%d refused=%d lost=%d over-allocated=%d diverged=%d unknown=%d stall-after-kill=%.2fs",
+		g.acked, g.refused, lost, over, diverged, g.unknown, stall.Seconds())
 	t.Logf("errors other than refusals and conflicts: %v", g.errs)
 }
 
