@@ -100,6 +100,11 @@ type Options struct {
 	// Limits bound the listener's timeouts and connections; zero fields
 	// take httpserve.DefaultLimits.
 	Limits httpserve.Limits
+	// MaxStaleness, for a replica's store, is how long after memory was
+	// last confirmed with the change feed a read that cannot confirm it
+	// (the database not answering) is still answered from memory; later,
+	// or with 0 (the default), such a read answers 503.
+	MaxStaleness time.Duration
 }
 
 // TokenValidator checks a Keystone token; *keystone.Client is one.
@@ -155,7 +160,11 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	rt := newRouter(handlers.New(ho))
-	return &Server{mw: mw, router: rt, write: catchUpBeforeWrites(opts.Store, rt), metricsEndpoint: opts.MetricsHandler, limits: opts.Limits}, nil
+	write, err := catchUpBeforeWrites(opts, rt)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{mw: mw, router: rt, write: write, metricsEndpoint: opts.MetricsHandler, limits: opts.Limits}, nil
 }
 
 // handlerOptions checks the allocation candidates settings.

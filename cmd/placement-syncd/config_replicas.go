@@ -23,6 +23,11 @@ type ChangeFeedConfig struct {
 	// replica. Off, reads answer from memory at once and lag by up to a
 	// poll interval.
 	ConsistentReads bool `yaml:"consistent_reads"`
+	// MaxStaleness is how long after memory was last confirmed with the
+	// feed a consistent read that cannot confirm it (the database down)
+	// is still answered from memory. Beyond it, and with 0 (the default),
+	// such a read answers 503 rather than break the promise above.
+	MaxStaleness time.Duration `yaml:"max_staleness"`
 }
 
 // LeaderConfig is reconciler.leader: the election of the one replica that
@@ -46,6 +51,9 @@ func validateReplicas(c *Config, bad func(key, format string, args ...any)) {
 	}
 	if d := c.Database.ChangeFeed.Retention; d < time.Minute {
 		bad("database.change_feed.retention", "must be at least 1m, got %s", d)
+	}
+	if d := c.Database.ChangeFeed.MaxStaleness; d < 0 {
+		bad("database.change_feed.max_staleness", "must not be negative, got %s", d)
 	}
 	if d := c.Reconciler.Leader.LeaseTTL; d < 3*time.Second {
 		bad("reconciler.leader.lease_ttl", "must be at least 3s, got %s", d)

@@ -83,6 +83,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		MetricsHandler:       mx.onAPI(),
 		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
 		Limits:               apiLimits(cfg.API),
+		MaxStaleness:         cfg.Database.ChangeFeed.MaxStaleness,
 	}
 	if err := authOptions(cfg, &opts); err != nil {
 		return usageError{err}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/metricstest"
+)
+
+// readsConfig writes a config whose replicas follow the feed only when a
+// request asks (poll_interval 1h), so that a replica's memory lags until
+// a read confirms it, with max_staleness as given.
+func readsConfig(t *testing.T, maxStaleness string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "replicas.yaml")
+	body := "database:\n  change_feed:\n    poll_interval: 1h\n    max_staleness: " + maxStaleness + "\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// killDatabase kills MariaDB and returns a function that restarts it,
+// which the test also gets at its end if it stopped before.
+func killDatabase(t *testing.T, set *replicaSet) (restart func()) {
+	t.Helper()
+	if err := set.db.Kill(); err != nil {
+		t.Fatalf("kill MariaDB: %v", err)
+	}
+	down := true
+	restart = func() {
+		if !down {
+			return
+		}
+		down = false
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := set.db.Restart(ctx); err != nil {
+			t.Fatalf("restart MariaDB: %v", err)
+		}
+	}
+	t.Cleanup(restart)
+	return restart
+}
+
+// unconfirmedReads is replica s's count of unconfirmed reads answered
+// so, from /metrics.
+func unconfirmedReads(t *testing.T, s *durServer, answer string) float64 {
+	t.Helper()
+	code, raw := call(s, "GET", "/metrics", "1.0", "")
+	if code != 200 {
+		t.Fatalf("GET /metrics: %d %s", code, raw)
+	}
+	m := metricstest.Parse(t, raw)
+	v, ok := m.Value("placement_syncd_store_feed_unconfirmed_reads_total", "answer="+answer)
+	if !ok {
+		t.Fatalf("no unconfirmed reads series with answer=%s: %s", answer, m.Grep("unconfirmed"))
+	}
+	return v
+}
+
+// TestE2E_ReplicaReadsRefused: a provider is created through replica 0
+// while replica 1 lags; with MariaDB killed, replica 1 cannot confirm
+// that it holds the write, and answers the read 503 in Placement's error
+// JSON, not the 404 its memory gives. Once MariaDB is back, the read
+// answers 200 with the provider.
+func TestE2E_ReplicaReadsRefused(t *testing.T) {
+	t.Parallel()
+	set := startReplicaSet(t, 2, "--config", readsConfig(t, "0s"))
+	const rp = "aaaaaaaa-1111-4222-8333-444444444444"
+	mustCall(t, set.rs[1], "GET", "/resource_providers", "1.39", "", 200)
+	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"written-before-the-outage"}`, 200)
+	restart := killDatabase(t, set)
+
+	code, body := call(set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "")
+	checkReadRefused(t, code, body)
+	if n := unconfirmedReads(t, set.rs[1], "refused"); n < 1 {
+		t.Errorf("refused reads on /metrics = %g, want at least 1", n)
+	}
+
+	restart()
+	eventuallyOK(t, "the read once MariaDB is back", func() error {
+		code, body := call(set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "")
+		if code != 200 || !bytes.Contains(body, []byte("written-before-the-outage")) {
+			return fmt.Errorf("%d %s", code, body)
+		}
+		return nil
+	})
+}
+
+// checkReadRefused checks a 503 in Placement's error JSON.
+func checkReadRefused(t *testing.T, code int, body []byte) {
+	t.Helper()
+	if code != 503 {
+		t.Fatalf("read with MariaDB down: %d %s, want 503", code, body)
+	}
+	var doc struct {
+		Errors []struct {
+			Status int    `json:"status"`
+			Title  string `json:"title"`
+			Code   string `json:"code"`
+			Detail string `json:"detail"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || len(doc.Errors) != 1 {
+		t.Fatalf("body %s: want Placement's error JSON (%v)", body, err)
+	}
+	e := doc.Errors[0]
+	if e.Status != 503 || e.Title != "Service Unavailable" || e.Code != "placement.undefined_code" ||
+		!bytes.Contains([]byte(e.Detail), []byte("acknowledged write")) {
+		t.Errorf("error %+v", e)
+	}
+}
+
+// TestE2E_ReplicaReadsStale: with max_staleness 1h, replica 1 answers a
+// read from memory while MariaDB is down, and counts and logs it as
+// stale.
+func TestE2E_ReplicaReadsStale(t *testing.T) {
+	t.Parallel()
+	set := startReplicaSet(t, 2, "--config", readsConfig(t, "1h"))
+	const rp = "bbbbbbbb-1111-4222-8333-444444444444"
+	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"held-by-both"}`, 200)
+	mustCall(t, set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "", 200)
+	killDatabase(t, set)
+
+	body := mustCall(t, set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "", 200)
+	if !bytes.Contains(body, []byte("held-by-both")) {
+		t.Errorf("stale answer %s", body)
+	}
+	if n := unconfirmedReads(t, set.rs[1], "stale"); n != 1 {
+		t.Errorf("stale reads on /metrics = %g, want 1", n)
+	}
+	if n := unconfirmedReads(t, set.rs[1], "refused"); n != 0 {
+		t.Errorf("refused reads on /metrics = %g, want 0", n)
+	}
+	eventuallyOK(t, "the stale read in the log", func() error {
+		logged, err := os.ReadFile(set.rs[1].log)
+		if err != nil || !bytes.Contains(logged, []byte("read not confirmed with the change feed")) || !bytes.Contains(logged, []byte(`"answer":"stale"`)) {
+			return fmt.Errorf("no stale read logged (%v)", err)
+		}
+		return nil
+	})
+}
