@@ -131,9 +131,10 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 		return nil
 	}
 	began := time.Now()
+	own := r.own.list()
 	v := r.view.Load()
 	hctx, cancel := context.WithTimeout(ctx, freshTimeout)
-	pending, err := r.feed.Pending(hctx, v.top, v.missing)
+	pending, err := r.feed.Pending(hctx, v.top, v.missing, own)
 	cancel()
 	if err != nil {
 		return err

@@ -40,6 +40,8 @@ type replica struct {
 	// confirmed is when (unix nanoseconds) the last read of the feed that
 	// found memory complete began (LastConfirmed).
 	confirmed atomic.Int64
+	// own are this replica's commits not applied yet (any goroutine).
+	own *ownCommits
 	// settledAt is when Settle last raised the settled mark.
 	settledAt time.Time
 	idx       *idIndex
@@ -81,7 +83,8 @@ func newFeedMetrics() *feedMetrics {
 // state and the feed position from one consistent snapshot.
 func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 	shared := l.be
-	l.be = feedBackend{Backend: l.be}
+	own := newOwnCommits()
+	l.be = feedBackend{Backend: l.be, own: own}
 	var recs *store.Records
 	var at store.FeedPosition
 	for attempt := 1; ; attempt++ {
@@ -105,7 +108,7 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	l.st = st
-	l.rep = &replica{feed: f, idx: idx, metrics: newFeedMetrics(), shared: shared}
+	l.rep = &replica{feed: f, own: own, idx: idx, metrics: newFeedMetrics(), shared: shared}
 	l.rep.setPos(posFrom(at, time.Now()))
 	return nil
 }
@@ -186,6 +189,7 @@ func (l *Ledger) noteOwn(tx *feedTx) {
 	r.idx.noteLocal(l.st, tx.Ops())
 	r.pos.see(tx.changeID, time.Now())
 	r.published()
+	r.own.remove(tx.changeID)
 }
 
 // catchUp applies every change after the cursor and returns how many it

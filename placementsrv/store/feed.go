@@ -34,8 +34,8 @@ type Feed interface {
 	// ascending id order; then the pruned mark, read after them.
 	Changes(ctx context.Context, after int64, missing []int64, limit int) ([]Change, int64, error)
 	// Pending reports whether a change with an id greater than after or
-	// among missing has committed: whether Changes would return any.
-	Pending(ctx context.Context, after int64, missing []int64) (bool, error)
+	// among missing, and not among except, has committed.
+	Pending(ctx context.Context, after int64, missing, except []int64) (bool, error)
 	// Settle writes a tombstone for each id of missing that holds no
 	// change and returns those ids; an id whose writer has not committed
 	// yet stays open (Settle waits at most about a second for it). It

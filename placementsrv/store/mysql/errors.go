@@ -10,13 +10,14 @@ import (
 
 // Server error numbers the backend maps to the contract's kinds.
 const (
-	errDupEntry          = 1062 // ER_DUP_ENTRY
-	errDupKey            = 1022 // ER_DUP_KEY
-	errLockWaitTimeout   = 1205 // ER_LOCK_WAIT_TIMEOUT
-	errLockDeadlock      = 1213 // ER_LOCK_DEADLOCK (also Galera's certification failure)
-	errUnknownCom        = 1047 // ER_UNKNOWN_COM_ERROR: "WSREP has not yet prepared node for application use"
-	errErrorDuringCommit = 1180 // ER_ERROR_DURING_COMMIT
-	errNotSupportedYet   = 1235 // ER_NOT_SUPPORTED_YET: GET_LOCK on some Galera releases
+	errDupEntry              = 1062 // ER_DUP_ENTRY
+	errDupKey                = 1022 // ER_DUP_KEY
+	errLockWaitTimeout       = 1205 // ER_LOCK_WAIT_TIMEOUT
+	errLockDeadlock          = 1213 // ER_LOCK_DEADLOCK (also Galera's certification failure)
+	errUnknownCom            = 1047 // ER_UNKNOWN_COM_ERROR: "WSREP has not yet prepared node for application use"
+	errErrorDuringCommit     = 1180 // ER_ERROR_DURING_COMMIT
+	errNotSupportedYet       = 1235 // ER_NOT_SUPPORTED_YET: GET_LOCK on some Galera releases
+	errUnknownSystemVariable = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
 )
 
 // kindError gives a server error a contract kind: it reads as the

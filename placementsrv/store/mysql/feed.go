@@ -145,10 +145,15 @@ func (b *Backend) readChanges(ctx context.Context, q string, args ...any) ([]sto
 	return out, nil
 }
 
-// Pending asks whether any change after after or among missing has
-// committed: one indexed read when missing is short.
-func (b *Backend) Pending(ctx context.Context, after int64, missing []int64) (bool, error) {
+// Pending asks whether any change after after or among missing, but
+// except, has committed: one indexed read when the lists are short.
+func (b *Backend) Pending(ctx context.Context, after int64, missing, except []int64) (bool, error) {
 	q, args := `SELECT 1 FROM changes WHERE id > ?`, []any{after}
+	if len(except) > 0 {
+		in, inArgs := inList(` AND id NOT IN `, except)
+		q, args = q+in, append(args, inArgs...)
+	}
+	missing = slices.DeleteFunc(slices.Clone(missing), func(id int64) bool { return slices.Contains(except, id) })
 	for len(missing) > 0 {
 		n := min(len(missing), maxInList)
 		in, inArgs := inList(` UNION ALL SELECT 1 FROM changes WHERE id IN `, missing[:n])

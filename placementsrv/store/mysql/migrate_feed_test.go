@@ -71,3 +71,14 @@ func TestMigrateFeedIDs(t *testing.T) {
 		t.Fatalf("position after migrating: %+v (%v), want settled 9 and seen [10]", pos, err)
 	}
 }
+
+// TestSessionsReadCommitted: every connection of the pool runs READ
+// COMMITTED, so writers lock no gaps.
+func TestSessionsReadCommitted(t *testing.T) {
+	be := open(t, server, server.NewDatabase(t))
+	defer be.Close()
+	var level string
+	if err := be.DB().QueryRow(`SELECT @@tx_isolation`).Scan(&level); err != nil || level != "READ-COMMITTED" {
+		t.Fatalf("session isolation %q (%v), want READ-COMMITTED", level, err)
+	}
+}

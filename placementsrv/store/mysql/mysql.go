@@ -130,11 +130,10 @@ func Open(ctx context.Context, cfg *mysql.Config, opts Options) (*Backend, error
 		opts.MaxOpenConns = 16
 	}
 	name := Name(cfg)
-	conn, err := mysql.NewConnector(connConfig(cfg))
+	db, err := openPool(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", name, err)
 	}
-	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(opts.MaxOpenConns)
 	db.SetMaxIdleConns(opts.MaxOpenConns)
 	// Below the servers' wait_timeout (8 h) and HAProxy's usual idle
@@ -155,17 +154,48 @@ func (b *Backend) DB() *sql.DB { return b.db }
 // Close closes the pool.
 func (b *Backend) Close() error { return b.db.Close() }
 
-// Begin starts a READ COMMITTED transaction. Its updates lock the rows
-// they touch and no gaps between them (REPEATABLE READ would lock the
-// range a DELETE searched, so that a writer paused mid-transaction could
-// hold up others' inserts of unrelated rows next to it); the
-// compare-and-swaps read the latest committed values either way.
+// Begin starts a transaction at the sessions' READ COMMITTED (openPool).
 func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
-	t, err := b.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	t, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, classify(err)
 	}
 	return &tx{(*sqlrows.Tx[mysqlErrors])(t)}, nil
+}
+
+// openPool opens the connection pool of cfg with every session at READ
+// COMMITTED, set once per connection rather than before each transaction
+// (a round trip saved per write). Its updates lock the rows they touch and
+// no gaps between them: REPEATABLE READ would lock the range a DELETE
+// searched, so that a writer paused mid-transaction could hold up others'
+// inserts of unrelated rows next to it. The compare-and-swaps read the
+// latest committed values either way. The variable's name depends on the
+// server (MariaDB before 11.1 knows only tx_isolation, MySQL 8 only
+// transaction_isolation), so it is asked first.
+func openPool(ctx context.Context, cfg *mysql.Config) (*sql.DB, error) {
+	c := connConfig(cfg)
+	probe, err := mysql.NewConnector(c)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(probe)
+	variable := "transaction_isolation"
+	var level string
+	err = db.QueryRowContext(ctx, `SELECT @@transaction_isolation`).Scan(&level)
+	db.Close()
+	var me *mysql.MySQLError
+	switch {
+	case errors.As(err, &me) && me.Number == errUnknownSystemVariable:
+		variable = "tx_isolation"
+	case err != nil:
+		return nil, err
+	}
+	c.Params[variable] = "'READ-COMMITTED'"
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(conn), nil
 }
 
 // fromNanos reads a stored time: Unix nanoseconds, NULL for the zero
