@@ -11,6 +11,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 // follower is a store shared with other replicas through a change feed
@@ -76,7 +77,9 @@ func (c catchUpRouter) Dispatch(w http.ResponseWriter, r *middleware.Request) {
 		}
 	case http.MethodOptions:
 	default:
-		_ = c.f.Poll(r.Context(), catchUpTimeout)
+		if c.f.Poll(r.Context(), catchUpTimeout) == nil {
+			r.Request = r.Request.WithContext(store.CaughtUp(r.Context()))
+		}
 	}
 	c.Router.Dispatch(w, r)
 }

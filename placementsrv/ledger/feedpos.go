@@ -88,8 +88,10 @@ func (p *feedPos) stale(t time.Time) []int64 {
 // view is an immutable copy of a position for readers that do not hold
 // wmu (Fresh).
 type posView struct {
-	top     int64
-	missing []int64
+	frontier, top int64
+	missing       []int64
 }
 
-func (p *feedPos) view() *posView { return &posView{top: p.top, missing: p.missing()} }
+func (p *feedPos) view() *posView {
+	return &posView{frontier: p.frontier, top: p.top, missing: p.missing()}
+}

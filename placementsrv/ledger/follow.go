@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -118,13 +119,14 @@ func (l *Ledger) SetConsistentReads(on bool) {
 	}
 }
 
-// Fresh, for a replica with consistent reads, asks the feed for any
-// change committed after the last one memory holds or in its holes and,
-// when there is one, catches up, so that a read that follows it sees
-// every write acknowledged before it began, on any replica: such a write
-// committed before the question. Memory already current costs one
-// indexed read and no lock. An error means the read cannot be confirmed.
-// Otherwise Fresh does nothing.
+// Fresh, for a replica with consistent reads, reads the changes committed
+// after the last one memory holds or in its holes and, when there are
+// any, applies them, so that a read that follows it sees every write
+// acknowledged before it began, on any replica: such a write committed
+// before the read of the feed. This replica's own commits not applied
+// yet are left to their writers (none is acknowledged). Memory already
+// current costs one indexed read and no lock. An error means the read
+// cannot be confirmed. Otherwise Fresh does nothing.
 func (l *Ledger) Fresh(ctx context.Context) error {
 	r := l.rep
 	if r == nil || !r.consistentReads.Load() {
@@ -134,12 +136,13 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 	own := r.own.list()
 	v := r.view.Load()
 	hctx, cancel := context.WithTimeout(ctx, freshTimeout)
-	pending, err := r.feed.Pending(hctx, v.top, v.missing, own)
+	chs, pruned, err := r.feed.Changes(hctx, v.top, v.missing, feedBatch)
 	cancel()
 	if err != nil {
 		return err
 	}
-	if !pending {
+	chs = slices.DeleteFunc(chs, func(c store.Change) bool { return slices.Contains(own, c.ID) })
+	if len(chs) == 0 && pruned <= v.frontier {
 		r.confirm(began)
 		return nil
 	}
@@ -147,8 +150,17 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 	defer l.wmu.Unlock()
 	ctx, cancel = context.WithTimeout(ctx, catchUpTimeout)
 	defer cancel()
-	_, err = l.catchUp(ctx)
-	return err
+	if len(chs) == feedBatch {
+		_, err = l.catchUp(ctx) // more than one read's worth
+		return err
+	}
+	// What was read is all there was: apply it, skipping what others
+	// applied meanwhile, without reading again under the lock.
+	if _, err := l.absorb(ctx, chs, pruned); err != nil {
+		return err
+	}
+	r.confirm(began)
+	return nil
 }
 
 // LastConfirmed is when the last read of the feed that found this

@@ -195,11 +195,18 @@ func newInventory(rc *resourceClass, inv store.Inventory) *inventory {
 }
 
 // writeInventory stores ni as rp's inventory of its class: inserted when
-// rp has none (old is nil), else updated, keeping old's creation time.
+// rp has none (old is nil), else updated, keeping old's creation time. An
+// inventory whose amounts did not change keeps its row and times: no
+// answer shows them, and a compute host reporting what it reported
+// before then costs the database only the generation's bump.
 func writeInventory(ctx context.Context, tx store.Tx, now time.Time, rp *provider, old, ni *inventory) error {
 	if old == nil {
 		ni.createdAt = now
 		return insertInventory(ctx, tx, rp, ni)
+	}
+	if old.InventoryAmounts == ni.InventoryAmounts {
+		ni.createdAt, ni.updatedAt = old.createdAt, old.updatedAt
+		return nil
 	}
 	ni.createdAt, ni.updatedAt = old.createdAt, now
 	return updateInventory(ctx, tx, rp, ni)

@@ -147,8 +147,10 @@ func (r *replica) published() {
 // replica's unrelated claim moved a provider's generation). Caller holds
 // wmu.
 func (l *Ledger) replicaWrite(ctx context.Context, usageOnly bool, fn writeFunc) error {
-	if _, err := l.catchUp(ctx); err != nil {
-		return fmt.Errorf("catch up with the change feed: %w", err)
+	if !store.IsCaughtUp(ctx) {
+		if _, err := l.catchUp(ctx); err != nil {
+			return fmt.Errorf("catch up with the change feed: %w", err)
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		tx, err := l.writeTx(ctx, usageOnly, fn)
@@ -207,22 +209,32 @@ func (l *Ledger) catchUp(ctx context.Context) (applied int, err error) {
 		if err != nil {
 			return applied, fmt.Errorf("read changes after %d: %w", r.pos.top, err)
 		}
-		n, err := l.applyChanges(chs)
+		n, err := l.absorb(ctx, chs, pruned)
 		applied += n
-		if err == nil && pruned > r.pos.frontier {
-			err = fmt.Errorf("the feed was pruned through change %d, past this replica's %d", pruned, r.pos.frontier)
-		}
-		if err != nil {
-			// Pruned past the position, or memory out of step: start over.
-			if rerr := l.reloadFeed(ctx); rerr != nil {
-				return applied, fmt.Errorf("%v; reload: %w", err, rerr)
-			}
-			return applied + 1, nil
-		}
-		if len(chs) < feedBatch {
-			return applied, nil
+		if err != nil || len(chs) < feedBatch {
+			return applied, err
 		}
 	}
+}
+
+// absorb applies changes read from the feed, and reloads when they do not
+// fit memory or the feed was pruned past its frontier (pruned is the mark
+// read with them). It returns how many it applied, a reload counting as
+// one. Caller holds wmu.
+func (l *Ledger) absorb(ctx context.Context, chs []store.Change, pruned int64) (int, error) {
+	r := l.rep
+	n, err := l.applyChanges(chs)
+	if err == nil && pruned > r.pos.frontier {
+		err = fmt.Errorf("the feed was pruned through change %d, past this replica's %d", pruned, r.pos.frontier)
+	}
+	if err == nil {
+		return n, nil
+	}
+	// Pruned past the position, or memory out of step: start over.
+	if rerr := l.reloadFeed(ctx); rerr != nil {
+		return n, fmt.Errorf("%v; reload: %w", err, rerr)
+	}
+	return n + 1, nil
 }
 
 // applyChanges applies a batch of changes in id order under the state

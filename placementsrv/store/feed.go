@@ -33,9 +33,6 @@ type Feed interface {
 	// among missing, and up to limit with an id greater than after, in
 	// ascending id order; then the pruned mark, read after them.
 	Changes(ctx context.Context, after int64, missing []int64, limit int) ([]Change, int64, error)
-	// Pending reports whether a change with an id greater than after or
-	// among missing, and not among except, has committed.
-	Pending(ctx context.Context, after int64, missing, except []int64) (bool, error)
 	// Settle writes a tombstone for each id of missing that holds no
 	// change and returns those ids; an id whose writer has not committed
 	// yet stays open (Settle waits at most about a second for it). It
@@ -84,3 +81,17 @@ type Leases interface {
 	// ReleaseLease gives up name if holder holds it.
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
+
+// caughtUpKey marks a context (CaughtUp).
+type caughtUpKey struct{}
+
+// CaughtUp marks ctx as following a successful catch-up with the change
+// feed (the HTTP layer's, before a write request): a replica's write under
+// it does not read the feed again first. A write that then fails still
+// catches up and runs again, as any write that lost a race does.
+func CaughtUp(ctx context.Context) context.Context {
+	return context.WithValue(ctx, caughtUpKey{}, true)
+}
+
+// IsCaughtUp reports whether ctx was marked by CaughtUp.
+func IsCaughtUp(ctx context.Context) bool { return ctx.Value(caughtUpKey{}) != nil }

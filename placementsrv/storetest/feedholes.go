@@ -71,17 +71,6 @@ func testFeedHoles(t *testing.T, s Storage) {
 		t.Fatalf("a tombstone took id %d of an open writer: %v (%v)", late.id, closed, err)
 	}
 	must(t, late.rec.Commit())
-	all, _, err := f.Changes(ctx, 0, nil, 1000)
-	must(t, err)
-	top := all[len(all)-1].ID
-	for _, c := range []struct {
-		except []int64
-		want   bool
-	}{{nil, true}, {[]int64{late.id}, false}} {
-		if got, err := f.Pending(ctx, top, []int64{late.id}, c.except); err != nil || got != c.want {
-			t.Fatalf("pending after %d in hole %d except %v: %v (%v), want %v", top, late.id, c.except, got, err, c.want)
-		}
-	}
 	must(t, reader.Fresh(ctx))
 	if !hasTrait(t, ctx, reader, "CUSTOM_LATE") {
 		t.Fatalf("change %d, committed after a later id was read, never reached the reader", late.id)

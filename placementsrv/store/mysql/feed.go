@@ -145,30 +145,6 @@ func (b *Backend) readChanges(ctx context.Context, q string, args ...any) ([]sto
 	return out, nil
 }
 
-// Pending asks whether any change after after or among missing, but
-// except, has committed: one indexed read when the lists are short.
-func (b *Backend) Pending(ctx context.Context, after int64, missing, except []int64) (bool, error) {
-	q, args := `SELECT 1 FROM changes WHERE id > ?`, []any{after}
-	if len(except) > 0 {
-		in, inArgs := inList(` AND id NOT IN `, except)
-		q, args = q+in, append(args, inArgs...)
-	}
-	missing = slices.DeleteFunc(slices.Clone(missing), func(id int64) bool { return slices.Contains(except, id) })
-	for len(missing) > 0 {
-		n := min(len(missing), maxInList)
-		in, inArgs := inList(` UNION ALL SELECT 1 FROM changes WHERE id IN `, missing[:n])
-		q, args, missing = q+in, append(args, inArgs...), missing[n:]
-	}
-	var one int
-	switch err := b.db.QueryRowContext(ctx, q+` LIMIT 1`, args...).Scan(&one); {
-	case errors.Is(err, sql.ErrNoRows):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("read the change feed of %s: %w", b.name, err)
-	}
-	return true, nil
-}
-
 // inList appends "(?, ?, ...)" for ids to prefix.
 func inList(prefix string, ids []int64) (string, []any) {
 	args := make([]any, len(ids))
