@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
+	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -25,7 +27,7 @@ func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Lo
 		if rc.OwnerNovaPrefilter == placementsrv.PrefilterAuto {
 			api.OwnerNovaPrefilter = placementsrv.PrefilterOff
 		}
-		return nil, nil
+		return nil, prefilterGauge(api.Registerer, api.OwnerNovaPrefilter, nil)
 	}
 	ro := reconciler.Options{Logger: log.Named("reconciler"), Registerer: api.Registerer}
 	replicas(&ro)
@@ -34,6 +36,9 @@ func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Lo
 		return nil, fmt.Errorf("reconciler: %w", err)
 	}
 	api.OwnerNovaGate = r
+	if err := prefilterGauge(api.Registerer, api.OwnerNovaPrefilter, r); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", rc.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("reconciler: listen on %s: %w", rc.Listen, err)
@@ -43,6 +48,26 @@ func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Lo
 		"reconciler":          r,
 		"reconciler-endpoint": httpActor{srv: &http.Server{Handler: r.Handler()}, ln: ln, grace: cfg.API.ShutdownGrace, limits: reconcilerLimits(rc)},
 	}, nil
+}
+
+// prefilterGauge exports whether the OWNER_NOVA pre-filter applies to
+// scheduler requests now, by its configured mode, so that an alert can
+// catch it off while the gate is open.
+func prefilterGauge(reg prometheus.Registerer, mode string, gate interface{ OwnerNovaGateOpen() bool }) error {
+	if reg == nil {
+		return nil
+	}
+	return reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: metrics.Namespace, Subsystem: "candidates", Name: "owner_nova_prefilter_active",
+		Help: "1 while allocation candidate requests of scheduler users get the OWNER_NOVA pre-filter " +
+			"(mode on, or auto once the gate is open and the providers stamped), else 0.",
+		ConstLabels: prometheus.Labels{"mode": mode},
+	}, func() float64 {
+		if mode == placementsrv.PrefilterOn || (mode == placementsrv.PrefilterAuto && gate != nil && gate.OwnerNovaGateOpen()) {
+			return 1
+		}
+		return 0
+	}))
 }
 
 // reconcilerLimits are the endpoint's: the defaults, with room for a job

@@ -27,8 +27,9 @@ type Collector struct {
 	timeout time.Duration
 	compat  bool // export the openstack_placement_* family
 
-	classCapacity, classUsed, classReserved, providers, aggregates *prometheus.Desc
-	up, total, reserved, usage, ratio                              *prometheus.Desc
+	classCapacity, classUsed, classReserved, classHeldBack *prometheus.Desc
+	providers, aggregates                                  *prometheus.Desc
+	up, total, reserved, usage, ratio                      *prometheus.Desc
 }
 
 // New builds the collector over st; compat adds openstack-exporter's
@@ -49,6 +50,7 @@ func New(st store.SnapshotStore, log *zap.Logger, compat bool) *Collector {
 		classCapacity: class("capacity", "Schedulable capacity of a resource class over all providers: the sum of (total - reserved) * allocation_ratio."),
 		classUsed:     class("used", "Amount of a resource class allocated to consumers over all providers."),
 		classReserved: class("reserved", "Amount of a resource class reserved over all providers (a fully reserved inventory is unavailable, e.g. a node cleaning)."),
+		classHeldBack: class("held_back", "Total of a resource class's inventories held back in full (reserved == total, e.g. a node cleaning or an FPGA being programmed) over all providers; part of reserved."),
 		providers: prometheus.NewDesc(prometheus.BuildFQName(metrics.Namespace, "", "resource_providers"),
 			"Number of resource providers.", nil, nil),
 		aggregates: prometheus.NewDesc(prometheus.BuildFQName(metrics.Namespace, "", "aggregates"),
@@ -65,7 +67,7 @@ func New(st store.SnapshotStore, log *zap.Logger, compat bool) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.classCapacity, c.classUsed, c.classReserved, c.providers, c.aggregates} {
+	for _, d := range []*prometheus.Desc{c.classCapacity, c.classUsed, c.classReserved, c.classHeldBack, c.providers, c.aggregates} {
 		ch <- d
 	}
 	if c.compat {
@@ -112,17 +114,21 @@ func (c *Collector) collectClasses(ch chan<- prometheus.Metric, snap *candidates
 		if len(provs) == 0 {
 			continue
 		}
-		var capacity, used, reserved int64
+		var capacity, used, reserved, held int64
 		for _, pi := range provs {
 			inv := snap.Inventory(pi, int32(class))
 			capacity += inv.Capacity
 			used += inv.Used
 			reserved += inv.Reserved
+			if inv.Total > 0 && inv.Reserved >= inv.Total {
+				held += inv.Total
+			}
 		}
 		name := snap.Classes[class]
 		ch <- prometheus.MustNewConstMetric(c.classCapacity, prometheus.GaugeValue, float64(capacity), name)
 		ch <- prometheus.MustNewConstMetric(c.classUsed, prometheus.GaugeValue, float64(used), name)
 		ch <- prometheus.MustNewConstMetric(c.classReserved, prometheus.GaugeValue, float64(reserved), name)
+		ch <- prometheus.MustNewConstMetric(c.classHeldBack, prometheus.GaugeValue, float64(held), name)
 	}
 }
 
