@@ -86,19 +86,18 @@ func (l *Ledger) report(opts FollowOptions, err error) {
 	}
 }
 
-// Poll applies, once, every change the other replicas committed, giving
-// the read of the feed at most timeout. It returns nil at once for a
-// ledger that is not replicated.
+// Poll applies, once, every change the other replicas committed, waiting
+// at most timeout. It returns nil at once for a ledger that is not
+// replicated. Like Fresh, it shares reads of the feed with the replica's
+// other callers, reads without the writer lock and takes it only to apply
+// what it found.
 func (l *Ledger) Poll(ctx context.Context, timeout time.Duration) error {
 	if l.rep == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	l.wmu.Lock()
-	defer l.wmu.Unlock()
-	_, err := l.catchUp(ctx)
-	return err
+	return l.sync(ctx)
 }
 
 // Shared returns the backend when it is shared with other replicas, for
@@ -132,6 +131,22 @@ func (l *Ledger) Fresh(ctx context.Context) error {
 	if r == nil || !r.consistentReads.Load() {
 		return nil
 	}
+	return l.sync(ctx)
+}
+
+// sync applies the changes of a read of the feed that began after it was
+// called, sharing the read with the replica's other callers (feedReads).
+func (l *Ledger) sync(ctx context.Context) error {
+	return l.rep.reads.do(ctx, l.syncOnce)
+}
+
+// syncOnce reads the changes after memory's position, giving the read at
+// most freshTimeout, and applies them under wmu. The read holds no lock,
+// so it does not wait for this replica's writer nor makes the writer wait
+// for a round trip; this replica's own commits in the read are left to
+// their writers.
+func (l *Ledger) syncOnce(ctx context.Context) error {
+	r := l.rep
 	began := time.Now()
 	own := r.own.list()
 	v := r.view.Load()
