@@ -64,6 +64,8 @@ func routeTable(a *handlers.API) []route {
 		handle("/resource_providers/{uuid}/traits", get(a.ListProviderTraits), put(a.SetProviderTraits), del(a.DeleteProviderTraits)),
 		handle("/usages", get(a.GetTotalUsages)),
 		handle("/reshaper", post(a.Reshape)),
+		// Not Placement's: placement-syncd's own diagnostics.
+		handle("/_placement-syncd/explain/allocation_candidates", get(a.ExplainAllocationCandidates)),
 	}
 }
 

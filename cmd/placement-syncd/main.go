@@ -50,6 +50,9 @@ commands:
   db verify --against URL
                compare our answers with a running Placement's
   policy list  print the effective policy rules
+  explain '<query>' [--microversion 1.39]
+               ask the running daemon why an allocation candidates
+               query gets its candidates, or none
   version      print version, commit and Go version
 
 Run 'placement-syncd <command> -h' for a command's flags.
@@ -102,6 +105,7 @@ func commands() map[string]command {
 		"jobs":            cmdJobs,
 		"db":              cmdDB,
 		"policy":          cmdPolicy,
+		"explain":         cmdExplain,
 		"version":         cmdVersion, "--version": cmdVersion,
 		"help": cmdHelp, "-h": cmdHelp, "-help": cmdHelp, "--help": cmdHelp,
 	}

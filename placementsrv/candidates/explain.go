@@ -33,6 +33,8 @@ type Explanation struct {
 	Blockers []Blocker `json:"blockers,omitempty"`
 	// Misses are the roots without candidates that came closest.
 	Misses []Miss `json:"nearest_misses,omitempty"`
+	// Why sums the explanation up in a few sentences.
+	Why []string `json:"why"`
 }
 
 // Stage is one step of a funnel.
@@ -123,7 +125,56 @@ func Explain(s *Snapshot, req Request, opt Options, eo ExplainOptions) (*Explana
 		}
 	}
 	ex.Misses = x.misses(eo.Misses)
+	ex.Why = verdict(ex)
 	return ex, nil
+}
+
+// verdict sums ex up: the count, or where the last roots went, what to
+// remove to get candidates, and the amounts nothing can give.
+func verdict(ex *Explanation) []string {
+	if ex.Returned > 0 {
+		return []string{fmt.Sprintf("%d candidates (%d generated)", ex.Returned, ex.Generated)}
+	}
+	out := []string{"no candidates: the last roots went at stage \"" + ex.Emptied + "\""}
+	for _, b := range ex.Blockers {
+		var texts []string
+		pre := false
+		for _, c := range b.Constraints {
+			texts = append(texts, c.Text)
+			pre = pre || c.Prefilter
+		}
+		line := "removing " + strings.Join(texts, " and ")
+		if pre {
+			line += " (added by the OWNER_NOVA pre-filter)"
+		}
+		out = append(out, fmt.Sprintf("%s yields candidates at %d roots", line, b.Roots))
+	}
+	for _, g := range ex.Groups {
+		if n := len(g.Stages); n > 0 && g.Stages[n-1].Left == 0 {
+			for _, st := range g.Stages {
+				if st.Left == 0 {
+					out = append(out, fmt.Sprintf("group %s: no provider passes %s", g.Group, st.Name))
+					break
+				}
+			}
+			continue
+		}
+		for _, c := range g.Classes {
+			if c.Fit > 0 {
+				continue
+			}
+			need := c.Class + ":" + itoa64(c.Amount)
+			switch {
+			case c.With == 0:
+				out = append(out, fmt.Sprintf("group %s: no provider left by its filters has %s", g.Group, c.Class))
+			case c.NoFit == 0:
+				out = append(out, fmt.Sprintf("group %s: every provider of %s is held back (reserved == total): %d", g.Group, c.Class, c.HeldBack))
+			default:
+				out = append(out, fmt.Sprintf("group %s: no provider can give %s (%d held back, %d without room)", g.Group, need, c.HeldBack, c.NoFit))
+			}
+		}
+	}
+	return out
 }
 
 // explainer holds one Explain call's state.
@@ -263,7 +314,7 @@ func (x *explainer) rootStages(ex *Explanation, left rootSet) {
 	for i, t := range x.req.RootRequired {
 		id, ok := x.s.TraitByName[t]
 		keep := x.rootsWhere(func(p *SnapProvider) bool { return ok && p.HasTrait(id) })
-		narrow(ex, "root_required="+t, i >= x.pre.RootRequiredFrom, left, keep)
+		narrow(ex, "root_required="+t, x.pre.rootAdded(&x.req, i), left, keep)
 	}
 	for _, t := range x.req.RootForbidden {
 		id, ok := x.s.TraitByName[t]

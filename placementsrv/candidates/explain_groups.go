@@ -51,7 +51,7 @@ func (x *explainer) filters(gi int) []provFilter {
 	}
 	for i, t := range g.Forbidden {
 		id, known := s.TraitByName[t]
-		pre := x.pre.forbiddenAdded(gi, i)
+		pre := x.pre.forbiddenAdded(&x.req, gi, i)
 		why := "has forbidden trait " + t
 		if pre {
 			why += " (OWNER_NOVA pre-filter)"

@@ -12,20 +12,58 @@ func (x *explainer) misses(n int) []Miss {
 		return nil
 	}
 	var all []Miss
+	var dist []int
 	for _, r := range x.s.Roots {
 		if x.full[r] {
 			continue
 		}
 		p := &x.s.Providers[r]
-		all = append(all, Miss{Root: p.Name, UUID: p.UUID, Reasons: x.reasonsFor(r)})
+		why := x.reasonsFor(r)
+		m := Miss{Root: p.Name, UUID: p.UUID}
+		d := 0
+		for _, w := range why {
+			m.Reasons = append(m.Reasons, w.text)
+			d += w.weight()
+		}
+		all, dist = append(all, m), append(dist, d)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return len(all[i].Reasons) < len(all[j].Reasons) })
-	return all[:min(n, len(all))]
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return dist[idx[i]] < dist[idx[j]] })
+	out := make([]Miss, 0, min(n, len(all)))
+	for _, i := range idx[:min(n, len(all))] {
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// reason is one thing keeping a root out; far marks a class the tree has
+// no inventory of at all, further from a fit than any shortfall.
+type reason struct {
+	text string
+	far  bool
+}
+
+func (r reason) weight() int {
+	if r.far {
+		return 10
+	}
+	return 1
+}
+
+func texts(rs []string) []reason {
+	out := make([]reason, len(rs))
+	for i, t := range rs {
+		out[i] = reason{text: t}
+	}
+	return out
 }
 
 // reasonsFor says what keeps root r out of the answer.
-func (x *explainer) reasonsFor(r int32) []string {
-	out := x.rootReasons(r)
+func (x *explainer) reasonsFor(r int32) []reason {
+	out := texts(x.rootReasons(r))
 	rootFailed := len(out) > 0
 	for gi, g := range x.req.Groups {
 		if x.alone[gi][r] {
@@ -33,11 +71,11 @@ func (x *explainer) reasonsFor(r int32) []string {
 		}
 		why := x.groupReasons(gi, r)
 		if len(why) == 0 && !rootFailed {
-			why = []string{"no way to take the group's amounts from this tree"}
+			why = texts([]string{"no way to take the group's amounts from this tree"})
 		}
 		for _, w := range why {
 			if len(x.req.Groups) > 1 {
-				w = "group " + groupLabel(g.Suffix) + ": " + w
+				w.text = "group " + groupLabel(g.Suffix) + ": " + w.text
 			}
 			out = append(out, w)
 		}
@@ -47,11 +85,11 @@ func (x *explainer) reasonsFor(r int32) []string {
 	}
 	switch {
 	case !x.together[r]:
-		return []string{"each group fits alone, not all together (amounts combined exceed capacity)"}
+		return texts([]string{"each group fits alone, not all together (amounts combined exceed capacity)"})
 	case !x.subtree[r]:
-		return []string{"same_subtree: no provider has the groups' providers in its subtree"}
+		return texts([]string{"same_subtree: no provider has the groups' providers in its subtree"})
 	default:
-		return []string{"group_policy=isolate: the groups cannot each have a provider of their own"}
+		return texts([]string{"group_policy=isolate: the groups cannot each have a provider of their own"})
 	}
 }
 
@@ -62,7 +100,7 @@ func (x *explainer) rootReasons(r int32) []string {
 	for i, t := range x.req.RootRequired {
 		if id, ok := x.s.TraitByName[t]; !ok || !p.HasTrait(id) {
 			w := "root lacks trait " + t
-			if i >= x.pre.RootRequiredFrom {
+			if x.pre.rootAdded(&x.req, i) {
 				w += " (OWNER_NOVA pre-filter)"
 			}
 			out = append(out, w)
@@ -87,14 +125,14 @@ func (x *explainer) pool(r int32) []int32 {
 // granular group, what the closest single provider lacks; for the
 // unsuffixed group, the traits no provider has and, per class, what the
 // closest provider of the class lacks.
-func (x *explainer) groupReasons(gi int, r int32) []string {
+func (x *explainer) groupReasons(gi int, r int32) []reason {
 	g := &x.req.Groups[gi]
 	flts := x.filters(gi)
 	pool := x.pool(r)
 	if g.Suffix != "" {
 		return x.closest(pool, flts, g.Resources)
 	}
-	var out []string
+	var out []reason
 	var rest []provFilter
 	for _, f := range flts {
 		if slices.ContainsFunc(pool, f.ok) {
@@ -102,7 +140,7 @@ func (x *explainer) groupReasons(gi int, r int32) []string {
 			continue
 		}
 		if len(pool) > 0 {
-			out = append(out, f.why(pool[0]))
+			out = append(out, reason{text: f.why(pool[0])})
 		}
 	}
 	// A filter no provider of the pool passes is reported once, above;
@@ -116,17 +154,18 @@ func (x *explainer) groupReasons(gi int, r int32) []string {
 // closest finds the provider of pool that breaks the fewest of flts and
 // res and returns what it breaks, each prefixed with its name; nothing
 // when one breaks nothing.
-func (x *explainer) closest(pool []int32, flts []provFilter, res []Resource) []string {
-	var best []string
-	found := false
+func (x *explainer) closest(pool []int32, flts []provFilter, res []Resource) []reason {
+	var best []reason
+	bestDist, found := 0, false
 	for _, p := range pool {
 		if len(res) > 0 && !x.hasAny(p, res) {
 			continue
 		}
-		var why []string
+		var why []reason
+		name := x.s.Providers[p].Name
 		for _, f := range flts {
 			if !f.ok(p) {
-				why = append(why, f.why(p))
+				why = append(why, reason{text: name + ": " + f.why(p)})
 			}
 		}
 		for _, rs := range res {
@@ -136,17 +175,21 @@ func (x *explainer) closest(pool []int32, flts []provFilter, res []Resource) []s
 				inv = x.s.Inventory(p, c)
 			}
 			if w := shortfall(rs.Class, inv, rs.Amount); w != "" {
-				why = append(why, w)
+				why = append(why, reason{text: name + ": " + w, far: inv == nil})
 			}
 		}
-		if !found || len(why) < len(best) {
-			best, found = prefixed(x.s.Providers[p].Name, why), true
+		d := 0
+		for _, w := range why {
+			d += w.weight()
+		}
+		if !found || d < bestDist {
+			best, bestDist, found = why, d, true
 		}
 	}
 	if !found {
-		var out []string
+		var out []reason
 		for _, rs := range res {
-			out = append(out, "no "+rs.Class+" inventory in the tree or its sharing providers")
+			out = append(out, reason{text: "no " + rs.Class + " inventory in the tree or its sharing providers", far: true})
 		}
 		return out
 	}
@@ -160,12 +203,4 @@ func (x *explainer) hasAny(p int32, res []Resource) bool {
 		}
 	}
 	return false
-}
-
-func prefixed(name string, why []string) []string {
-	out := make([]string, len(why))
-	for i, w := range why {
-		out[i] = name + ": " + w
-	}
-	return out
 }

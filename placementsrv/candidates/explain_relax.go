@@ -6,30 +6,49 @@ import (
 )
 
 // PrefilterAdded says which parts of a request the OWNER_NOVA pre-filter
-// added: root_required from index RootRequiredFrom on, and each group's
-// forbidden traits from ForbiddenFrom[i] on.
+// added: the last root of root_required traits, and each group's last
+// forbidden[i] forbidden traits. The zero value says nothing was.
 type PrefilterAdded struct {
-	RootRequiredFrom int   `json:"-"`
-	ForbiddenFrom    []int `json:"-"`
+	root      int
+	forbidden []int
 }
 
-// ApplyAsScheduler applies the pre-filter to req as it would to a request
-// from the first scheduler identity it is configured for, and says what
-// it added. A nil or inactive filter adds nothing.
-func (p *Prefilter) ApplyAsScheduler(req *Request) PrefilterAdded {
-	added := PrefilterAdded{RootRequiredFrom: len(req.RootRequired)}
-	for _, g := range req.Groups {
-		added.ForbiddenFrom = append(added.ForbiddenFrom, len(g.Forbidden))
+// ApplyFor applies the pre-filter to req as it would to a request from
+// user, "" standing for the first scheduler identity it is configured
+// for, and says what it added. A nil or inactive filter adds nothing.
+func (p *Prefilter) ApplyFor(user string, req *Request) PrefilterAdded {
+	if p == nil {
+		return PrefilterAdded{}
 	}
-	if p != nil && len(p.users) > 0 {
-		p.Apply(p.users[0], req)
+	root := len(req.RootRequired)
+	forb := make([]int, len(req.Groups))
+	for i, g := range req.Groups {
+		forb[i] = len(g.Forbidden)
+	}
+	if user == "" && len(p.users) > 0 {
+		user = p.users[0]
+	}
+	p.Apply(user, req)
+	added := PrefilterAdded{root: len(req.RootRequired) - root, forbidden: forb}
+	for i, g := range req.Groups {
+		added.forbidden[i] = len(g.Forbidden) - forb[i]
 	}
 	return added
 }
 
-// Without pre-filter information, nothing was added.
-func (a PrefilterAdded) forbiddenAdded(group, i int) bool {
-	return group < len(a.ForbiddenFrom) && i >= a.ForbiddenFrom[group]
+// Applied reports whether the pre-filter added anything.
+func (a PrefilterAdded) Applied() bool {
+	return a.root > 0 || slices.ContainsFunc(a.forbidden, func(n int) bool { return n > 0 })
+}
+
+// rootAdded reports whether root_required trait i of req was added.
+func (a PrefilterAdded) rootAdded(req *Request, i int) bool {
+	return i >= len(req.RootRequired)-a.root
+}
+
+// forbiddenAdded reports whether forbidden trait i of group gi was added.
+func (a PrefilterAdded) forbiddenAdded(req *Request, gi, i int) bool {
+	return gi < len(a.forbidden) && i >= len(req.Groups[gi].Forbidden)-a.forbidden[gi]
 }
 
 // Constraint kinds, as the query names them.
@@ -62,7 +81,7 @@ type Constraint struct {
 func constraints(req *Request, pre PrefilterAdded) []Constraint {
 	var out []Constraint
 	for i, t := range req.RootRequired {
-		out = append(out, Constraint{Kind: KindRootRequired, Index: i, Text: "root_required=" + t, Prefilter: i >= pre.RootRequiredFrom})
+		out = append(out, Constraint{Kind: KindRootRequired, Index: i, Text: "root_required=" + t, Prefilter: pre.rootAdded(req, i)})
 	}
 	for i, t := range req.RootForbidden {
 		out = append(out, Constraint{Kind: KindRootForbid, Index: i, Text: "root_required=!" + t})
@@ -100,7 +119,7 @@ func groupConstraints(req *Request, gi int, pre PrefilterAdded) []Constraint {
 		out = append(out, Constraint{Kind: KindRequired, Group: g.Suffix, Index: i, Text: "required" + g.Suffix + "=" + anyOfText(cl)})
 	}
 	for i, t := range g.Forbidden {
-		out = append(out, Constraint{Kind: KindForbidden, Group: g.Suffix, Index: i, Text: "required" + g.Suffix + "=!" + t, Prefilter: pre.forbiddenAdded(gi, i)})
+		out = append(out, Constraint{Kind: KindForbidden, Group: g.Suffix, Index: i, Text: "required" + g.Suffix + "=!" + t, Prefilter: pre.forbiddenAdded(req, gi, i)})
 	}
 	return out
 }

@@ -68,6 +68,16 @@ const (
 	Reshape          = "placement:reshaper:reshape"
 )
 
+// Explain guards GET /_placement-syncd/explain/allocation_candidates, our
+// own diagnostic route (not Placement's): it reveals every provider's
+// usage and traits, so it is for admins only, in every release.
+const Explain = "placement-syncd:allocation_candidates:explain"
+
+// explainDefault is the Explain rule, registered after Placement's own.
+func explainDefault() Default {
+	return Default{Name: Explain, Check: "role:admin", Description: "Explain an allocation candidates query (placement-syncd's own route)."}
+}
+
 const (
 	systemAdmin    = "rule:system_admin_api"
 	systemReader   = "rule:system_reader_api"
@@ -144,5 +154,7 @@ func defaults8() []Default {
 		api(CandidatesList, systemReader, "List allocation candidates."),
 
 		api(Reshape, systemAdmin, "Reshape Inventory and Allocations."),
+
+		explainDefault(),
 	}
 }

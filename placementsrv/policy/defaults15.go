@@ -65,5 +65,7 @@ func defaults15() []Default {
 		api(CandidatesList, adminOrService, "List allocation candidates."),
 
 		api(Reshape, service, "Reshape Inventory and Allocations."),
+
+		explainDefault(),
 	}
 }

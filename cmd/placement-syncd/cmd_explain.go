@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/handlers"
+)
+
+// explainPath is the daemon's explain route (admin only, not Placement's).
+const explainPath = "/_placement-syncd/explain/allocation_candidates"
+
+// cmdExplain asks the running daemon why an allocation candidates query
+// gets the candidates it gets (or none) and prints the answer as tables.
+// It goes through the daemon, not the database: the daemon's read model
+// is what answered the scheduler, and only the daemon knows whether the
+// OWNER_NOVA pre-filter is on (it follows the gate).
+func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, common := newConfigFlagSet("explain", "placement-syncd explain '<allocation candidates query>' [--microversion 1.39] [--config FILE] [--url URL] [--token TOKEN] [--user ID] [--misses N] [--json]", stderr)
+	mv := fs.String("microversion", "1.39", "Placement microversion to explain the query at (1.10 to 1.39, or latest)")
+	base := fs.String("url", "", "the daemon's base URL (default: http:// and api.listen)")
+	token := fs.String("token", "", "X-Auth-Token of an admin (default: reconciler.placement.token, \"admin\" under noauth2)")
+	user := fs.String("user", "", "apply the OWNER_NOVA pre-filter as for this user id (default: the first of reconciler.scheduler_users)")
+	misses := fs.Int("misses", 5, "nearest misses to list")
+	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
+	words, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(words) != 1 {
+		return usageError{errors.New("explain: want exactly one query string, e.g. 'resources=VCPU:4,MEMORY_MB:8192'")}
+	}
+	cfg, err := configure(common.config, common.overrides(fs))
+	if err != nil {
+		return err
+	}
+	if *base == "" {
+		*base = localURL(cfg.API.Listen)
+	}
+	if *token == "" {
+		*token = cfg.Reconciler.Placement.Token
+	}
+	raw, err := explainQuery(words[0], *user, *misses)
+	if err != nil {
+		return usageError{err}
+	}
+	body, err := explainCall(ctx, strings.TrimSuffix(*base, "/")+explainPath+"?"+raw, *token, *mv)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		_, err := stdout.Write(append(body, '\n'))
+		return err
+	}
+	var ex handlers.ExplainBody
+	if err := json.Unmarshal(body, &ex); err != nil {
+		return fmt.Errorf("explain: decode the daemon's answer: %w", err)
+	}
+	printExplain(stdout, &ex)
+	return nil
+}
+
+// explainQuery is the query to send: the operator's, with the explain
+// parameters added. A leading "?" or a whole /allocation_candidates URL
+// pasted from a log is accepted.
+func explainQuery(q, user string, misses int) (string, error) {
+	if i := strings.Index(q, "?"); i >= 0 {
+		q = q[i+1:]
+	}
+	if strings.TrimSpace(q) == "" {
+		return "", errors.New("explain: empty query")
+	}
+	if misses < 0 {
+		return "", fmt.Errorf("explain: --misses %d: want 0 or more", misses)
+	}
+	q += "&explain_misses=" + strconv.Itoa(misses)
+	if user != "" {
+		q += "&explain_user=" + url.QueryEscape(user)
+	}
+	return q, nil
+}
+
+// explainCall GETs the explain route and returns the body of a 200; any
+// other status is an error quoting Placement's error detail.
+func explainCall(ctx context.Context, u, token, mv string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	req.Header.Set("OpenStack-API-Version", "placement "+mv)
+	req.Header.Set("Accept", "application/json")
+	if token != "" {
+		req.Header.Set("X-Auth-Token", token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("explain: is the daemon running? %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("explain: read the answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Errors []struct{ Detail string } `json:"errors"`
+		}
+		detail := strings.TrimSpace(string(body))
+		if json.Unmarshal(body, &e) == nil && len(e.Errors) > 0 {
+			detail = e.Errors[0].Detail
+		}
+		return nil, fmt.Errorf("explain: %s: %s", resp.Status, detail)
+	}
+	return body, nil
+}
+
+// printExplain prints ex as a few tables.
+func printExplain(w io.Writer, ex *handlers.ExplainBody) {
+	pre := "not applied"
+	if ex.Prefilter {
+		pre = "applied as for " + ex.PrefilterUser
+	}
+	fmt.Fprintf(w, "query: %s\nmicroversion: %s   OWNER_NOVA pre-filter: %s\n", ex.Query, ex.Microversion, pre)
+	fmt.Fprintf(w, "candidates: %d returned, %d generated\n\n", ex.Returned, ex.Generated)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROOTS\tREMOVED\tLEFT\t")
+	for _, st := range ex.Stages {
+		fmt.Fprintf(tw, "%s\t%d\t%d%s\t\n", stageName(st.Name, st.Prefilter), st.Removed, st.Left, unit(st.Unit))
+	}
+	tw.Flush()
+	for _, g := range ex.Groups {
+		fmt.Fprintf(w, "\ngroup %s: %d providers\n", g.Group, g.Providers)
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		if len(g.Stages) > 0 {
+			fmt.Fprintln(tw, "  FILTER\tREMOVED\tLEFT\t")
+			for _, st := range g.Stages {
+				fmt.Fprintf(tw, "  %s\t%d\t%d\t\n", stageName(st.Name, st.Prefilter), st.Removed, st.Left)
+			}
+		}
+		fmt.Fprintln(tw, "  CLASS\tWITH\tHELD BACK\tNO ROOM\tFIT\tSHARING\t")
+		for _, c := range g.Classes {
+			fmt.Fprintf(tw, "  %s:%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Class, c.Amount, c.With, c.HeldBack, c.NoFit, c.Fit, c.Sharing)
+		}
+		tw.Flush()
+	}
+	if len(ex.Misses) > 0 {
+		fmt.Fprintln(w, "\nnearest misses:")
+		for _, m := range ex.Misses {
+			if m.Root == m.UUID {
+				fmt.Fprintf(w, "  %s\n", m.Root)
+			} else {
+				fmt.Fprintf(w, "  %s (%s)\n", m.Root, m.UUID)
+			}
+			for _, r := range m.Reasons {
+				fmt.Fprintf(w, "    - %s\n", r)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nwhy:")
+	for _, line := range ex.Why {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+}
+
+func stageName(name string, prefilter bool) string {
+	if prefilter {
+		return name + " [OWNER_NOVA pre-filter]"
+	}
+	return name
+}
+
+func unit(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " " + u
+}
