@@ -52,9 +52,6 @@ type Ledger struct {
 	// stale (guarded by wmu) says a commit failed in a way that may
 	// have committed: the next write reloads the state first.
 	stale bool
-	// early (guarded by wmu) is the transaction a replica's writer began
-	// while it waited for wmu; its first attempt uses it (beginEarly).
-	early store.Tx
 	// rep is set when the backend is shared with other replicas through
 	// its change feed (replica.go); nil otherwise.
 	rep *replica
@@ -138,11 +135,8 @@ const maxAttempts = 5
 // conflict: nothing of an aborted attempt was committed or applied, so a
 // retry cannot apply twice.
 func (l *Ledger) writeKind(ctx context.Context, usageOnly bool, fn writeFunc) (err error) {
-	early := l.beginEarly(ctx)
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	l.tookEarly(early)
-	defer l.dropEarly()
 	start := time.Now()
 	defer func() { l.metrics.observeWrite(time.Since(start), err) }()
 	for attempt := 1; ; attempt++ {
@@ -190,11 +184,7 @@ func (l *Ledger) attempt(ctx context.Context, usageOnly bool, fn writeFunc) erro
 // writeTx runs fn in one transaction, commits and applies; it returns the
 // committed transaction. Caller holds wmu.
 func (l *Ledger) writeTx(ctx context.Context, usageOnly bool, fn writeFunc) (store.Tx, error) {
-	tx, err := l.early, error(nil)
-	l.early = nil
-	if tx == nil {
-		tx, err = l.be.Begin(ctx)
-	}
+	tx, err := l.be.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin transaction: %w", err)
 	}

@@ -44,9 +44,6 @@ type replica struct {
 	own *ownCommits
 	// reads shares reads of the feed between callers (Fresh, Poll).
 	reads *feedReads
-	// early holds a token per writer that began its transaction before
-	// taking wmu and waits for it (beginEarly).
-	early chan struct{}
 	// settledAt is when Settle last raised the settled mark.
 	settledAt time.Time
 	idx       *idIndex
@@ -113,7 +110,7 @@ func (l *Ledger) openReplica(ctx context.Context, f store.Feed) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	l.st = st
-	l.rep = &replica{feed: f, own: own, idx: idx, metrics: newFeedMetrics(), shared: shared, early: make(chan struct{}, maxEarly), reads: newFeedReads()}
+	l.rep = &replica{feed: f, own: own, idx: idx, metrics: newFeedMetrics(), shared: shared, reads: newFeedReads()}
 	l.rep.setPos(posFrom(at, time.Now()))
 	return nil
 }
@@ -141,53 +138,6 @@ func (r *replica) published() {
 	r.view.Store(r.pos.view())
 	r.metrics.position.Set(float64(r.pos.frontier))
 	r.metrics.holes.Set(float64(len(r.pos.holes)))
-}
-
-// maxEarly bounds the writers of a replica waiting for wmu with a
-// transaction begun, each holding a connection of the pool.
-const maxEarly = 2
-
-// beginEarly begins a replica writer's transaction before it queues for
-// wmu, so that the round trip of BEGIN is not made while holding the lock
-// every write of this replica waits for. Sessions run READ COMMITTED, so
-// a transaction begun earlier reads nothing older than one begun under
-// the lock. It returns nil (the write begins under the lock, and reports
-// a failure there) for a ledger that is not replicated, when maxEarly
-// writers already wait, or when BEGIN fails.
-func (l *Ledger) beginEarly(ctx context.Context) store.Tx {
-	r := l.rep
-	if r == nil {
-		return nil
-	}
-	select {
-	case r.early <- struct{}{}:
-	default:
-		return nil
-	}
-	tx, err := l.be.Begin(ctx)
-	if err != nil {
-		<-r.early
-		return nil
-	}
-	return tx
-}
-
-// tookEarly hands a transaction of beginEarly to the first attempt of the
-// write that now holds wmu, and lets another writer begin early.
-func (l *Ledger) tookEarly(tx store.Tx) {
-	if tx != nil {
-		l.early = tx
-		<-l.rep.early
-	}
-}
-
-// dropEarly rolls back an early transaction that no attempt used (the
-// write failed before its transaction). Caller holds wmu.
-func (l *Ledger) dropEarly() {
-	if l.early != nil {
-		l.early.Rollback() //nolint:errcheck // nothing was written in it
-		l.early = nil
-	}
 }
 
 // replicaWrite is writeTx for a replica: it first applies what other

@@ -65,7 +65,9 @@ type Options struct {
 
 // Backend is the MySQL store.Backend. It is safe for concurrent use.
 type Backend struct {
-	db   *sql.DB
+	db *sql.DB
+	// wdb is the writers' pool: sessions with autocommit off (session.go).
+	wdb  *sql.DB
 	name string // host:port/database, for messages (never the password)
 	log  *zap.Logger
 }
@@ -130,72 +132,83 @@ func Open(ctx context.Context, cfg *mysql.Config, opts Options) (*Backend, error
 		opts.MaxOpenConns = 16
 	}
 	name := Name(cfg)
-	db, err := openPool(ctx, cfg)
+	db, wdb, err := openPools(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", name, err)
 	}
-	db.SetMaxOpenConns(opts.MaxOpenConns)
-	db.SetMaxIdleConns(opts.MaxOpenConns)
-	// Below the servers' wait_timeout (8 h) and HAProxy's usual idle
-	// timeouts, so that the pool retires connections before they do.
-	db.SetConnMaxLifetime(30 * time.Minute)
-	db.SetConnMaxIdleTime(5 * time.Minute)
+	for _, p := range []*sql.DB{db, wdb} {
+		p.SetMaxOpenConns(opts.MaxOpenConns)
+		p.SetMaxIdleConns(opts.MaxOpenConns)
+		// Below the servers' wait_timeout (8 h) and HAProxy's usual idle
+		// timeouts, so that the pool retires connections before they do.
+		p.SetConnMaxLifetime(30 * time.Minute)
+		p.SetConnMaxIdleTime(5 * time.Minute)
+	}
 	if err := initSchema(ctx, db, name, opts); err != nil {
 		db.Close()
+		wdb.Close()
 		return nil, err
 	}
-	return &Backend{db: db, name: name, log: opts.Logger}, nil
+	return &Backend{db: db, wdb: wdb, name: name, log: opts.Logger}, nil
 }
 
 // DB is the connection pool, for packages that keep their own tables
 // beside the store's in the same database.
 func (b *Backend) DB() *sql.DB { return b.db }
 
-// Close closes the pool.
-func (b *Backend) Close() error { return b.db.Close() }
+// Close closes the pools.
+func (b *Backend) Close() error { return errors.Join(b.db.Close(), b.wdb.Close()) }
 
-// Begin starts a transaction at the sessions' READ COMMITTED (openPool).
+// Begin starts a transaction at the sessions' READ COMMITTED (openPools)
+// on the writers' pool.
 func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
-	t, err := b.db.BeginTx(ctx, nil)
+	s, err := b.beginSession(ctx)
 	if err != nil {
 		return nil, classify(err)
 	}
-	return &tx{(*sqlrows.Tx[mysqlErrors])(t)}, nil
+	return &tx{sqlrows.NewTx[mysqlErrors](s)}, nil
 }
 
-// openPool opens the connection pool of cfg with every session at READ
-// COMMITTED, set once per connection rather than before each transaction
-// (a round trip saved per write). Its updates lock the rows they touch and
-// no gaps between them: REPEATABLE READ would lock the range a DELETE
-// searched, so that a writer paused mid-transaction could hold up others'
-// inserts of unrelated rows next to it. The compare-and-swaps read the
-// latest committed values either way. The variable's name depends on the
-// server (MariaDB before 11.1 knows only tx_isolation, MySQL 8 only
-// transaction_isolation), so it is asked first.
-func openPool(ctx context.Context, cfg *mysql.Config) (*sql.DB, error) {
+// openPools opens the connection pools of cfg, the writers' with
+// autocommit off (session.go), with every session at READ COMMITTED, set
+// once per connection rather than before each transaction (a round trip
+// saved per write). Its updates lock the rows they touch and no gaps
+// between them: REPEATABLE READ would lock the range a DELETE searched,
+// so that a writer paused mid-transaction could hold up others' inserts
+// of unrelated rows next to it. The compare-and-swaps read the latest
+// committed values either way. The variable's name depends on the server
+// (MariaDB before 11.1 knows only tx_isolation, MySQL 8 only
+// transaction_isolation).
+func openPools(ctx context.Context, cfg *mysql.Config) (db, wdb *sql.DB, err error) {
 	c := connConfig(cfg)
 	probe, err := mysql.NewConnector(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	db := sql.OpenDB(probe)
+	pdb := sql.OpenDB(probe)
 	variable := "transaction_isolation"
 	var level string
-	err = db.QueryRowContext(ctx, `SELECT @@transaction_isolation`).Scan(&level)
-	db.Close()
+	err = pdb.QueryRowContext(ctx, `SELECT @@transaction_isolation`).Scan(&level)
+	pdb.Close()
 	var me *mysql.MySQLError
 	switch {
 	case errors.As(err, &me) && me.Number == errUnknownSystemVariable:
 		variable = "tx_isolation"
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	}
 	c.Params[variable] = "'READ-COMMITTED'"
 	conn, err := mysql.NewConnector(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sql.OpenDB(conn), nil
+	w := c.Clone()
+	w.Params["autocommit"] = "0"
+	wconn, err := mysql.NewConnector(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sql.OpenDB(conn), sql.OpenDB(wconn), nil
 }
 
 // fromNanos reads a stored time: Unix nanoseconds, NULL for the zero

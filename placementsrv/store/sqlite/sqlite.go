@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
 // Options configures Open.
@@ -199,7 +200,7 @@ func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*tx)(t), nil
+	return sqlrows.NewTx[sqliteErrors](t), nil
 }
 
 // Backend implements the persistence contract.

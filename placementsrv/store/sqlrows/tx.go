@@ -17,18 +17,25 @@ import (
 // ErrRetry); a backend implements it on a zero-size type.
 type Errors interface{ Classify(err error) error }
 
-// Tx is a store.Tx over one SQL transaction: one statement per record
-// operation (two for InsertProvider, five for DeleteProvider). It is the
-// *sql.Tx itself, so a backend's Begin allocates nothing more.
-type Tx[C Errors] sql.Tx
+// Session is one SQL transaction as a Tx runs it: a *sql.Tx, or a
+// backend's own transaction on a pooled connection.
+type Session interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	Commit() error
+	Rollback() error
+}
 
-// SQL is the transaction itself.
-func (t *Tx[C]) SQL() *sql.Tx { return (*sql.Tx)(t) }
+// Tx is a store.Tx over one SQL transaction: one statement per record
+// operation (two for InsertProvider, five for DeleteProvider).
+type Tx[C Errors] struct{ s Session }
+
+// NewTx runs the record operations in s.
+func NewTx[C Errors](s Session) *Tx[C] { return &Tx[C]{s: s} }
 
 // Commit commits; an error found at COMMIT (Galera's certification, say)
 // is classified too.
 func (t *Tx[C]) Commit() error {
-	err := t.SQL().Commit()
+	err := t.s.Commit()
 	if err != nil {
 		var c C
 		return c.Classify(err)
@@ -37,11 +44,11 @@ func (t *Tx[C]) Commit() error {
 }
 
 // Rollback rolls back.
-func (t *Tx[C]) Rollback() error { return t.SQL().Rollback() }
+func (t *Tx[C]) Rollback() error { return t.s.Rollback() }
 
 // Exec runs one statement, its error classified.
 func (t *Tx[C]) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	res, err := t.SQL().ExecContext(ctx, query, args...)
+	res, err := t.s.ExecContext(ctx, query, args...)
 	if err != nil {
 		var c C
 		return nil, c.Classify(err)

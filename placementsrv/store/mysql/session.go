@@ -1,0 +1,55 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+)
+
+// session is a write transaction on a connection of the writers' pool,
+// whose sessions run with autocommit off: the transaction begins on the
+// server with its first statement, so beginning costs no round trip of
+// its own (the driver sends START TRANSACTION alone, and a write waits
+// for it). COMMIT and ROLLBACK are statements. A connection whose
+// transaction did not end cleanly is dropped from the pool, so none is
+// handed to another writer with a transaction open; the server rolls
+// back what a closed connection left.
+type session struct {
+	ctx  context.Context
+	conn *sql.Conn
+	done bool
+}
+
+func (b *Backend) beginSession(ctx context.Context) (*session, error) {
+	conn, err := b.wdb.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &session{ctx: ctx, conn: conn}, nil
+}
+
+func (s *session) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s.done {
+		return nil, sql.ErrTxDone
+	}
+	return s.conn.ExecContext(ctx, query, args...)
+}
+
+func (s *session) Commit() error   { return s.end("COMMIT") }
+func (s *session) Rollback() error { return s.end("ROLLBACK") }
+
+// end runs COMMIT or ROLLBACK and gives the connection back; after the
+// first call every other is sql.ErrTxDone, as for a *sql.Tx.
+func (s *session) end(stmt string) error {
+	if s.done {
+		return sql.ErrTxDone
+	}
+	s.done = true
+	_, err := s.conn.ExecContext(s.ctx, stmt)
+	if err != nil {
+		// Its transaction's fate is unknown: never reuse it.
+		_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	_ = s.conn.Close()
+	return err
+}
