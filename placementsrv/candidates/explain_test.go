@@ -1,0 +1,93 @@
+package candidates
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// vcpu is an inventory of class 0 (VCPU in buildSnap's classes).
+func vcpu(total, reserved, used int64) SnapInventory {
+	return SnapInventory{Class: 0, Total: total, Reserved: reserved, Used: used, MinUnit: 1, MaxUnit: total,
+		StepSize: 1, AllocationRatio: 1, Capacity: total - reserved}
+}
+
+// TestExplainStages checks the stage that empties the answer, the
+// blocker and the nearest miss's reason for one failing constraint of
+// each kind, on a host with two NUMA children (only the first has VCPU,
+// only the second T3) and a second host held back.
+func TestExplainStages(t *testing.T) {
+	ws := []wProv{
+		{uuid: "host", traits: []string{"T0"}},
+		{uuid: "numa0", parent: "host", invs: []SnapInventory{vcpu(4, 0, 2)}, traits: []string{"T1"}},
+		{uuid: "numa1", parent: "host", traits: []string{"T3"}},
+		{uuid: "held", invs: []SnapInventory{vcpu(4, 4, 0)}},
+	}
+	snap := buildSnap(ws)
+	tests := []struct {
+		name         string
+		req          Request
+		emptied      string
+		blocker      string
+		missContains string
+	}{
+		{"capacity", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 3}}}}},
+			"group (unsuffixed)", "", "numa0: VCPU: needs 3, free 2 (total 4 × 1.0 − reserved 0 − used 2)"},
+		{"required trait", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}, Required: [][]string{{"T2"}}}}},
+			"group (unsuffixed)", "required=T2", "missing trait T2"},
+		{"any-of trait", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}, Required: [][]string{{"T2", "T3"}}}}},
+			"group 1", "required1=in:T2,T3", "numa0: missing trait in:T2,T3"},
+		{"forbidden trait", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}, Forbidden: []string{"T1"}}}},
+			"group 1", "required1=!T1", "numa0: has forbidden trait T1"},
+		{"root_required", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}}}, RootRequired: []string{"T3"}},
+			"root_required=T3", "root_required=T3", "root lacks trait T3"},
+		{"isolate", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}}, {Suffix: "2", Resources: []Resource{{"VCPU", 1}}}},
+			GroupPolicy: PolicyIsolate}, "group_policy=isolate", "group_policy=isolate", "group_policy=isolate"},
+		{"same_subtree", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}}, {Suffix: "2", Required: [][]string{{"T3"}}}},
+			GroupPolicy: PolicyNone, SameSubtree: [][]string{{"1", "2"}}}, "same_subtree", "same_subtree=1,2", "same_subtree"},
+		{"in_tree", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}, InTree: "held"}}},
+			"group (unsuffixed)", "in_tree=held", "not in tree held"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex, err := Explain(snap, tt.req, Options{NestedAware: true}, ExplainOptions{Misses: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Returned != 0 || ex.Emptied != tt.emptied {
+				t.Fatalf("returned %d, emptied at %q; want 0 at %q\n%+v", ex.Returned, ex.Emptied, tt.emptied, ex.Stages)
+			}
+			var blockers []string
+			for _, b := range ex.Blockers {
+				for _, c := range b.Constraints {
+					blockers = append(blockers, c.Text)
+				}
+			}
+			if tt.blocker != "" && !slices.Contains(blockers, tt.blocker) {
+				t.Errorf("blockers %v lack %q", blockers, tt.blocker)
+			}
+			if len(ex.Misses) == 0 || ex.Misses[0].UUID != "host" || !strings.Contains(strings.Join(ex.Misses[0].Reasons, "\n"), tt.missContains) {
+				t.Errorf("nearest miss %+v, want host with %q", ex.Misses, tt.missContains)
+			}
+		})
+	}
+}
+
+// TestExplainHeldBack: a class whose every provider is reserved in full
+// is said to be held back, apart from providers without room.
+func TestExplainHeldBack(t *testing.T) {
+	snap := buildSnap([]wProv{{uuid: "a", invs: []SnapInventory{vcpu(1, 1, 0)}}, {uuid: "b", invs: []SnapInventory{vcpu(1, 1, 0)}}})
+	ex, err := Explain(snap, Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}}}}, Options{}, ExplainOptions{Misses: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ex.Groups[0].Classes[0]; c.With != 2 || c.HeldBack != 2 || c.NoFit != 0 || c.Fit != 0 {
+		t.Errorf("class count %+v", c)
+	}
+	if !slices.Contains(ex.Why, "group (unsuffixed): every provider of VCPU is held back (reserved == total): 2") {
+		t.Errorf("why %q", ex.Why)
+	}
+	if len(ex.Misses) != 2 || ex.Misses[1].Reasons[0] != "b: VCPU: held back: reserved == total (1)" {
+		t.Errorf("misses %+v", ex.Misses)
+	}
+}
