@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ func decodeInventories(body []byte, sch *schema.Schema) (int64, []store.Inventor
 	if err != nil {
 		return 0, nil, nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
-	if err := sch.ValidateJSON(body); err != nil {
+	if err := sch.ValidateDecoded(context.Background(), doc, body); err != nil {
 		return 0, nil, nil, apierror.BadRequest("JSON does not validate: %s", err)
 	}
 	m, ok := doc.(map[string]any)

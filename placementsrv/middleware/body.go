@@ -104,9 +104,9 @@ func (r *Request) DecodeJSON(sch *schema.Schema) (any, error) {
 		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if sch != nil {
-		// ValidateJSON re-reads the body to keep key order, which decides
-		// the wording of some messages exactly as upstream's.
-		if err := sch.ValidateJSONContext(r.Context(), body); err != nil {
+		// An error re-reads the body to keep key order, which decides the
+		// wording of some messages exactly as upstream's.
+		if err := sch.ValidateDecoded(r.Context(), doc, body); err != nil {
 			return nil, validationError(r.Context(), err)
 		}
 	}
@@ -210,11 +210,12 @@ func ValidateBody(body []byte, sch *schema.Schema) ([]byte, error) {
 
 // validateBody is ValidateBody for a request: it gives up once ctx ends.
 func validateBody(ctx context.Context, body []byte, sch *schema.Schema) ([]byte, error) {
-	if _, err := ParseJSON(body); err != nil {
+	doc, err := ParseJSON(body)
+	if err != nil {
 		return nil, apierror.BadRequest("Malformed JSON: %s", err)
 	}
 	if sch != nil {
-		if err := sch.ValidateJSONContext(ctx, body); err != nil {
+		if err := sch.ValidateDecoded(ctx, doc, body); err != nil {
 			return nil, validationError(ctx, err)
 		}
 	}

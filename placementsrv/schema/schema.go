@@ -88,6 +88,18 @@ func (s *Schema) ValidateJSONContext(ctx context.Context, body []byte) error {
 	return newValidationError(e)
 }
 
+// ValidateDecoded is ValidateJSONContext for a body already decoded into
+// doc with numbers kept exact (json.Decoder.UseNumber). Whether a
+// document is valid does not depend on its key order; only the wording of
+// an error does. So doc is validated as it is, and body is read again in
+// its key order only to word an error.
+func (s *Schema) ValidateDecoded(ctx context.Context, doc any, body []byte) error {
+	if v, err := fromGo(doc); err == nil && len(s.root.iterErrors(v)) == 0 {
+		return nil
+	}
+	return s.ValidateJSONContext(ctx, body)
+}
+
 // ValidateQuery validates query parameters the way Placement's
 // validate_query_params does: as an object of strings in which a repeated
 // parameter takes its last value.
