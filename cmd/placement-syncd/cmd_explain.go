@@ -118,7 +118,8 @@ func explainCall(ctx context.Context, u, token, mv string) ([]byte, error) {
 		}
 		detail := strings.TrimSpace(string(body))
 		if json.Unmarshal(body, &e) == nil && len(e.Errors) > 0 {
-			detail = e.Errors[0].Detail
+			// Placement's details span lines; one line reads better here.
+			detail = strings.Join(strings.Fields(e.Errors[0].Detail), " ")
 		}
 		return nil, fmt.Errorf("explain: %s: %s", resp.Status, detail)
 	}

@@ -79,7 +79,7 @@ func TestExplain_Demo(t *testing.T) {
 		"required=HW_CPU_X86_AVX512F",
 		"  demo-compute (" + demoComputeUUID + ")\n    - missing trait HW_CPU_X86_AVX512F\n",
 		"group (unsuffixed): no provider passes required=HW_CPU_X86_AVX512F",
-		"removing required=HW_CPU_X86_AVX512F yields candidates at 1 roots",
+		"removing required=HW_CPU_X86_AVX512F yields candidates at 1 root",
 	} {
 		assertContains(t, trait, want)
 	}
@@ -88,15 +88,37 @@ func TestExplain_Demo(t *testing.T) {
 	for _, want := range []string{
 		"required=!OWNER_CYBORG [OWNER_NOVA pre-filter]",
 		"demo-compute_0000:5e:00.0: has forbidden trait OWNER_CYBORG (OWNER_NOVA pre-filter)",
-		"removing required=!OWNER_CYBORG (added by the OWNER_NOVA pre-filter) yields candidates at 1 roots",
+		"removing required=!OWNER_CYBORG (added by the OWNER_NOVA pre-filter) yields candidates at 1 root",
 	} {
 		assertContains(t, pre, want)
+	}
+
+	// A query /allocation_candidates refuses: its 400, exit 1.
+	var errb bytes.Buffer
+	if code := run(ctx, []string{"explain", "resources=VCPU:x", "--config", cfgPath, "--url", s.api}, &bytes.Buffer{}, &errb); code != exitFailure ||
+		!strings.Contains(errb.String(), "400 Bad Request") || !strings.Contains(errb.String(), "expected positive integer amount. Got: x.") {
+		t.Errorf("bad query: exit %d, stderr %q", code, errb.String())
 	}
 
 	// Not the scheduler: the pre-filter stays out of the way.
 	asAdmin := explain("resources=FPGA:1", "--user", "admin")
 	assertContains(t, asAdmin, "pre-filter: not applied")
 	assertContains(t, asAdmin, "candidates: 1 returned")
+}
+
+// TestExplain_Usage: a missing query is a usage error (2), a daemon
+// that cannot be reached a failure (1).
+func TestExplain_Usage(t *testing.T) {
+	ctx := context.Background()
+	var errb bytes.Buffer
+	if code := run(ctx, []string{"explain"}, &bytes.Buffer{}, &errb); code != exitUsage || !strings.Contains(errb.String(), "want exactly one query string") {
+		t.Errorf("no query: exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run(ctx, []string{"explain", "resources=VCPU:1", "--url", "http://127.0.0.1:1"}, &bytes.Buffer{}, &errb); code != exitFailure ||
+		!strings.Contains(errb.String(), "is the daemon running?") {
+		t.Errorf("no daemon: exit %d: %s", code, errb.String())
+	}
 }
 
 // cleanBothGold puts both gold nodes into cleaning, asks the agent for a

@@ -133,7 +133,7 @@ func Explain(s *Snapshot, req Request, opt Options, eo ExplainOptions) (*Explana
 // remove to get candidates, and the amounts nothing can give.
 func verdict(ex *Explanation) []string {
 	if ex.Returned > 0 {
-		return []string{fmt.Sprintf("%d candidates (%d generated)", ex.Returned, ex.Generated)}
+		return []string{fmt.Sprintf("%s (%d generated)", plural(ex.Returned, "candidate"), ex.Generated)}
 	}
 	out := []string{"no candidates: the last roots went at stage \"" + ex.Emptied + "\""}
 	for _, b := range ex.Blockers {
@@ -147,7 +147,7 @@ func verdict(ex *Explanation) []string {
 		if pre {
 			line += " (added by the OWNER_NOVA pre-filter)"
 		}
-		out = append(out, fmt.Sprintf("%s yields candidates at %d roots", line, b.Roots))
+		out = append(out, fmt.Sprintf("%s yields candidates at %s", line, plural(b.Roots, "root")))
 	}
 	for _, g := range ex.Groups {
 		if n := len(g.Stages); n > 0 && g.Stages[n-1].Left == 0 {
@@ -454,4 +454,12 @@ func cloneClauses(in [][]string) [][]string {
 		out[i] = slices.Clone(cl)
 	}
 	return out
+}
+
+// plural spells n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
