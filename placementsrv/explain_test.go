@@ -87,6 +87,41 @@ func TestExplainRoute(t *testing.T) {
 	}
 }
 
+// TestExplainRoute_EveryMicroversion: at each microversion that has
+// allocation candidates, the explanation counts what the answer holds.
+func TestExplainRoute_EveryMicroversion(t *testing.T) {
+	ts := startTestServer(t)
+	explainWorld(t, ts)
+	// A nested tree: before 1.29 a candidate from two of its providers
+	// is dropped.
+	const root, child = "00000000-0000-0000-0000-0000000000f0", "00000000-0000-0000-0000-0000000000f1"
+	ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name":"cnx","uuid":"` + root + `"}`})
+	ts.must(t, 200, call{Method: "POST", Path: "/resource_providers", Version: "1.39", Body: `{"name":"numax","uuid":"` + child + `","parent_provider_uuid":"` + root + `"}`})
+	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + root + "/inventories", Version: "1.39",
+		Body: `{"resource_provider_generation":0,"inventories":{"MEMORY_MB":{"total":1024}}}`})
+	ts.must(t, 200, call{Method: "PUT", Path: "/resource_providers/" + child + "/inventories", Version: "1.39",
+		Body: `{"resource_provider_generation":0,"inventories":{"VCPU":{"total":4}}}`})
+	for minor := 10; minor <= 39; minor++ {
+		v := fmt.Sprintf("1.%d", minor)
+		for _, q := range []string{"resources=VCPU:2", "resources=VCPU:1&limit=1", "resources=VCPU:4", "resources=VCPU:1,MEMORY_MB:512"} {
+			if minor < 16 && strings.Contains(q, "limit") {
+				continue // limit came with 1.16
+			}
+			r := ts.must(t, 200, call{Method: "GET", Path: "/allocation_candidates?" + q, Version: v})
+			var answer struct {
+				AllocationRequests []any `json:"allocation_requests"`
+			}
+			if err := json.Unmarshal(r.Body, &answer); err != nil {
+				t.Fatal(err)
+			}
+			ex := explainOf(t, ts, q, v)
+			if ex.Returned != len(answer.AllocationRequests) || ex.Microversion != v {
+				t.Errorf("%s at %s: explained %d at %s, answer has %d", q, v, ex.Returned, ex.Microversion, len(answer.AllocationRequests))
+			}
+		}
+	}
+}
+
 // TestExplainRoute_BadQuery: a query /allocation_candidates refuses is
 // refused the same way, at the same microversion.
 func TestExplainRoute_BadQuery(t *testing.T) {
