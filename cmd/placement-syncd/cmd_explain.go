@@ -148,6 +148,10 @@ func printExplain(w io.Writer, ex *handlers.ExplainBody) {
 			for _, st := range g.Stages {
 				fmt.Fprintf(tw, "  %s\t%d\t%d\t\n", stageName(st.Name, st.Prefilter), st.Removed, st.Left)
 			}
+			if g.Stages[len(g.Stages)-1].Left == 0 {
+				tw.Flush()
+				continue // no provider left to count the classes on
+			}
 		}
 		fmt.Fprintln(tw, "  CLASS\tWITH\tHELD BACK\tNO ROOM\tFIT\tSHARING\t")
 		for _, c := range g.Classes {

@@ -56,7 +56,7 @@ func TestExplain_Demo(t *testing.T) {
 	eventually(t, ctx, "the OWNER_NOVA pre-filter is on", func() bool {
 		var out bytes.Buffer
 		code := run(ctx, []string{"explain", "resources=VCPU:1", "--config", cfgPath, "--url", s.api}, &out, &bytes.Buffer{})
-		return code == exitOK && strings.Contains(out.String(), "pre-filter: applied as for (scheduler)")
+		return code == exitOK && strings.Contains(out.String(), "pre-filter: applied as for nova")
 	})
 
 	held := explain("resources=CUSTOM_BAREMETAL_GOLD:1")
@@ -91,6 +91,25 @@ func TestExplain_Demo(t *testing.T) {
 		"removing required=!OWNER_CYBORG (added by the OWNER_NOVA pre-filter) yields candidates at 1 root",
 	} {
 		assertContains(t, pre, want)
+	}
+
+	// A storage pool an operator made by hand, not Nova's: bigger than
+	// the compute node's disk, but the pre-filter's root_required keeps
+	// it out.
+	const pool = "5e0a0000-0000-4000-8000-000000000001"
+	do(t, ctx, http.MethodPost, s.api+"/resource_providers", "admin", map[string]string{"name": "nfs-pool", "uuid": pool}, http.StatusOK, nil)
+	do(t, ctx, http.MethodPut, s.api+"/resource_providers/"+pool+"/inventories", "admin",
+		map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{"DISK_GB": map[string]int{"total": 10000}}}, http.StatusOK, nil)
+	root := explain("resources=DISK_GB:2000")
+	for _, want := range []string{
+		"nfs-pool (" + pool + ")\n    - root lacks trait OWNER_NOVA (OWNER_NOVA pre-filter)\n",
+		"demo-compute: DISK_GB: needs 2000, free 1000 (total 1000 × 1.0 − reserved 0 − used 0)",
+		"removing root_required=OWNER_NOVA (added by the OWNER_NOVA pre-filter) yields candidates at 1 root",
+	} {
+		assertContains(t, root, want)
+	}
+	if got := lineFields(root, "root_required=OWNER_NOVA"); strings.Join(got, " ") != "root_required=OWNER_NOVA [OWNER_NOVA pre-filter] 1 4" {
+		t.Errorf("root_required stage %q, want 1 removed, 4 left", got)
 	}
 
 	// A query /allocation_candidates refuses: its 400, exit 1.

@@ -11,6 +11,7 @@ import (
 type PrefilterAdded struct {
 	root      int
 	forbidden []int
+	user      string
 }
 
 // ApplyFor applies the pre-filter to req as it would to a request from
@@ -29,7 +30,7 @@ func (p *Prefilter) ApplyFor(user string, req *Request) PrefilterAdded {
 		user = p.users[0]
 	}
 	p.Apply(user, req)
-	added := PrefilterAdded{root: len(req.RootRequired) - root, forbidden: forb}
+	added := PrefilterAdded{root: len(req.RootRequired) - root, forbidden: forb, user: user}
 	for i, g := range req.Groups {
 		added.forbidden[i] = len(g.Forbidden) - forb[i]
 	}
@@ -40,6 +41,9 @@ func (p *Prefilter) ApplyFor(user string, req *Request) PrefilterAdded {
 func (a PrefilterAdded) Applied() bool {
 	return a.root > 0 || slices.ContainsFunc(a.forbidden, func(n int) bool { return n > 0 })
 }
+
+// User is the identity the pre-filter was applied as.
+func (a PrefilterAdded) User() string { return a.user }
 
 // rootAdded reports whether root_required trait i of req was added.
 func (a PrefilterAdded) rootAdded(req *Request, i int) bool {

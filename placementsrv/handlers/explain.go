@@ -74,10 +74,7 @@ func (a *API) ExplainAllocationCandidates(r *middleware.Request) (*middleware.Re
 	}
 	body := ExplainBody{Microversion: r.Version.String(), Query: raw, Prefilter: added.Applied(), Explanation: ex}
 	if added.Applied() {
-		body.PrefilterUser = user
-		if user == "" {
-			body.PrefilterUser = "(scheduler)"
-		}
+		body.PrefilterUser = added.User()
 	}
 	return middleware.OK(body), nil
 }
