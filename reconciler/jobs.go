@@ -23,7 +23,7 @@ type jobKind struct {
 // jobKinds lists every job by name, in the order their start runs go:
 // aggregates first, so that stamping starts from the mirrored picture.
 func jobKinds() []jobKind {
-	return []jobKind{aggregatesJob(), ownerTraitsJob()}
+	return []jobKind{aggregatesJob(), ownerTraitsJob(), auditJob()}
 }
 
 // addJobs schedules the configured jobs. A name no job answers to is an

@@ -1,6 +1,8 @@
 package reconciler
 
 import (
+	"errors"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/placement-syncd/placement-syncd/internal/metricset"
@@ -29,6 +31,10 @@ type metrics struct {
 	cellUnreadable *prometheus.GaugeVec
 	listErrors     prometheus.Counter
 	unknown        prometheus.Gauge
+	// auditFindings are the last audit run's findings by kind;
+	// auditRuns its runs by result (ok, error, partial).
+	auditFindings *prometheus.GaugeVec
+	auditRuns     *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -63,7 +69,39 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		unknown: s.Gauge("compute_unknown_version",
 			"Listed nova-compute services with no known version (their cell not answering Nova, or in no configured cell); each keeps the gate closed."),
 	}
-	return m, s.Register(reg)
+	// The audit's families are named for alert rules written against
+	// them: placement_syncd_audit_*, a set of their own.
+	a := metricset.New("audit")
+	m.auditFindings = a.GaugeVec("findings", "Findings of the last audit run by kind (orphaned_consumer, stale_provider, over_capacity, incomplete_consumer); "+
+		"orphans and stale providers count only when Nova was read in full.", "kind")
+	m.auditRuns = a.CounterVec("runs_total", "Audit runs by result (ok; partial: Nova read in part, nothing deleted; error).", "result")
+	if err := s.Register(reg); err != nil {
+		return m, err
+	}
+	return m, a.Register(reg)
+}
+
+// observeAudit counts an audit run and sets the findings of one that
+// read Placement. Orphans and stale providers are left as they were when
+// Nova was read in part or not at all: the run could not confirm them.
+func (m *metrics) observeAudit(res *AuditResult, err error) {
+	result := AuditResultOK
+	switch {
+	case res == nil || (err != nil && !errors.Is(err, ErrRefused) && !res.NovaUnread):
+		result = AuditResultError
+	case len(res.Partial) > 0:
+		result = AuditResultPartial
+	}
+	m.auditRuns.WithLabelValues(result).Inc()
+	if res == nil {
+		return
+	}
+	for _, kind := range FindingKinds() {
+		if len(res.Partial) > 0 && (kind == FindingOrphanedConsumer || kind == FindingStaleProvider) {
+			continue
+		}
+		m.auditFindings.WithLabelValues(kind).Set(float64(res.Count(kind)))
+	}
 }
 
 func (m *metrics) observeGate(g GateState) {

@@ -50,6 +50,8 @@ type Options struct {
 	// MaxRemovals bounds the associations one aggregates run may remove
 	// (nil: DefaultMaxRemovals).
 	MaxRemovals *removallimit.Limit
+	// Audit configures the audit job (JobAudit); nil: it cannot run.
+	Audit *AuditOptions
 	// Token, when set, is required on the local endpoint as
 	// "X-Auth-Token" or "Authorization: Bearer".
 	Token string

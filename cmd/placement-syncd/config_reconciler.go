@@ -33,6 +33,7 @@ type ReconcilerConfig struct {
 	RetryAttempts int                  `yaml:"retry_attempts"`
 	Jobs          ReconcilerJobsConfig `yaml:"jobs"`
 	Aggregates    AggregatesConfig     `yaml:"aggregates"`
+	Audit         AuditConfig          `yaml:"audit"`
 	Placement     ReconcilerPlacement  `yaml:"placement"`
 	Nova          NovaConfig           `yaml:"nova"`
 	Gate          GateConfig           `yaml:"gate"`
@@ -48,6 +49,21 @@ type ReconcilerConfig struct {
 type ReconcilerJobsConfig struct {
 	Aggregates  string `yaml:"aggregates"`
 	OwnerTraits string `yaml:"owner_traits"`
+	// Audit compares Placement with Nova (off by default).
+	Audit string `yaml:"audit"`
+}
+
+// AuditConfig configures the audit, the job's and the audit command's.
+type AuditConfig struct {
+	// Grace leaves alone a consumer whose allocations changed within it:
+	// a claim whose instance is still being built.
+	Grace time.Duration `yaml:"grace"`
+	// Delete makes the job delete the orphaned consumers it finds; off,
+	// it only reports them. The command deletes only with --delete.
+	Delete bool `yaml:"delete"`
+	// MaxRemovals bounds the consumers one run deletes: a count or a
+	// percentage of Nova's consumers in Placement.
+	MaxRemovals string `yaml:"max_removals"`
 }
 
 // AggregatesConfig guards aggregate mirroring.
@@ -130,6 +146,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		RetryAttempts:      reconciler.DefaultRetry.Attempts,
 		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},
 		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
+		Audit:              AuditConfig{Grace: reconciler.DefaultAuditGrace, MaxRemovals: reconciler.DefaultAuditMaxRemovals().String()},
 		Placement:          ReconcilerPlacement{Token: "admin"},
 		Nova:               NovaConfig{Timeout: reconciler.DefaultNovaTimeout, CellTimeout: reconciler.DefaultCellQueryTimeout},
 		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
@@ -156,7 +173,8 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	if c.RetryAttempts < 1 {
 		bad("reconciler.retry_attempts", "must be at least 1, got %d", c.RetryAttempts)
 	}
-	for key, spec := range map[string]string{"reconciler.jobs.aggregates": c.Jobs.Aggregates, "reconciler.jobs.owner_traits": c.Jobs.OwnerTraits} {
+	for key, spec := range map[string]string{"reconciler.jobs.aggregates": c.Jobs.Aggregates, "reconciler.jobs.owner_traits": c.Jobs.OwnerTraits,
+		"reconciler.jobs.audit": c.Jobs.Audit} {
 		if spec != "" {
 			if err := reconciler.ParseSchedule(spec); err != nil {
 				bad(key, "invalid cron schedule %q: %v", spec, err)
@@ -166,6 +184,7 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	if _, err := removallimit.Parse(c.Aggregates.MaxRemovals); err != nil {
 		bad("reconciler.aggregates.max_removals", "%v", err)
 	}
+	validateAudit(c.Audit, bad)
 	sources := 0
 	for _, s := range []string{c.Nova.File, c.Nova.Endpoint, c.Nova.Cloud} {
 		if s != "" {
@@ -341,6 +360,12 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 		return nil, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
 	}
 	opts.MaxRemovals = &limit
+	if c.Jobs.Audit != "" {
+		if opts.Audit, err = auditOptions(ctx, c, nova, localURL); err != nil {
+			return nil, err
+		}
+		jobs[reconciler.JobAudit] = c.Jobs.Audit
+	}
 	retry := reconciler.DefaultRetry
 	retry.Attempts = c.RetryAttempts
 	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs

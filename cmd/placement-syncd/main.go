@@ -35,6 +35,9 @@ commands:
   fpga clear   release an FPGA whose programming failed
   sync-aggregates [--dry-run] [--verbose]
                mirror Nova host aggregates into Placement once
+  audit [--delete] [--force]
+               compare Placement with Nova: orphaned consumers, stale
+               providers, usage above capacity, incomplete consumers
   gate         show the OWNER_NOVA version gate
   jobs [list | run JOB]
                show the reconciler's jobs and runs, or run one now
@@ -101,6 +104,7 @@ func commands() map[string]command {
 		"fpga":            cmdFPGA,
 		"demo":            cmdDemo,
 		"sync-aggregates": cmdSyncAggregates,
+		"audit":           cmdAudit,
 		"gate":            cmdGate,
 		"jobs":            cmdJobs,
 		"db":              cmdDB,

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/reconciler"
+)
+
+// Exit codes of audit, documented in README.md ("Audit"); 0, 3 and 4
+// mean what they mean for nova-manage placement audit. When several
+// apply, the first in this list wins: 1, 2, exitAuditNovaPartial,
+// exitRefused, exitAuditOrphans, exitAuditDeleted, exitAuditOther, 0.
+const (
+	exitAuditOrphans     = 3 // orphaned consumers found (and not all deleted)
+	exitAuditDeleted     = 4 // orphaned consumers found and every one deleted
+	exitAuditNovaPartial = 5 // Nova read in part or not at all: nothing deleted, orphans unconfirmed
+	exitAuditOther       = 6 // no orphan, but stale providers, usage above capacity or incomplete consumers
+)
+
+// cmdAudit is the one-shot audit of Placement against Nova.
+func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, common := newConfigFlagSet("audit", "placement-syncd audit [--delete] [--force] [--config FILE]", stderr)
+	del := fs.Bool("delete", false, "delete the orphaned consumers found (DELETE /allocations/{consumer}); without it, a dry run")
+	force := fs.Bool("force", false, "with --delete, delete more than reconciler.audit.max_removals")
+	cfg, err := common.load(fs, args)
+	if err != nil {
+		return err
+	}
+	if *force && !*del {
+		return usageError{errors.New("audit: --force only goes with --delete")}
+	}
+	rc := cfg.Reconciler
+	nova, err := novaSource(ctx, rc.Nova)
+	if err != nil {
+		return exitError{exitAuditNovaPartial, err}
+	}
+	opts, err := auditOptions(ctx, rc, novaWithTimeout(nova, rc.Nova), localURL(cfg.API.Listen))
+	if err != nil {
+		return err
+	}
+	a := opts.NewAuditor()
+	a.Concurrency = rc.Concurrency
+	start := time.Now()
+	res, runErr := a.Run(ctx, reconciler.AuditFlags{Delete: *del, Force: *force})
+	if res != nil {
+		printAuditResult(stdout, res, a.Grace, time.Since(start))
+	}
+	return auditExit(res, runErr)
+}
+
+// auditExit maps a run to its exit code.
+func auditExit(res *reconciler.AuditResult, err error) error {
+	switch {
+	case errors.Is(err, reconciler.ErrNovaUnavailable):
+		return exitError{exitAuditNovaPartial, err}
+	case res == nil:
+		return exitError{exitFailure, err}
+	case len(res.Partial) > 0:
+		return exitError{exitAuditNovaPartial, fmt.Errorf("Nova read in part, nothing deleted: %s", strings.Join(res.Partial, "; "))}
+	case errors.Is(err, reconciler.ErrRefused):
+		return exitError{exitRefused, err}
+	case err != nil:
+		return exitError{exitFailure, err}
+	}
+	orphans := len(res.Orphans())
+	other := len(res.Findings) - orphans
+	switch {
+	case orphans > 0 && (res.DryRun || len(res.Deleted) < orphans):
+		return exitError{exitAuditOrphans, fmt.Errorf("%d orphaned consumer(s) found, %d deleted", orphans, len(res.Deleted))}
+	case orphans > 0:
+		return exitError{exitAuditDeleted, fmt.Errorf("%d orphaned consumer(s) found and deleted", orphans)}
+	case other > 0:
+		return exitError{exitAuditOther, fmt.Errorf("no orphaned consumer, %d other finding(s)", other)}
+	}
+	return nil
+}
+
+func printAuditResult(w io.Writer, res *reconciler.AuditResult, grace time.Duration, took time.Duration) {
+	mode := "dry run"
+	if !res.DryRun {
+		mode = "delete"
+	}
+	fmt.Fprintf(w, "audit (%s, grace %s): %d providers, %d consumers, %d of them Nova's\n", mode, grace, res.Providers, res.Consumers, res.NovaConsumers)
+	for _, p := range res.Partial {
+		fmt.Fprintf(w, "nova partial: %s\n", p)
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintf(w, "%s: %s\n", f.Kind, f.Detail)
+		if f.Unconfirmed != "" {
+			fmt.Fprintf(w, "  unconfirmed, not acted on: %s\n", f.Unconfirmed)
+		}
+	}
+	for _, f := range res.Fresh {
+		fmt.Fprintf(w, "within grace, not touched: consumer %s: %s\n", f.Consumer, f.Why)
+	}
+	if res.Refused != "" {
+		fmt.Fprintf(w, "refused: %s\n", res.Refused)
+	}
+	for _, c := range res.Deleted {
+		fmt.Fprintf(w, "deleted: allocations of consumer %s\n", c)
+	}
+	for c, e := range res.Failed {
+		fmt.Fprintf(w, "delete failed: consumer %s: %s\n", c, e)
+	}
+	fmt.Fprintf(w, "%d orphaned, %d stale providers, %d over capacity, %d incomplete, %d within grace; %d deleted (%s)\n",
+		res.Count(reconciler.FindingOrphanedConsumer), res.Count(reconciler.FindingStaleProvider), res.Count(reconciler.FindingOverCapacity),
+		res.Count(reconciler.FindingIncompleteConsumer), len(res.Fresh), len(res.Deleted), took.Round(time.Millisecond))
+	if len(res.Partial) > 0 {
+		fmt.Fprintln(w, "Nova was read in part or not at all: orphans and stale providers are unconfirmed and nothing was deleted")
+	}
+}
+
+// validateAudit checks reconciler.audit.
+func validateAudit(c AuditConfig, bad func(key, format string, args ...any)) {
+	if c.Grace < 0 {
+		bad("reconciler.audit.grace", "must not be negative, got %s", c.Grace)
+	}
+	if _, err := removallimit.Parse(c.MaxRemovals); err != nil {
+		bad("reconciler.audit.max_removals", "%v", err)
+	}
+}
+
+// auditOptions builds the audit's sources from the reconciler's config:
+// the compute API when nova is one, the cell databases when configured.
+func auditOptions(ctx context.Context, c ReconcilerConfig, nova reconciler.NovaSource, localURL string) (*reconciler.AuditOptions, error) {
+	var sources []reconciler.AuditNova
+	if api, ok := nova.(*reconciler.NovaAPI); ok {
+		sources = append(sources, api)
+	}
+	if c.Nova.APIDatabase != "" || len(c.Nova.CellDatabases) > 0 {
+		cells := reconciler.CellDatabases{APIDatabase: c.Nova.APIDatabase, QueryTimeout: c.Nova.CellTimeout}
+		for _, cdb := range c.Nova.CellDatabases {
+			cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+		}
+		sources = append(sources, cells)
+	}
+	if len(sources) == 0 {
+		return nil, usageError{errors.New("audit: no source of Nova's instances: set reconciler.nova.endpoint or cloud (the compute API, admin), or reconciler.nova.api_database or cell_databases")}
+	}
+	limit, err := removallimit.Parse(c.Audit.MaxRemovals)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("reconciler.audit.max_removals: %w", err)}
+	}
+	sc, err := auditPlacementClient(ctx, c.Placement, localURL)
+	if err != nil {
+		return nil, err
+	}
+	return &reconciler.AuditOptions{Placement: reconciler.NewAuditPlacement(sc), Nova: sources, Grace: c.Audit.Grace,
+		Delete: c.Audit.Delete, MaxRemovals: limit}, nil
+}
+
+// auditPlacementClient is a service client of the reconciler's Placement:
+// its URL and token, or a clouds.yaml entry; this process's API when
+// neither is set.
+func auditPlacementClient(ctx context.Context, c ReconcilerPlacement, localURL string) (*gophercloud.ServiceClient, error) {
+	if c.Cloud == "" {
+		endpoint := c.URL
+		if endpoint == "" {
+			endpoint = localURL
+		}
+		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: 30 * time.Second}}
+		pc.SetToken(c.Token)
+		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(endpoint), Type: "placement"}, nil
+	}
+	entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: c.Cloud})
+	if err != nil {
+		return nil, fmt.Errorf("placement: %w", err)
+	}
+	hc, err := entry.HTTPClient(nil)
+	if err != nil {
+		return nil, fmt.Errorf("placement: %w", err)
+	}
+	sc, err := entry.ServiceClient(ctx, hc, "placement")
+	if err != nil {
+		return nil, fmt.Errorf("placement: %w", err)
+	}
+	if c.URL != "" {
+		sc.Endpoint = gophercloud.NormalizeURL(c.URL)
+	}
+	return sc, nil
+}

@@ -1,0 +1,236 @@
+package reconciler
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// NovaView is what the audit knows of Nova: every instance (any cell,
+// any state, deleted ones too), the migrations in progress and the
+// compute nodes. Partial names why it may be incomplete (a cell Nova or
+// we could not read); an incomplete view confirms nothing as gone.
+type NovaView struct {
+	Instances    map[string]bool
+	Migrations   map[string]bool
+	ComputeNodes map[string]bool
+	Partial      []string
+}
+
+func newNovaView() NovaView {
+	return NovaView{Instances: map[string]bool{}, Migrations: map[string]bool{}, ComputeNodes: map[string]bool{}}
+}
+
+// merge adds o's records and reasons to v.
+func (v *NovaView) merge(o NovaView) {
+	for k := range o.Instances {
+		v.Instances[k] = true
+	}
+	for k := range o.Migrations {
+		v.Migrations[k] = true
+	}
+	for k := range o.ComputeNodes {
+		v.ComputeNodes[k] = true
+	}
+	v.Partial = append(v.Partial, o.Partial...)
+}
+
+// AuditNova reads Nova's view for the audit. An error means nothing
+// could be read; a view with Partial set was read in part.
+type AuditNova interface {
+	AuditView(ctx context.Context) (NovaView, error)
+}
+
+// finishedMigration are the statuses of a migration that holds no
+// allocation any more: Nova's own list of what is not in progress
+// (migration_get_in_progress_by_host_and_node). "finished" is not
+// there: a resize waiting for confirmation still holds the source's
+// allocations under the migration's uuid.
+var finishedMigration = []string{"confirmed", "reverted", "error", "failed", "completed", "cancelled", "done"}
+
+func migrationInProgress(status string) bool {
+	for _, s := range finishedMigration {
+		if strings.EqualFold(status, s) {
+			return false
+		}
+	}
+	return true
+}
+
+type novaServerJSON struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+type novaMigrationJSON struct {
+	UUID   string `json:"uuid"`
+	Status string `json:"status"`
+}
+
+// AuditView implements AuditNova through the compute API at 2.69:
+// GET /servers for all tenants, live then deleted (the list, not
+// /servers/detail: the same records without a Neutron call per page);
+// GET /os-migrations (uuids from 2.59); GET /os-hypervisors (compute
+// node uuids from 2.53); GET /os-services, whose UNKNOWN entries name a
+// cell Nova could not read. A server listed UNKNOWN (a down cell's
+// partial record, 2.69) makes the view partial too.
+func (n *NovaAPI) AuditView(ctx context.Context) (NovaView, error) {
+	ctx, cancel := n.bound(ctx)
+	defer cancel()
+	v := newNovaView()
+	for _, path := range []string{"servers?all_tenants=1", "servers?all_tenants=1&deleted=1"} {
+		servers, err := listAll[novaServerJSON](ctx, n.client, "servers", path)
+		if err != nil {
+			return NovaView{}, fmt.Errorf("%w: list %s: %w", ErrNovaUnavailable, path, err)
+		}
+		down := 0
+		for _, s := range servers {
+			v.Instances[s.ID] = true
+			if s.Status == statusUnknown {
+				down++
+			}
+		}
+		if down > 0 {
+			v.Partial = append(v.Partial, fmt.Sprintf("GET /%s: %d server(s) listed with status UNKNOWN (their cell does not answer Nova)", path, down))
+		}
+	}
+	migs, err := listAll[novaMigrationJSON](ctx, n.client, "migrations", "os-migrations")
+	if err != nil {
+		return NovaView{}, fmt.Errorf("%w: list migrations: %w", ErrNovaUnavailable, err)
+	}
+	for _, m := range migs {
+		if m.UUID != "" && migrationInProgress(m.Status) {
+			v.Migrations[m.UUID] = true
+		}
+	}
+	hvs, err := listAll[novaHypervisorJSON](ctx, n.client, "hypervisors", "os-hypervisors")
+	if err != nil {
+		return NovaView{}, fmt.Errorf("%w: list hypervisors: %w", ErrNovaUnavailable, err)
+	}
+	st, err := novaStateFromJSON(nil, hvs)
+	if err != nil {
+		return NovaView{}, fmt.Errorf("%w: %w", ErrNovaUnavailable, err)
+	}
+	for _, node := range st.Nodes {
+		v.ComputeNodes[node.UUID] = true
+	}
+	computes, err := n.Computes(ctx)
+	if err != nil {
+		return NovaView{}, err
+	}
+	var down []string
+	for _, c := range computes {
+		if c.Down {
+			down = append(down, c.Host)
+		}
+	}
+	if len(down) > 0 {
+		v.Partial = append(v.Partial, fmt.Sprintf("GET /os-services: nova-compute on %s listed with status UNKNOWN (a cell does not answer Nova)", strings.Join(down, ",")))
+	}
+	return v, nil
+}
+
+// Read only queries of one cell database: every instance (deleted ones
+// too), the migrations not finished, the live compute nodes.
+const (
+	cellInstancesQuery    = "SELECT uuid FROM instances WHERE uuid IS NOT NULL"
+	cellComputeNodesQuery = "SELECT uuid FROM compute_nodes WHERE deleted = 0 AND uuid IS NOT NULL"
+	cellMigrationsQuery   = "SELECT uuid, status FROM migrations WHERE deleted = 0 AND uuid IS NOT NULL"
+)
+
+// AuditView implements AuditNova from the cell databases, read only. A
+// cell that cannot be read makes the view partial, naming the cell; no
+// cell list at all is an error.
+func (c CellDatabases) AuditView(ctx context.Context) (NovaView, error) {
+	timeout := c.QueryTimeout
+	if timeout <= 0 {
+		timeout = DefaultCellQueryTimeout
+	}
+	cells, err := c.cells(ctx, timeout)
+	if err != nil {
+		return NovaView{}, fmt.Errorf("%w: cell mappings: %w", ErrNovaUnavailable, err)
+	}
+	if len(cells) == 0 {
+		return NovaView{}, fmt.Errorf("%w: no cell database to read", ErrNovaUnavailable)
+	}
+	v := newNovaView()
+	for _, cell := range cells {
+		if err := readAuditCell(ctx, cell, timeout, &v); err != nil {
+			v.Partial = append(v.Partial, fmt.Sprintf("cell %s database not readable: %v", cell.Name, err))
+		}
+	}
+	return v, nil
+}
+
+// readAuditCell adds one cell's records to v, all or none.
+func readAuditCell(ctx context.Context, cell CellDatabase, timeout time.Duration, v *NovaView) error {
+	cfg, err := ParseCellDSN(cell.DSN)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	got := newNovaView()
+	err = readOnly(ctx, cfg, timeout, func(tx *sql.Tx) error {
+		for _, q := range []struct {
+			query string
+			into  map[string]bool
+		}{{cellInstancesQuery, got.Instances}, {cellComputeNodesQuery, got.ComputeNodes}} {
+			ids, err := queryStrings(ctx, tx, q.query)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				q.into[id] = true
+			}
+		}
+		rows, err := tx.QueryContext(ctx, cellMigrationsQuery)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var status sql.NullString
+			if err := rows.Scan(&id, &status); err != nil {
+				return err
+			}
+			if migrationInProgress(status.String) {
+				got.Migrations[id] = true
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	v.merge(got)
+	return nil
+}
+
+// readNova reads every configured source and merges them: a record any
+// source holds is known. A source that fails makes the view partial; all
+// failing is an error.
+func readNova(ctx context.Context, sources []AuditNova) (NovaView, error) {
+	if len(sources) == 0 {
+		return NovaView{}, errNoAuditSource
+	}
+	v := newNovaView()
+	var errs []error
+	for _, s := range sources {
+		got, err := s.AuditView(ctx)
+		if err != nil {
+			errs = append(errs, err)
+			v.Partial = append(v.Partial, err.Error())
+			continue
+		}
+		v.merge(got)
+	}
+	if len(errs) == len(sources) {
+		return NovaView{}, errors.Join(errs...)
+	}
+	return v, nil
+}
