@@ -227,12 +227,6 @@ func (c *Client) Forget() {
 	c.mu.Unlock()
 }
 
-// Supports reports whether the server offers microversion v.
-func (c *Client) Supports(ctx context.Context, v Version) (bool, error) {
-	_, max, err := c.Versions(ctx)
-	return err == nil && max.AtLeast(v), err
-}
-
 // at returns a service client for one call: the highest microversion the
 // server supports up to want, and that version. Each call gets its own
 // shallow copy, so concurrent calls at different versions do not race.

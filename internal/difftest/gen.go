@@ -88,15 +88,6 @@ func (g *Generator) pickKind() kind {
 	return g.kinds[len(g.kinds)-1]
 }
 
-// KindNames lists every kind the generator picks from.
-func KindNames() []string {
-	var out []string
-	for _, k := range append(validKinds(), badKinds()...) {
-		out = append(out, k.name)
-	}
-	return out
-}
-
 func (g *Generator) chance(p float64) bool { return g.rng.Float64() < p }
 func (g *Generator) intn(n int) int        { return g.rng.IntN(n) }
 

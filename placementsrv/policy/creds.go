@@ -27,9 +27,6 @@ func OptStr(s string, set bool) Value {
 	return None()
 }
 
-// IsSet reports whether v is a string (possibly empty).
-func (v Value) IsSet() bool { return v.state == valueString }
-
 // Truthy is Python truthiness: a non-empty string.
 func (v Value) Truthy() bool { return v.state == valueString && v.s != "" }
 

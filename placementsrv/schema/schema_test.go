@@ -65,7 +65,7 @@ func lookup(t testing.TB, set *Set, ref string) *Schema {
 	case "CustomTrait":
 		s = set.CustomTrait()
 	case "TraitsPut":
-		s = set.TraitsPut()
+		s = set.traitsPut
 	case "ProviderTraitsSet":
 		s = set.ProviderTraitsSet()
 	case "TraitListQuery":

@@ -34,10 +34,6 @@ func (s *Set) addTraits() {
 // (1.6+) does; upstream replaces the message with its own on failure.
 func (s *Set) CustomTrait() *Schema { return s.customTrait }
 
-// TraitsPut is upstream's PUT_TRAITS_SCHEMA ({"traits": [custom traits]}).
-// No 8.0.0 handler uses it; it is provided for completeness.
-func (s *Set) TraitsPut() *Schema { return s.traitsPut }
-
 // ProviderTraitsSet is the PUT /resource_providers/{uuid}/traits body (1.6+).
 func (s *Set) ProviderTraitsSet() *Schema { return s.providerTraitsSet }
 
