@@ -12,6 +12,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 func dbFlags(name string, stderr io.Writer, args []string) (Config, error) {
@@ -113,7 +114,7 @@ func schemaMismatch(path string, cur, latest int, why string) error {
 			msg: fmt.Sprintf("database %s has schema version %d, newer than schema version %d of this binary (placement-syncd %s); "+
 				"it was written by a newer placement-syncd: run that version, or restore a backup taken before the upgrade",
 				path, cur, latest, readBuildInfo().Version),
-			kind: dbstore.ErrSchemaTooNew,
+			kind: store.ErrSchemaTooNew,
 		}
 	}
 	if why != "" {
@@ -122,6 +123,6 @@ func schemaMismatch(path string, cur, latest int, why string) error {
 	return &schemaError{
 		msg: fmt.Sprintf("database %s has schema version %d, older than schema version %d of this binary%s: "+
 			"run 'placement-syncd db migrate' with the same --config/--db", path, cur, latest, why),
-		kind: dbstore.ErrSchemaTooOld,
+		kind: store.ErrSchemaTooOld,
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"go.uber.org/zap"
 )
 
@@ -171,7 +171,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.Is(err, dbstore.ErrSchemaTooNew), errors.Is(err, dbstore.ErrSchemaTooOld), errors.Is(err, dbstore.ErrForeignDatabase):
+	case errors.Is(err, store.ErrSchemaTooNew), errors.Is(err, store.ErrSchemaTooOld), errors.Is(err, store.ErrForeignDatabase):
 		return exitSchema
 	case errors.As(err, &ue):
 		return exitUsage

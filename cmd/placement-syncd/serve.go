@@ -21,6 +21,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 // actor is a long-running component: Run blocks until ctx ends or the
@@ -209,7 +210,7 @@ func openStore(ctx context.Context, db DatabaseConfig, mode storeMode, log *zap.
 		Logger:      log.Named("store"),
 		Rules:       ledger.Options{Registerer: reg},
 	})
-	if errors.Is(err, dbstore.ErrSchemaTooNew) || errors.Is(err, dbstore.ErrSchemaTooOld) {
+	if errors.Is(err, store.ErrSchemaTooNew) || errors.Is(err, store.ErrSchemaTooOld) {
 		if cur, latest, verr := dbstore.SchemaVersion(ctx, u); verr == nil {
 			return nil, schemaMismatch(dbName(u), cur, latest, "database.auto_migrate is false")
 		}

@@ -9,7 +9,6 @@ package dbstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -35,14 +34,6 @@ type Options struct {
 	Rules ledger.Options
 }
 
-// Schema errors of either backend match these (errors.Is) as well as the
-// backend's own.
-var (
-	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
-	ErrSchemaTooOld    = errors.New("database schema is older than this binary")
-	ErrForeignDatabase = errors.New("database holds tables that are not placement-syncd's")
-)
-
 // Open opens the database u names, checks or migrates its schema, and
 // returns the ledger over it; closing the ledger closes the database.
 // An SQLite file is locked by the process (one writer per file); a MySQL
@@ -53,7 +44,7 @@ func Open(ctx context.Context, u *dburl.URL, opts Options) (*ledger.Ledger, erro
 	}
 	be, err := openBackend(ctx, u, opts)
 	if err != nil {
-		return nil, schemaKind(err)
+		return nil, err
 	}
 	l, err := ledger.New(ctx, be, opts.Rules)
 	if err != nil {
@@ -73,7 +64,7 @@ func OpenBackend(ctx context.Context, u *dburl.URL, opts Options) (store.Backend
 	}
 	be, err := openBackend(ctx, u, opts)
 	if err != nil {
-		return nil, schemaKind(err)
+		return nil, err
 	}
 	return be, nil
 }
@@ -107,24 +98,4 @@ func LatestSchemaVersion(d dburl.Driver) int {
 		return mysql.LatestSchemaVersion()
 	}
 	return sqlite.LatestSchemaVersion()
-}
-
-// kinded reads as err and matches both err's chain and kind.
-type kinded struct{ err, kind error }
-
-func (e kinded) Error() string   { return e.err.Error() }
-func (e kinded) Unwrap() []error { return []error{e.err, e.kind} }
-
-// schemaKind adds this package's schema kinds to a backend's.
-func schemaKind(err error) error {
-	for _, k := range []struct{ kind, sqlite, mysql error }{
-		{ErrSchemaTooNew, sqlite.ErrSchemaTooNew, mysql.ErrSchemaTooNew},
-		{ErrSchemaTooOld, sqlite.ErrSchemaTooOld, mysql.ErrSchemaTooOld},
-		{ErrForeignDatabase, sqlite.ErrForeignDatabase, mysql.ErrForeignDatabase},
-	} {
-		if errors.Is(err, k.sqlite) || errors.Is(err, k.mysql) {
-			return kinded{err, k.kind}
-		}
-	}
-	return err
 }

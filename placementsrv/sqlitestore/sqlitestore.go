@@ -17,7 +17,7 @@ import (
 // migrating its schema as backend says, and returns the ledger over it:
 // every record loaded, missing standard traits and resource classes
 // inserted. Closing the ledger closes the database. Schema errors match
-// sqlite.ErrSchemaTooNew and sqlite.ErrSchemaTooOld.
+// store.ErrSchemaTooNew and store.ErrSchemaTooOld.
 func Open(ctx context.Context, path string, backend sqlite.Options, rules ledger.Options) (*ledger.Ledger, error) {
 	be, err := sqlite.Open(ctx, path, backend)
 	if err != nil {

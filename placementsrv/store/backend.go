@@ -10,6 +10,14 @@ import (
 // conflict with other transactions; see Backend.
 var ErrRetry = errors.New("transaction aborted by a conflict; retry it")
 
+// Schema errors of every backend's Open and migrations: a schema the
+// binary cannot use, or a database that holds someone else's tables.
+var (
+	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
+	ErrSchemaTooOld    = errors.New("database schema is older than this binary")
+	ErrForeignDatabase = errors.New("database holds tables that are not placement-syncd's")
+)
+
 // Backend is what the ledger (package placementsrv/ledger) needs from
 // persistent storage: every record loaded at start, and transactions of
 // record-level writes afterwards. It holds no Placement rules: the ledger

@@ -73,9 +73,9 @@ func initSchemaOnce(ctx context.Context, db *sql.DB, name string, opts Options) 
 	latest := LatestSchemaVersion()
 	switch {
 	case cur > latest:
-		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d: %w", name, cur, latest, ErrSchemaTooNew)
+		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d: %w", name, cur, latest, store.ErrSchemaTooNew)
 	case cur < latest && !opts.Migrate:
-		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run 'placement-syncd db migrate': %w", name, cur, latest, ErrSchemaTooOld)
+		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run 'placement-syncd db migrate': %w", name, cur, latest, store.ErrSchemaTooOld)
 	case cur < latest:
 		if err := applyMigrations(ctx, conn, cur, opts.Now()); err != nil {
 			return fmt.Errorf("migrate %s: %w", name, err)
@@ -110,7 +110,7 @@ func schemaVersion(ctx context.Context, conn *sql.Conn) (int, error) {
 	return sqlrows.AppliedVersion(ctx, conn, `SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'`)
 }
 
-// refuseForeign fails with ErrForeignDatabase when a database without our
+// refuseForeign fails with store.ErrForeignDatabase when a database without our
 // schema already has tables of its own, unless adopt allows it. OpenStack
 // Placement's own database (alembic_version) is refused even with adopt:
 // its tables have our tables' names, so ours cannot be added beside them,
@@ -136,7 +136,7 @@ func refuseForeign(ctx context.Context, conn *sql.Conn, name string, adopt bool)
 	case slices.Contains(names, "alembic_version"):
 		return fmt.Errorf("database %s is OpenStack Placement's own (it has alembic_version and %d other tables), not one of placement-syncd's: "+
 			"copy it into an empty database of ours with 'placement-syncd db import --from URL' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
-			name, len(names)-1, ErrForeignDatabase)
+			name, len(names)-1, store.ErrForeignDatabase)
 	// Our own schema_migrations at version 0 is a migration under way in
 	// another process (Galera nodes do not share the migration lock) or
 	// stopped half way: migrating on is safe, every statement being
@@ -146,7 +146,7 @@ func refuseForeign(ctx context.Context, conn *sql.Conn, name string, adopt bool)
 		return nil
 	}
 	return fmt.Errorf("database %s has tables of its own (%s) and no placement-syncd schema: is it the right database? "+
-		"'placement-syncd db migrate --adopt' adds Placement's tables to it: %w", name, strings.Join(names[:min(len(names), 5)], ", "), ErrForeignDatabase)
+		"'placement-syncd db migrate --adopt' adds Placement's tables to it: %w", name, strings.Join(names[:min(len(names), 5)], ", "), store.ErrForeignDatabase)
 }
 
 // exactCollations are utf8mb4 collations that compare bytes and do not

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
 )
 
@@ -47,15 +48,15 @@ func TestSchemaRefusals(t *testing.T) {
 		return err
 	}
 	empty := server.NewDatabase(t)
-	if err := open(empty, mysql.Options{}); !errors.Is(err, mysql.ErrSchemaTooOld) {
-		t.Errorf("empty database without Migrate: %v, want ErrSchemaTooOld", err)
+	if err := open(empty, mysql.Options{}); !errors.Is(err, store.ErrSchemaTooOld) {
+		t.Errorf("empty database without Migrate: %v, want store.ErrSchemaTooOld", err)
 	}
 	foreign := server.NewDatabase(t)
 	if err := server.Exec(ctx, foreign, "CREATE TABLE instances (id INT PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
-	if err := open(foreign, mysql.Options{Migrate: true}); !errors.Is(err, mysql.ErrForeignDatabase) {
-		t.Errorf("foreign database: %v, want ErrForeignDatabase", err)
+	if err := open(foreign, mysql.Options{Migrate: true}); !errors.Is(err, store.ErrForeignDatabase) {
+		t.Errorf("foreign database: %v, want store.ErrForeignDatabase", err)
 	}
 	if err := open(foreign, mysql.Options{Migrate: true, Adopt: true}); err != nil {
 		t.Errorf("foreign database adopted: %v", err)
@@ -69,7 +70,7 @@ func TestSchemaRefusals(t *testing.T) {
 	}
 	for _, adopt := range []bool{false, true} {
 		err := open(own, mysql.Options{Migrate: true, Adopt: adopt})
-		if !errors.Is(err, mysql.ErrForeignDatabase) || !strings.Contains(err.Error(), "OpenStack Placement's own") ||
+		if !errors.Is(err, store.ErrForeignDatabase) || !strings.Contains(err.Error(), "OpenStack Placement's own") ||
 			!strings.Contains(err.Error(), "'placement-syncd db import --from URL'") {
 			t.Errorf("Placement's own database, adopt=%v: %v", adopt, err)
 		}
@@ -80,8 +81,8 @@ func TestSchemaRefusals(t *testing.T) {
 	if err := server.Exec(ctx, foreign, "INSERT INTO schema_migrations VALUES (99, 'future.sql', 0)"); err != nil {
 		t.Fatal(err)
 	}
-	if err := open(foreign, mysql.Options{Migrate: true}); !errors.Is(err, mysql.ErrSchemaTooNew) {
-		t.Errorf("newer schema: %v, want ErrSchemaTooNew", err)
+	if err := open(foreign, mysql.Options{Migrate: true}); !errors.Is(err, store.ErrSchemaTooNew) {
+		t.Errorf("newer schema: %v, want store.ErrSchemaTooNew", err)
 	}
 }
 

@@ -51,7 +51,7 @@ type Options struct {
 	Migrate bool
 	// Adopt lets Migrate add Placement's tables to a database that has
 	// other tables and none of ours; without it such a database is
-	// refused (ErrForeignDatabase), as it is most likely the wrong one.
+	// refused (store.ErrForeignDatabase), as it is most likely the wrong one.
 	Adopt bool
 	// MaxOpenConns bounds the pool; 0 means 16. The ledger writes
 	// through one connection at a time; the others serve Load and the
@@ -71,14 +71,6 @@ type Backend struct {
 	name string // host:port/database, for messages (never the password)
 	log  *zap.Logger
 }
-
-// ErrSchemaTooNew and ErrSchemaTooOld report a schema the binary cannot
-// use; ErrForeignDatabase a database that holds someone else's tables.
-var (
-	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
-	ErrSchemaTooOld    = errors.New("database schema is older than this binary")
-	ErrForeignDatabase = errors.New("database holds tables that are not placement-syncd's")
-)
 
 // Name is how messages name the database of cfg: address and database,
 // without user or password.

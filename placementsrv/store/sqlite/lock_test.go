@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 // TestOneOpenPerDatabase: a second Open of a held database fails with
@@ -48,8 +50,8 @@ func TestForeignDatabase(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the file is not under its own name: %v", err)
 	}
-	if _, err := Open(context.Background(), path, Options{Migrate: true}); !errors.Is(err, ErrForeignDatabase) {
-		t.Fatalf("Open: %v, want ErrForeignDatabase", err)
+	if _, err := Open(context.Background(), path, Options{Migrate: true}); !errors.Is(err, store.ErrForeignDatabase) {
+		t.Fatalf("Open: %v, want store.ErrForeignDatabase", err)
 	}
 	be, err := Open(context.Background(), path, Options{Migrate: true, Adopt: true})
 	if err != nil {
@@ -76,8 +78,8 @@ func TestPlacementsOwnDatabase(t *testing.T) {
 	db.Close()
 	for _, adopt := range []bool{false, true} {
 		_, err := Open(context.Background(), path, Options{Migrate: true, Adopt: adopt})
-		if !errors.Is(err, ErrForeignDatabase) || !strings.Contains(err.Error(), "db import --from sqlite:///"+path) {
-			t.Fatalf("Open (adopt %v): %v, want ErrForeignDatabase with the import command", adopt, err)
+		if !errors.Is(err, store.ErrForeignDatabase) || !strings.Contains(err.Error(), "db import --from sqlite:///"+path) {
+			t.Fatalf("Open (adopt %v): %v, want store.ErrForeignDatabase with the import command", adopt, err)
 		}
 	}
 	if cur, _, err := SchemaVersion(context.Background(), path); err != nil || cur != 0 {

@@ -12,7 +12,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -31,7 +30,7 @@ type Options struct {
 	Migrate bool
 	// Adopt lets Migrate add Placement's tables to a database that has
 	// other tables and none of ours; without it such a database is
-	// refused (ErrForeignDatabase), as it is most likely the wrong file.
+	// refused (store.ErrForeignDatabase), as it is most likely the wrong file.
 	Adopt bool
 	// BusyTimeout is how long a write waits for another process's lock.
 	BusyTimeout time.Duration
@@ -48,14 +47,6 @@ type Backend struct {
 	log  *zap.Logger
 	lock *fileLock
 }
-
-// ErrSchemaTooNew and ErrSchemaTooOld report a schema the binary cannot
-// use; ErrForeignDatabase a database that holds someone else's tables.
-var (
-	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
-	ErrSchemaTooOld    = errors.New("database schema is older than this binary")
-	ErrForeignDatabase = errors.New("database holds tables that are not placement-syncd's")
-)
 
 // fileURI is path as the path of an SQLite "file:" URI: SQLite
 // percent-decodes it, and the driver splits options off at the first
@@ -132,9 +123,9 @@ func initSchema(ctx context.Context, db *sql.DB, path string, opts Options) erro
 	migrate, now := opts.Migrate, opts.Now()
 	switch {
 	case cur > latest:
-		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d: %w", path, cur, latest, ErrSchemaTooNew)
+		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d: %w", path, cur, latest, store.ErrSchemaTooNew)
 	case cur < latest && !migrate:
-		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run 'placement-syncd db migrate': %w", path, cur, latest, ErrSchemaTooOld)
+		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run 'placement-syncd db migrate': %w", path, cur, latest, store.ErrSchemaTooOld)
 	case cur < latest:
 		if err := applyMigrations(ctx, db, cur, now); err != nil {
 			return fmt.Errorf("migrate %s: %w", path, err)
@@ -143,7 +134,7 @@ func initSchema(ctx context.Context, db *sql.DB, path string, opts Options) erro
 	return nil
 }
 
-// refuseForeign fails with ErrForeignDatabase when a database without
+// refuseForeign fails with store.ErrForeignDatabase when a database without
 // our schema already has tables of its own, unless adopt allows it.
 // OpenStack Placement's own database (alembic_version) is refused even
 // with adopt: its tables have our tables' names, and the way onto it is
@@ -156,7 +147,7 @@ func refuseForeign(ctx context.Context, db *sql.DB, path string, adopt bool) err
 	if placements > 0 {
 		return fmt.Errorf("database %s is OpenStack Placement's own (it has alembic_version), not one of placement-syncd's: "+
 			"copy it into a new file with 'placement-syncd db import --from sqlite:///%s' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
-			path, path, ErrForeignDatabase)
+			path, path, store.ErrForeignDatabase)
 	}
 	if adopt {
 		return nil
@@ -181,7 +172,7 @@ func refuseForeign(ctx context.Context, db *sql.DB, path string, adopt bool) err
 		return nil
 	}
 	return fmt.Errorf("database %s has tables of its own (%s) and no placement-syncd schema: is it the right file? "+
-		"'placement-syncd db migrate --adopt' adds Placement's tables to it: %w", path, strings.Join(names, ", "), ErrForeignDatabase)
+		"'placement-syncd db migrate --adopt' adds Placement's tables to it: %w", path, strings.Join(names, ", "), store.ErrForeignDatabase)
 }
 
 // Close closes the database and releases its lock.
