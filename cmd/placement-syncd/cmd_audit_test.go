@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -238,4 +239,25 @@ func TestAudit_RealNova(t *testing.T) {
 	r = runBinary(t, dir, "audit", "--config", cfg)
 	t.Logf("$ placement-syncd audit (after --delete): exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	wantOutput(t, r, exitAuditOther, []string{"0 orphaned, 1 stale providers, 0 over capacity, 1 incomplete"}, nil)
+}
+
+// TestAudit_Config: reconciler.audit's errors name the file, the line and
+// the key; defaults are a 10 minute grace, dry runs and 10%.
+func TestAudit_Config(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.yaml")
+	writeFile(t, path, "reconciler:\n  jobs:\n    audit: \"every now and then\"\n  audit:\n    grace: -1m\n    max_removals: \"lots\"\n")
+	_, err := loadConfig(path, nil)
+	for _, want := range []string{path + ":3: reconciler.jobs.audit: invalid cron schedule", path + ":5: reconciler.audit.grace: must not be negative",
+		path + ":6: reconciler.audit.max_removals: \"lots\" is neither"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+	d := defaultReconcilerConfig().Audit
+	if d.Grace != 10*time.Minute || d.Delete || d.MaxRemovals != "10%" {
+		t.Errorf("defaults %+v", d)
+	}
+	r := runBinary(t, dir, "audit", "--force")
+	wantOutput(t, r, exitUsage, nil, []string{"--force only goes with --delete"})
 }
