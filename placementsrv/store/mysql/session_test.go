@@ -41,6 +41,11 @@ func TestWriteSessions(t *testing.T) {
 		return tx
 	}
 
+	// The other pool (reads, leases, tombstones) commits each statement.
+	var autocommit int
+	if err := be.DB().QueryRow(`SELECT @@autocommit`).Scan(&autocommit); err != nil || autocommit != 1 {
+		t.Fatalf("the shared pool's autocommit is %d (%v), want 1", autocommit, err)
+	}
 	tx := insert(ctx, "CUSTOM_COMMITTED")
 	if count("CUSTOM_COMMITTED") != 0 {
 		t.Fatal("an uncommitted insert is visible to another connection")
