@@ -120,8 +120,13 @@ func printAuditResult(w io.Writer, res *reconciler.AuditResult, grace time.Durat
 	}
 }
 
-// validateAudit checks reconciler.audit.
-func validateAudit(c AuditConfig, bad func(key, format string, args ...any)) {
+// validateAudit checks reconciler.audit, and that the audit job has a
+// source of Nova's instances: a Nova file has none.
+func validateAudit(rc ReconcilerConfig, bad func(key, format string, args ...any)) {
+	c := rc.Audit
+	if rc.Jobs.Audit != "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" && rc.Nova.APIDatabase == "" && len(rc.Nova.CellDatabases) == 0 {
+		bad("reconciler.jobs.audit", "the audit needs Nova's compute API (reconciler.nova.endpoint or cloud) or its cell databases (api_database or cell_databases)")
+	}
 	if c.Grace < 0 {
 		bad("reconciler.audit.grace", "must not be negative, got %s", c.Grace)
 	}

@@ -14,12 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/placement-syncd/placement-syncd/internal/novatest"
 	"github.com/placement-syncd/placement-syncd/internal/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
 // testClock is a settable clock for the Placement server's created_at
@@ -239,6 +242,58 @@ func TestAudit_RealNova(t *testing.T) {
 	r = runBinary(t, dir, "audit", "--config", cfg)
 	t.Logf("$ placement-syncd audit (after --delete): exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	wantOutput(t, r, exitAuditOther, []string{"0 orphaned, 1 stale providers, 0 over capacity, 1 incomplete"}, nil)
+
+	// The daemon's job, from the same configuration.
+	job := filepath.Join(dir, "job.yaml")
+	writeFile(t, job, fmt.Sprintf("reconciler:\n  state_file: %s\n  placement:\n    url: %s\n    token: admin\n"+
+		"  jobs:\n    aggregates: \"\"\n    owner_traits: \"\"\n    audit: \"@every 1h\"\n  nova:\n    endpoint: %s\n    token: %s\n",
+		filepath.Join(dir, "state.json"), w.srv.URL, n.Endpoint, novatest.Token))
+	loaded, err := loadConfig(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	rec, err := newReconciler(ctx, loaded.Reconciler, "", reconciler.Options{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := rec.RunJob(ctx, reconciler.JobAudit)
+	t.Logf("job audit: %s: %s", run.Result, run.Detail)
+	if err != nil || !strings.Contains(run.Detail, "0 orphaned, 1 stale providers, 0 over capacity, 1 incomplete, 1 within grace") {
+		t.Fatalf("job audit: %v %q", err, run.Detail)
+	}
+	if got := gaugeValue(t, reg, "placement_syncd_audit_findings", "kind", reconciler.FindingStaleProvider); got != 1 {
+		t.Errorf("placement_syncd_audit_findings{kind=stale_provider} = %v, want 1", got)
+	}
+	if got := gaugeValue(t, reg, "placement_syncd_audit_runs_total", "result", reconciler.AuditResultOK); got != 1 {
+		t.Errorf("placement_syncd_audit_runs_total{result=ok} = %v, want 1", got)
+	}
+}
+
+// gaugeValue is the value of family's series with label = value (a gauge
+// or a counter); -1 when there is none.
+func gaugeValue(t *testing.T, g prometheus.Gatherer, family, label, value string) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != family {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					if m.GetGauge() != nil {
+						return m.GetGauge().GetValue()
+					}
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // TestAudit_Config: reconciler.audit's errors name the file, the line and
@@ -249,7 +304,7 @@ func TestAudit_Config(t *testing.T) {
 	writeFile(t, path, "reconciler:\n  jobs:\n    audit: \"every now and then\"\n  audit:\n    grace: -1m\n    max_removals: \"lots\"\n")
 	_, err := loadConfig(path, nil)
 	for _, want := range []string{path + ":3: reconciler.jobs.audit: invalid cron schedule", path + ":5: reconciler.audit.grace: must not be negative",
-		path + ":6: reconciler.audit.max_removals: \"lots\" is neither"} {
+		path + ":6: reconciler.audit.max_removals: \"lots\" is neither", "reconciler.jobs.audit: the audit needs Nova's compute API"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
 		}

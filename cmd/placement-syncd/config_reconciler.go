@@ -184,7 +184,7 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	if _, err := removallimit.Parse(c.Aggregates.MaxRemovals); err != nil {
 		bad("reconciler.aggregates.max_removals", "%v", err)
 	}
-	validateAudit(c.Audit, bad)
+	validateAudit(c, bad)
 	sources := 0
 	for _, s := range []string{c.Nova.File, c.Nova.Endpoint, c.Nova.Cloud} {
 		if s != "" {
