@@ -141,9 +141,10 @@ const (
 	cellMigrationsQuery   = "SELECT uuid, status FROM migrations WHERE deleted = 0 AND uuid IS NOT NULL"
 )
 
-// AuditView implements AuditNova from the cell databases, read only. A
-// cell that cannot be read makes the view partial, naming the cell; no
-// cell list at all is an error.
+// AuditView implements AuditNova from the databases, read only: the API
+// database's instance mappings when it is configured, and every cell's
+// instances, migrations and compute nodes. A database that cannot be
+// read makes the view partial, naming it; no cell list is an error.
 func (c CellDatabases) AuditView(ctx context.Context) (NovaView, error) {
 	timeout := c.QueryTimeout
 	if timeout <= 0 {
@@ -157,12 +158,38 @@ func (c CellDatabases) AuditView(ctx context.Context) (NovaView, error) {
 		return NovaView{}, fmt.Errorf("%w: no cell database to read", ErrNovaUnavailable)
 	}
 	v := newNovaView()
+	if c.APIDatabase != "" {
+		if err := readMappings(ctx, c.APIDatabase, timeout, &v); err != nil {
+			v.Partial = append(v.Partial, fmt.Sprintf("API database's instance_mappings not readable: %v", err))
+		}
+	}
 	for _, cell := range cells {
 		if err := readAuditCell(ctx, cell, timeout, &v); err != nil {
 			v.Partial = append(v.Partial, fmt.Sprintf("cell %s database not readable: %v", cell.Name, err))
 		}
 	}
 	return v, nil
+}
+
+// mappingsQuery lists every instance the API database maps, from its
+// build request on (before any cell holds it: the scheduler has claimed
+// its allocations already) until its deleted row is archived.
+const mappingsQuery = "SELECT instance_uuid FROM instance_mappings"
+
+func readMappings(ctx context.Context, dsn string, timeout time.Duration, v *NovaView) error {
+	cfg, err := ParseCellDSN(dsn)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return readOnly(ctx, cfg, timeout, func(tx *sql.Tx) error {
+		ids, err := queryStrings(ctx, tx, mappingsQuery)
+		for _, id := range ids {
+			v.Instances[id] = true
+		}
+		return err
+	})
 }
 
 // readAuditCell adds one cell's records to v, all or none.
