@@ -96,7 +96,7 @@ placement_syncd_audit_findings{kind="incomplete_consumer"} 0
 placement_syncd_audit_findings{kind="orphaned_consumer"} 2
 placement_syncd_audit_findings{kind="over_capacity"} 0
 placement_syncd_audit_findings{kind="stale_provider"} 0
-# HELP placement_syncd_audit_runs_total Audit runs by result (ok; partial: Nova read in part, nothing deleted; error).
+# HELP placement_syncd_audit_runs_total Audit runs by result (ok; partial: Nova read in part, nothing deleted; error: Placement or Nova not read at all, or deletes failed).
 # TYPE placement_syncd_audit_runs_total counter
 placement_syncd_audit_runs_total{result="ok"} 1
 placement_syncd_audit_runs_total{result="partial"} 1

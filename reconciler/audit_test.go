@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestAudit_FreshWithoutLastModified: a consumer whose answer carries no
@@ -108,5 +110,30 @@ func TestAudit_DownCellRecords(t *testing.T) {
 	}
 	if got := strings.Join(v.Partial, "\n"); len(v.Partial) != 2 || !strings.Contains(got, "1 server(s) listed with status UNKNOWN") || !strings.Contains(got, "nova-compute on h2") {
 		t.Fatalf("partial = %q", got)
+	}
+}
+
+// TestAudit_RunResults: a run is partial when Nova was read in part,
+// an error when Nova or Placement could not be read at all; a refusal by
+// the guard is a run that went as configured. Orphans and stale
+// providers keep their last value when the run could not confirm them.
+func TestAudit_RunResults(t *testing.T) {
+	m, err := newMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := []Finding{{Kind: FindingOrphanedConsumer, Consumer: "c"}}
+	m.observeAudit(&AuditResult{Findings: orphan}, nil)
+	m.observeAudit(&AuditResult{Findings: orphan, Refused: "too many"}, ErrRefused)
+	m.observeAudit(&AuditResult{Partial: []string{"cell2"}}, nil)
+	m.observeAudit(&AuditResult{Partial: []string{"Nova not read"}, NovaUnread: true}, ErrNovaUnavailable)
+	m.observeAudit(nil, ErrUnavailable)
+	for result, want := range map[string]float64{AuditResultOK: 2, AuditResultPartial: 1, AuditResultError: 2} {
+		if got := testutil.ToFloat64(m.auditRuns.WithLabelValues(result)); got != want {
+			t.Errorf("runs{result=%s} = %v, want %v", result, got, want)
+		}
+	}
+	if got := testutil.ToFloat64(m.auditFindings.WithLabelValues(FindingOrphanedConsumer)); got != 1 {
+		t.Errorf("orphans after partial runs = %v, want the last confirmed 1", got)
 	}
 }

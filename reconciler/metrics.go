@@ -74,7 +74,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	a := metricset.New("audit")
 	m.auditFindings = a.GaugeVec("findings", "Findings of the last audit run by kind (orphaned_consumer, stale_provider, over_capacity, incomplete_consumer); "+
 		"orphans and stale providers count only when Nova was read in full.", "kind")
-	m.auditRuns = a.CounterVec("runs_total", "Audit runs by result (ok; partial: Nova read in part, nothing deleted; error).", "result")
+	m.auditRuns = a.CounterVec("runs_total", "Audit runs by result (ok; partial: Nova read in part, nothing deleted; error: Placement or Nova not read at all, or deletes failed).", "result")
 	if err := s.Register(reg); err != nil {
 		return m, err
 	}
@@ -87,7 +87,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 func (m *metrics) observeAudit(res *AuditResult, err error) {
 	result := AuditResultOK
 	switch {
-	case res == nil || (err != nil && !errors.Is(err, ErrRefused) && !res.NovaUnread):
+	case res == nil || (err != nil && !errors.Is(err, ErrRefused)):
 		result = AuditResultError
 	case len(res.Partial) > 0:
 		result = AuditResultPartial
