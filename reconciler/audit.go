@@ -170,8 +170,11 @@ func (a *Auditor) Run(ctx context.Context, flags AuditFlags) (*AuditResult, erro
 		a.novaFindings(snap, nova, res)
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool { return kindOrder(res.Findings[i].Kind) < kindOrder(res.Findings[j].Kind) })
+	if novaErr != nil && !errors.Is(novaErr, ErrNovaUnavailable) {
+		novaErr = fmt.Errorf("%w: %w", ErrNovaUnavailable, novaErr)
+	}
 	if novaErr != nil {
-		return res, fmt.Errorf("%w: %w", ErrNovaUnavailable, novaErr)
+		return res, novaErr
 	}
 	if flags.Delete && len(res.Partial) == 0 {
 		if err := a.remove(ctx, res, flags.Force); err != nil {

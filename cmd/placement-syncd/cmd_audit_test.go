@@ -316,3 +316,34 @@ func TestAudit_Config(t *testing.T) {
 	r := runBinary(t, dir, "audit", "--force")
 	wantOutput(t, r, exitUsage, nil, []string{"--force only goes with --delete"})
 }
+
+// TestAudit_NovaOrPlacementUnreachable: Nova answering nothing exits 5
+// with nothing deleted and what Placement alone shows; Placement
+// answering nothing exits 1.
+func TestAudit_NovaOrPlacementUnreachable(t *testing.T) {
+	dir := t.TempDir()
+	srv := placementtest.StartOurs(t, placementtest.Options{})
+	srv.MustDo(t, http.StatusOK, http.MethodPost, "/resource_providers", "1.39", map[string]any{"uuid": auditUUID("1", 9), "name": "n"})
+	srv.MustDo(t, http.StatusOK, http.MethodPut, "/resource_providers/"+auditUUID("1", 9)+"/inventories", "1.39", map[string]any{
+		"resource_provider_generation": 0, "inventories": map[string]any{"VCPU": map[string]any{"total": 4}}})
+	srv.Allocate(t, auditUUID("0f", 9), auditUUID("1", 9), map[string]int{"VCPU": 1})
+	closed := "http://127.0.0.1:1/v2.1"
+	for _, c := range []struct {
+		name, placement, nova string
+		code                  int
+		say                   string
+	}{
+		{"nova", srv.URL, closed, exitAuditNovaPartial, "Nova was read in part or not at all"},
+		{"placement", "http://127.0.0.1:1", closed, exitFailure, ""},
+	} {
+		path := filepath.Join(dir, c.name+".yaml")
+		writeFile(t, path, fmt.Sprintf("reconciler:\n  state_file: %s\n  placement:\n    url: %s\n    token: admin\n  nova:\n    endpoint: %s\n    token: t\n",
+			filepath.Join(dir, "state.json"), c.placement, c.nova))
+		r := runBinary(t, dir, "audit", "--delete", "--config", path)
+		t.Logf("$ placement-syncd audit --delete (%s unreachable): exit %d\n%s%s", c.name, r.code, r.stdout, r.stderr)
+		wantOutput(t, r, c.code, []string{c.say}, nil)
+	}
+	if b := srv.MustDo(t, http.StatusOK, http.MethodGet, "/allocations/"+auditUUID("0f", 9), "1.39", nil); !strings.Contains(string(b), "VCPU") {
+		t.Fatalf("deleted with Nova unreachable: %s", b)
+	}
+}
