@@ -6,13 +6,10 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
-// tx is the shared record operations over SQLite's errors.
-type tx = sqlrows.Tx[sqliteErrors]
-
-// sqliteErrors reports a unique constraint as ErrDuplicate.
+// sqliteErrors reports a unique constraint as ErrDuplicate; Begin runs
+// the shared record operations (sqlrows.Tx) over it.
 type sqliteErrors struct{}
 
 func (sqliteErrors) Classify(err error) error { return constraintError(err) }
