@@ -18,8 +18,9 @@ import (
 
 // Exit codes of audit, documented in README.md ("Audit"); 0, 3 and 4
 // mean what they mean for nova-manage placement audit. When several
-// apply, the first in this list wins: 1, 2, exitAuditNovaPartial,
-// exitRefused, exitAuditOrphans, exitAuditDeleted, exitAuditOther, 0.
+// apply, the first in this list wins: 2, 1 (Placement not read),
+// exitAuditNovaPartial, exitRefused, 1 (deletes failed),
+// exitAuditOrphans, exitAuditDeleted, exitAuditOther, 0.
 const (
 	exitAuditOrphans     = 3 // orphaned consumers found (and not all deleted)
 	exitAuditDeleted     = 4 // orphaned consumers found and every one deleted
