@@ -44,18 +44,15 @@ type AuditNova interface {
 	AuditView(ctx context.Context) (NovaView, error)
 }
 
-// finishedMigration are the statuses of a migration that holds no
-// allocation any more: Nova's own list of what is not in progress
+// migrationInProgress: a migration holds allocations unless its status
+// is one of Nova's own list of what is not in progress
 // (migration_get_in_progress_by_host_and_node). "finished" is not
 // there: a resize waiting for confirmation still holds the source's
 // allocations under the migration's uuid.
-var finishedMigration = []string{"confirmed", "reverted", "error", "failed", "completed", "cancelled", "done"}
-
 func migrationInProgress(status string) bool {
-	for _, s := range finishedMigration {
-		if strings.EqualFold(status, s) {
-			return false
-		}
+	switch strings.ToLower(status) {
+	case "confirmed", "reverted", "error", "failed", "completed", "cancelled", "done":
+		return false
 	}
 	return true
 }

@@ -98,6 +98,7 @@ placement_syncd_audit_findings{kind="over_capacity"} 0
 placement_syncd_audit_findings{kind="stale_provider"} 0
 # HELP placement_syncd_audit_runs_total Audit runs by result (ok; partial: Nova read in part, nothing deleted; error: Placement or Nova not read at all, or deletes failed).
 # TYPE placement_syncd_audit_runs_total counter
+placement_syncd_audit_runs_total{result="error"} 0
 placement_syncd_audit_runs_total{result="ok"} 1
 placement_syncd_audit_runs_total{result="partial"} 1
 `

@@ -51,6 +51,7 @@ func auditJob() jobKind {
 			return nil
 		},
 		work: func(r *Reconciler) jobFunc {
+			r.m.auditScheduled()
 			a := r.opts.Audit.NewAuditor()
 			a.Remember, a.Now, a.Logger, a.Concurrency = true, r.opts.Now, r.log.Named(JobAudit), r.opts.Concurrency
 			return func(ctx context.Context) (outcome, error) {

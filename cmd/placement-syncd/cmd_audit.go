@@ -125,8 +125,8 @@ func printAuditResult(w io.Writer, res *reconciler.AuditResult, grace time.Durat
 // source of Nova's instances: a Nova file has none.
 func validateAudit(rc ReconcilerConfig, bad func(key, format string, args ...any)) {
 	c := rc.Audit
-	if rc.Jobs.Audit != "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" && rc.Nova.APIDatabase == "" && len(rc.Nova.CellDatabases) == 0 {
-		bad("reconciler.jobs.audit", "the audit needs Nova's compute API (reconciler.nova.endpoint or cloud) or its cell databases (api_database or cell_databases)")
+	if rc.Jobs.Audit != "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" && rc.Nova.File == "" && rc.Nova.APIDatabase == "" && len(rc.Nova.CellDatabases) == 0 {
+		bad("reconciler.jobs.audit", "the audit needs Nova's compute API (reconciler.nova.endpoint or cloud), a file of its answers (file) or its cell databases (api_database or cell_databases)")
 	}
 	if c.Grace < 0 {
 		bad("reconciler.audit.grace", "must not be negative, got %s", c.Grace)
@@ -137,11 +137,15 @@ func validateAudit(rc ReconcilerConfig, bad func(key, format string, args ...any
 }
 
 // auditOptions builds the audit's sources from the reconciler's config:
-// the compute API when nova is one, the cell databases when configured.
+// the compute API or the file of its answers when nova is one, the cell
+// databases when configured.
 func auditOptions(ctx context.Context, c ReconcilerConfig, nova reconciler.NovaSource, localURL string) (*reconciler.AuditOptions, error) {
 	var sources []reconciler.AuditNova
-	if api, ok := nova.(*reconciler.NovaAPI); ok {
-		sources = append(sources, api)
+	switch n := nova.(type) {
+	case *reconciler.NovaAPI:
+		sources = append(sources, n)
+	case reconciler.NovaFile:
+		sources = append(sources, n)
 	}
 	if c.Nova.APIDatabase != "" || len(c.Nova.CellDatabases) > 0 {
 		cells := reconciler.CellDatabases{APIDatabase: c.Nova.APIDatabase, QueryTimeout: c.Nova.CellTimeout}
@@ -151,7 +155,7 @@ func auditOptions(ctx context.Context, c ReconcilerConfig, nova reconciler.NovaS
 		sources = append(sources, cells)
 	}
 	if len(sources) == 0 {
-		return nil, usageError{errors.New("audit: no source of Nova's instances: set reconciler.nova.endpoint or cloud (the compute API, admin), or reconciler.nova.api_database or cell_databases")}
+		return nil, usageError{errors.New("audit: no source of Nova's instances: set reconciler.nova.endpoint or cloud (the compute API, admin), reconciler.nova.file, or reconciler.nova.api_database or cell_databases")}
 	}
 	limit, err := removallimit.Parse(c.Audit.MaxRemovals)
 	if err != nil {
