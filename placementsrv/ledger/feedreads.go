@@ -20,7 +20,7 @@ type feedReads struct {
 	turn chan struct{}
 }
 
-// feedRound is one read of the feed and its apply, and its outcome.
+// feedRound is one read of the feed and its apply, and their outcome.
 type feedRound struct {
 	done chan struct{}
 	err  error
@@ -31,10 +31,13 @@ type feedRound struct {
 func newFeedReads() *feedReads { return &feedReads{turn: make(chan struct{}, 1)} }
 
 // do runs read once for every caller that joined the round, after the
-// round before it ended, and returns its error. The leader runs read
-// without its own cancellation, since others wait for the result; read
-// bounds itself. A caller that is not the leader returns when ctx ends.
-func (f *feedReads) do(ctx context.Context, read func(context.Context) error) error {
+// read of the round before it ended, then the apply read returns (nil:
+// nothing to apply), and returns the first error. The next round may read
+// while this one applies: applies skip what another applied already. The
+// leader runs read without its own cancellation, since others wait for
+// the result; read and apply bound themselves. A caller that is not the
+// leader returns when ctx ends.
+func (f *feedReads) do(ctx context.Context, read func(context.Context) (apply func() error, err error)) error {
 	f.mu.Lock()
 	r := f.next
 	lead := r == nil
@@ -56,8 +59,12 @@ func (f *feedReads) do(ctx context.Context, read func(context.Context) error) er
 	f.mu.Lock()
 	f.next = nil // the read begins: later callers need the next one
 	f.mu.Unlock()
-	r.err = read(context.WithoutCancel(ctx))
+	apply, err := read(context.WithoutCancel(ctx))
 	<-f.turn
+	if err == nil && apply != nil {
+		err = apply()
+	}
+	r.err = err
 	close(r.done)
 	return r.err
 }

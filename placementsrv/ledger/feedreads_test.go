@@ -18,14 +18,14 @@ func TestFeedReadsBeginAfterCallers(t *testing.T) {
 	var reads atomic.Int32
 	inFirst, releaseFirst := make(chan struct{}), make(chan struct{})
 	errSecond := errors.New("second read")
-	read := func(context.Context) error {
+	read := func(context.Context) (func() error, error) {
 		switch reads.Add(1) {
 		case 1:
 			close(inFirst)
 			<-releaseFirst
-			return nil
+			return nil, nil
 		default:
-			return errSecond
+			return nil, errSecond
 		}
 	}
 	first := make(chan error, 1)
@@ -76,12 +76,12 @@ func TestFeedReadsCallerLeaves(t *testing.T) {
 	f := newFeedReads()
 	inFirst, releaseFirst := make(chan struct{}), make(chan struct{})
 	var reads atomic.Int32
-	read := func(context.Context) error {
+	read := func(context.Context) (func() error, error) {
 		if reads.Add(1) == 1 {
 			close(inFirst)
 			<-releaseFirst
 		}
-		return nil
+		return nil, nil
 	}
 	first := make(chan error, 1)
 	go func() { first <- f.do(context.Background(), read) }()
@@ -103,5 +103,44 @@ func TestFeedReadsCallerLeaves(t *testing.T) {
 	}
 	if n := reads.Load(); n != 2 {
 		t.Fatalf("%d reads, want 2", n)
+	}
+}
+
+// TestFeedReadsReadDuringApply: the next round reads while the one before
+// applies (an apply waits for the writers' lock; the read need not), and
+// each caller returns only after its own round's apply.
+func TestFeedReadsReadDuringApply(t *testing.T) {
+	f := newFeedReads()
+	applying, releaseApply := make(chan struct{}), make(chan struct{})
+	secondRead := make(chan struct{})
+	var reads atomic.Int32
+	read := func(context.Context) (func() error, error) {
+		if reads.Add(1) == 1 {
+			return func() error {
+				close(applying)
+				<-releaseApply
+				return nil
+			}, nil
+		}
+		close(secondRead)
+		return func() error { return nil }, nil
+	}
+	first := make(chan error, 1)
+	go func() { first <- f.do(context.Background(), read) }()
+	<-applying
+	second := make(chan error, 1)
+	go func() { second <- f.do(context.Background(), read) }()
+	<-secondRead // read while the first round still applies
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-first:
+		t.Fatalf("the first caller returned (%v) before its apply ended", err)
+	default:
+	}
+	close(releaseApply)
+	if err := <-first; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -141,11 +141,11 @@ func (l *Ledger) sync(ctx context.Context) error {
 }
 
 // syncOnce reads the changes after memory's position, giving the read at
-// most freshTimeout, and applies them under wmu. The read holds no lock,
-// so it does not wait for this replica's writer nor makes the writer wait
-// for a round trip; this replica's own commits in the read are left to
-// their writers.
-func (l *Ledger) syncOnce(ctx context.Context) error {
+// most freshTimeout, and returns how to apply them under wmu (nil when
+// memory holds them all). The read holds no lock, so it does not wait for
+// this replica's writer nor makes the writer wait for a round trip; this
+// replica's own commits in the read are left to their writers.
+func (l *Ledger) syncOnce(ctx context.Context) (func() error, error) {
 	r := l.rep
 	began := time.Now()
 	own := r.own.list()
@@ -154,28 +154,30 @@ func (l *Ledger) syncOnce(ctx context.Context) error {
 	chs, pruned, err := r.feed.Changes(hctx, v.top, v.missing, feedBatch)
 	cancel()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	chs = slices.DeleteFunc(chs, func(c store.Change) bool { return slices.Contains(own, c.ID) })
 	if len(chs) == 0 && pruned <= v.frontier {
 		r.confirm(began)
+		return nil, nil
+	}
+	return func() error {
+		l.wmu.Lock()
+		defer l.wmu.Unlock()
+		ctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
+		defer cancel()
+		if len(chs) == feedBatch {
+			_, err := l.catchUp(ctx) // more than one read's worth
+			return err
+		}
+		// What was read is all there was: apply it, skipping what others
+		// applied meanwhile, without reading again under the lock.
+		if _, err := l.absorb(ctx, chs, pruned); err != nil {
+			return err
+		}
+		r.confirm(began)
 		return nil
-	}
-	l.wmu.Lock()
-	defer l.wmu.Unlock()
-	ctx, cancel = context.WithTimeout(ctx, catchUpTimeout)
-	defer cancel()
-	if len(chs) == feedBatch {
-		_, err = l.catchUp(ctx) // more than one read's worth
-		return err
-	}
-	// What was read is all there was: apply it, skipping what others
-	// applied meanwhile, without reading again under the lock.
-	if _, err := l.absorb(ctx, chs, pruned); err != nil {
-		return err
-	}
-	r.confirm(began)
-	return nil
+	}, nil
 }
 
 // LastConfirmed is when the last read of the feed that found this
