@@ -48,17 +48,16 @@ func (t *feedTx) Commit() error {
 		if err != nil {
 			return err
 		}
-		if t.changeID, err = t.feed.AppendChange(t.ctx, payload); err != nil {
-			return fmt.Errorf("append to the change feed: %w", err)
+		// The id is known once committed: a read of the feed in between
+		// may meet it as another's change, and waits for wmu to find it
+		// applied.
+		if t.changeID, err = t.feed.CommitChange(t.ctx, payload); err != nil {
+			return fmt.Errorf("commit with the change feed: %w", err)
 		}
 		t.own.add(t.changeID)
+		return nil
 	}
-	err := t.Recorder.Commit()
-	if err != nil && t.changeID != 0 {
-		// Not applied here: if it committed after all, the feed brings it.
-		t.own.remove(t.changeID)
-	}
-	return err
+	return t.Recorder.Commit()
 }
 
 // ownCommits are the change ids of this replica's writes between taking

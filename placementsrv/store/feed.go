@@ -59,6 +59,11 @@ type FeedTx interface {
 	// AppendChange records payload as this transaction's change and
 	// returns its id. The ledger calls it once, last, just before Commit.
 	AppendChange(ctx context.Context, payload []byte) (int64, error)
+	// CommitChange is AppendChange then Commit, in one round trip where
+	// the backend can: the ledger calls it instead of both for a
+	// transaction that wrote something. On error the transaction did not
+	// commit, or its outcome is unknown; it is over either way.
+	CommitChange(ctx context.Context, payload []byte) (int64, error)
 }
 
 // Change is one committed write transaction as the feed carries it; a

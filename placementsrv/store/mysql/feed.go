@@ -36,15 +36,36 @@ const maxInList = 500
 // tombstone that took the id first (a reader settling it as a hole)
 // makes the insert a duplicate: the write is run again (store.ErrRetry).
 func (t *tx) AppendChange(ctx context.Context, payload []byte) (int64, error) {
-	res, err := t.Exec(ctx, `INSERT INTO changes (committed_at, payload) VALUES (`+dbMicros+`, ?)`, payload)
-	var me *mysql.MySQLError
-	if errors.Is(err, store.ErrDuplicate) && errors.As(err, &me) {
-		return 0, kindError{me, store.ErrRetry}
-	}
+	res, err := t.Exec(ctx, appendChange, payload)
 	if err != nil {
-		return 0, err
+		return 0, duplicateIsRetry(err)
 	}
 	return res.LastInsertId()
+}
+
+// appendChange inserts a change under the next auto-increment id.
+const appendChange = `INSERT INTO changes (committed_at, payload) VALUES (` + dbMicros + `, ?)`
+
+// CommitChange sends the change's insert and COMMIT as one statement
+// batch (session.go): a round trip saved on every write. The server runs
+// COMMIT only if the insert succeeded; a failed batch leaves the
+// connection discarded and the transaction rolled back.
+func (t *tx) CommitChange(ctx context.Context, payload []byte) (int64, error) {
+	id, err := t.s.commitWith(ctx, appendChange, payload)
+	if err != nil {
+		return 0, duplicateIsRetry(classify(err))
+	}
+	return id, nil
+}
+
+// duplicateIsRetry: a tombstone that took the id first makes the insert
+// a duplicate, and the write is run again.
+func duplicateIsRetry(err error) error {
+	var me *mysql.MySQLError
+	if errors.Is(err, store.ErrDuplicate) && errors.As(err, &me) {
+		return kindError{me, store.ErrRetry}
+	}
+	return err
 }
 
 // LoadAt is Load, the settled mark and the ids of the changes above it

@@ -158,7 +158,7 @@ func (b *Backend) Begin(ctx context.Context) (store.Tx, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	return &tx{sqlrows.NewTx[mysqlErrors](s)}, nil
+	return &tx{sqlrows.NewTx[mysqlErrors](s), s}, nil
 }
 
 // openPools opens the connection pools of cfg, the writers' with
@@ -196,6 +196,8 @@ func openPools(ctx context.Context, cfg *mysql.Config) (db, wdb *sql.DB, err err
 	}
 	w := c.Clone()
 	w.Params["autocommit"] = "0"
+	// A change's insert and COMMIT go as one batch (session.commitWith).
+	w.MultiStatements = true
 	wconn, err := mysql.NewConnector(w)
 	if err != nil {
 		return nil, nil, err

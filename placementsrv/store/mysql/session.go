@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // session is a write transaction on a connection of the writers' pool,
@@ -13,7 +16,8 @@ import (
 // for it). COMMIT and ROLLBACK are statements. A connection whose
 // transaction did not end cleanly is dropped from the pool, so none is
 // handed to another writer with a transaction open; the server rolls
-// back what a closed connection left.
+// back what a closed connection left. The pool allows statement batches,
+// for a change's insert and COMMIT in one round trip (commitWith).
 type session struct {
 	ctx  context.Context
 	conn *sql.Conn
@@ -36,6 +40,44 @@ func (s *session) ExecContext(ctx context.Context, query string, args ...any) (s
 }
 
 func (s *session) Commit() error   { return s.end("COMMIT") }
+
+// commitWith runs query (one statement with args) and COMMIT as one batch
+// and returns the id query inserted. The server stops a batch at its
+// first error, so COMMIT runs only after query succeeded; on any error
+// the connection is discarded, which rolls back what did not commit.
+// Afterwards the session is over, as after Commit.
+func (s *session) commitWith(ctx context.Context, query string, args ...any) (int64, error) {
+	if s.done {
+		return 0, sql.ErrTxDone
+	}
+	s.done = true
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	var id int64
+	err := s.conn.Raw(func(dc any) error {
+		ex, ok := dc.(driver.ExecerContext)
+		if !ok {
+			return fmt.Errorf("driver connection %T cannot run a statement batch", dc)
+		}
+		res, err := ex.ExecContext(ctx, query+"; COMMIT", named)
+		if err != nil {
+			return err
+		}
+		r, ok := res.(mysql.Result)
+		if !ok || len(r.AllLastInsertIds()) != 2 {
+			return fmt.Errorf("a statement batch answered %T, not two results", res)
+		}
+		id = r.AllLastInsertIds()[0]
+		return nil
+	})
+	if err != nil {
+		_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	_ = s.conn.Close()
+	return id, err
+}
 func (s *session) Rollback() error { return s.end("ROLLBACK") }
 
 // end runs COMMIT or ROLLBACK and gives the connection back; after the

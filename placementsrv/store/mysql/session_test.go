@@ -81,3 +81,47 @@ func TestWriteSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitChange: the change's insert and COMMIT in one batch commit
+// the transaction's writes and return the change's id; when the insert
+// fails the server stops the batch before COMMIT, and nothing of the
+// transaction is committed.
+func TestCommitChange(t *testing.T) {
+	ctx := context.Background()
+	db := server.NewDatabase(t)
+	be := open(t, server, db)
+	defer be.Close()
+	now := time.Now().UTC()
+	write := func(name string, payload []byte) (int64, error) {
+		t.Helper()
+		tx, err := be.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback() //nolint:errcheck // over after a commit
+		if _, err := tx.InsertTrait(ctx, store.TraitRow{Name: name, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		return tx.(store.FeedTx).CommitChange(ctx, payload)
+	}
+	id, err := write("CUSTOM_ONE", []byte("one"))
+	if err != nil || id <= 0 {
+		t.Fatalf("CommitChange: id %d, %v", id, err)
+	}
+	var payload string
+	if err := be.DB().QueryRow(`SELECT payload FROM changes WHERE id = ?`, id).Scan(&payload); err != nil || payload != "one" {
+		t.Fatalf("change %d: %q (%v)", id, payload, err)
+	}
+	// A NULL payload fails the insert (the column is NOT NULL).
+	if _, err := write("CUSTOM_TWO", nil); err == nil {
+		t.Fatal("a change that cannot be inserted committed")
+	}
+	var n int
+	if err := be.DB().QueryRow(`SELECT COUNT(*) FROM traits WHERE name IN ('CUSTOM_ONE', 'CUSTOM_TWO')`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d of the two traits committed (%v), want CUSTOM_ONE only", n, err)
+	}
+	// The writers' pool goes on with clean connections.
+	if id2, err := write("CUSTOM_THREE", []byte("three")); err != nil || id2 <= id {
+		t.Fatalf("after a failed batch: id %d, %v", id2, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 // plus the change feed's AppendChange (feed.go).
 type tx struct {
 	*sqlrows.Tx[mysqlErrors]
+	s *session
 }
 
 // mysqlErrors classifies MySQL's errors: duplicates, and conflicts worth
