@@ -39,7 +39,7 @@ func (s *session) ExecContext(ctx context.Context, query string, args ...any) (s
 	return s.conn.ExecContext(ctx, query, args...)
 }
 
-func (s *session) Commit() error   { return s.end("COMMIT") }
+func (s *session) Commit() error { return s.end("COMMIT") }
 
 // commitWith runs query (one statement with args) and COMMIT as one batch
 // and returns the id query inserted. The server stops a batch at its
