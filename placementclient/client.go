@@ -182,6 +182,11 @@ func keystoneClient(ctx context.Context, ko *KeystoneOptions, hc *http.Client) (
 	return sc, nil
 }
 
+// ServiceClient is the gophercloud client calls go through (its
+// endpoint, token and Keystone session), for requests this package does
+// not wrap; it carries no microversion.
+func (c *Client) ServiceClient() *gophercloud.ServiceClient { return c.base }
+
 // Endpoint is the Placement URL in use.
 func (c *Client) Endpoint() string { return c.base.Endpoint }
 

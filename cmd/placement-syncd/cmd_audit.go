@@ -5,13 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
-
-	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -161,41 +157,10 @@ func auditOptions(ctx context.Context, c ReconcilerConfig, nova reconciler.NovaS
 	if err != nil {
 		return nil, usageError{fmt.Errorf("reconciler.audit.max_removals: %w", err)}
 	}
-	sc, err := auditPlacementClient(ctx, c.Placement, localURL)
+	pc, err := reconcilerPlacementClient(ctx, c.Placement, localURL)
 	if err != nil {
 		return nil, err
 	}
-	return &reconciler.AuditOptions{Placement: reconciler.NewAuditPlacement(sc), Nova: sources, Grace: c.Audit.Grace,
+	return &reconciler.AuditOptions{Placement: reconciler.NewAuditPlacement(pc.ServiceClient()), Nova: sources, Grace: c.Audit.Grace,
 		Delete: c.Audit.Delete, MaxRemovals: limit}, nil
-}
-
-// auditPlacementClient is a service client of the reconciler's Placement:
-// its URL and token, or a clouds.yaml entry; this process's API when
-// neither is set.
-func auditPlacementClient(ctx context.Context, c ReconcilerPlacement, localURL string) (*gophercloud.ServiceClient, error) {
-	if c.Cloud == "" {
-		endpoint := c.URL
-		if endpoint == "" {
-			endpoint = localURL
-		}
-		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: 30 * time.Second}}
-		pc.SetToken(c.Token)
-		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(endpoint), Type: "placement"}, nil
-	}
-	entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: c.Cloud})
-	if err != nil {
-		return nil, fmt.Errorf("placement: %w", err)
-	}
-	hc, err := entry.HTTPClient(nil)
-	if err != nil {
-		return nil, fmt.Errorf("placement: %w", err)
-	}
-	sc, err := entry.ServiceClient(ctx, hc, "placement")
-	if err != nil {
-		return nil, fmt.Errorf("placement: %w", err)
-	}
-	if c.URL != "" {
-		sc.Endpoint = gophercloud.NormalizeURL(c.URL)
-	}
-	return sc, nil
 }

@@ -312,6 +312,18 @@ func configuredServices(c ReconcilerConfig) []reconciler.ServiceRecord {
 // reconcilerPlacement builds the Placement client; localURL is used
 // when no URL is configured.
 func reconcilerPlacement(ctx context.Context, c ReconcilerPlacement, localURL string) (reconciler.Placement, error) {
+	pc, err := reconcilerPlacementClient(ctx, c, localURL)
+	if err != nil {
+		return nil, err
+	}
+	return reconciler.FromClient(pc), nil
+}
+
+// reconcilerPlacementClient is the client of the reconciler's Placement
+// (its jobs and the audit): its URL and token, or a clouds.yaml entry
+// (the URL then overriding the catalog's); this process's API when
+// neither is set.
+func reconcilerPlacementClient(ctx context.Context, c ReconcilerPlacement, localURL string) (*placementclient.Client, error) {
 	opts := placementclient.Options{Endpoint: c.URL, Token: c.Token}
 	if opts.Endpoint == "" && c.Cloud == "" {
 		opts.Endpoint = localURL
@@ -319,11 +331,7 @@ func reconcilerPlacement(ctx context.Context, c ReconcilerPlacement, localURL st
 	if c.Cloud != "" {
 		opts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Cloud}
 	}
-	pc, err := placementclient.New(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return reconciler.FromClient(pc), nil
+	return placementclient.New(ctx, opts)
 }
 
 // newReconciler builds the reconciler from the config.
