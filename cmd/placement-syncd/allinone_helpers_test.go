@@ -24,6 +24,17 @@ type allInOne struct {
 // from the start-up log lines.
 func startAllInOne(t *testing.T, ctx context.Context, cfgPath string) *allInOne {
 	t.Helper()
+	lw := runServe(t, ctx, cfgPath)
+	s := &allInOne{api: "http://" + lw.listenAddr(t, ctx), log: lw}
+	s.agent = "http://" + logField(t, lw.String(), "agent local endpoint", "listen")
+	s.reconciler = "http://" + logField(t, lw.String(), "reconciler endpoint", "listen")
+	return s
+}
+
+// runServe runs serve with the config at cfgPath until the test ends
+// (exit 0 expected) and returns its log.
+func runServe(t *testing.T, ctx context.Context, cfgPath string) *logWatcher {
+	t.Helper()
 	runCtx, stop := context.WithCancel(ctx)
 	lw := newLogWatcher()
 	done := make(chan int, 1)
@@ -35,10 +46,16 @@ func startAllInOne(t *testing.T, ctx context.Context, cfgPath string) *allInOne 
 		}
 		http.DefaultClient.CloseIdleConnections()
 	})
-	s := &allInOne{api: "http://" + lw.listenAddr(t, ctx), log: lw}
-	s.agent = "http://" + logField(t, lw.String(), "agent local endpoint", "listen")
-	s.reconciler = "http://" + logField(t, lw.String(), "reconciler endpoint", "listen")
-	return s
+	return lw
+}
+
+// demoInit runs `demo init` with the config at cfgPath.
+func demoInit(t *testing.T, ctx context.Context, cfgPath string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	if code := run(ctx, []string{"demo", "init", "--config", cfgPath}, &bytes.Buffer{}, &stderr); code != exitOK {
+		t.Fatalf("demo init: exit %d: %s", code, stderr.String())
+	}
 }
 
 // logField returns field of the first JSON log line with message msg.

@@ -24,10 +24,7 @@ func TestExplain_Demo(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	cfgPath := demoConfigFor(t, dir)
-	var stderr bytes.Buffer
-	if code := run(ctx, []string{"demo", "init", "--config", cfgPath}, &bytes.Buffer{}, &stderr); code != exitOK {
-		t.Fatalf("demo init: exit %d: %s", code, stderr.String())
-	}
+	demoInit(t, ctx, cfgPath)
 	s := startAllInOne(t, ctx, cfgPath)
 	cleanBothGold(t, ctx, cfgPath, s)
 	// The compute node and its FPGA (Cyborg's) exist too.

@@ -51,10 +51,7 @@ func TestDemo(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	cfgPath := demoConfigFor(t, dir)
-	var stderr bytes.Buffer
-	if code := run(ctx, []string{"demo", "init", "--config", cfgPath}, &bytes.Buffer{}, &stderr); code != exitOK {
-		t.Fatalf("demo init: exit %d: %s", code, stderr.String())
-	}
+	demoInit(t, ctx, cfgPath)
 	s := startAllInOne(t, ctx, cfgPath)
 
 	cycleCtx, stopCycle := context.WithCancel(ctx)

@@ -180,9 +180,7 @@ func startMonitoredDemo(t *testing.T, ctx context.Context) (*allInOne, string) {
 		t.Fatalf("configs/demo.yaml no longer has %q; update this test", sqlite)
 	}
 	writeFile(t, cfgPath, strings.Replace(string(b), sqlite, "  connection: \""+dbURL+"\"", 1))
-	if code := run(ctx, []string{"demo", "init", "--config", cfgPath}, &bytes.Buffer{}, &stderr); code != exitOK {
-		t.Fatalf("demo init: exit %d: %s", code, stderr.String())
-	}
+	demoInit(t, ctx, cfgPath)
 	a := startAllInOne(t, ctx, cfgPath)
 
 	replicaCfg := filepath.Join(dir, "replica.yaml")
@@ -204,17 +202,7 @@ func startMonitoredDemo(t *testing.T, ctx context.Context) (*allInOne, string) {
 // and returns its API URL.
 func startServe(t *testing.T, ctx context.Context, cfgPath string) string {
 	t.Helper()
-	runCtx, stop := context.WithCancel(ctx)
-	lw := newLogWatcher()
-	done := make(chan int, 1)
-	go func() { done <- run(runCtx, []string{"serve", "--config", cfgPath}, &bytes.Buffer{}, lw) }()
-	t.Cleanup(func() {
-		stop()
-		if code := <-done; code != exitOK {
-			t.Errorf("serve exit code %d; log:\n%s", code, lw.String())
-		}
-	})
-	return "http://" + lw.listenAddr(t, ctx)
+	return "http://" + runServe(t, ctx, cfgPath).listenAddr(t, ctx)
 }
 
 // promServer is a Prometheus server started by the test.
