@@ -39,55 +39,55 @@ func (s *session) ExecContext(ctx context.Context, query string, args ...any) (s
 	return s.conn.ExecContext(ctx, query, args...)
 }
 
-func (s *session) Commit() error { return s.end("COMMIT") }
+func (s *session) Commit() error   { return s.end("COMMIT") }
+func (s *session) Rollback() error { return s.end("ROLLBACK") }
+
+// end runs COMMIT or ROLLBACK.
+func (s *session) end(stmt string) error {
+	return s.finish(func() error {
+		_, err := s.conn.ExecContext(s.ctx, stmt)
+		return err
+	})
+}
 
 // commitWith runs query (one statement with args) and COMMIT as one batch
 // and returns the id query inserted. The server stops a batch at its
-// first error, so COMMIT runs only after query succeeded; on any error
-// the connection is discarded, which rolls back what did not commit.
-// Afterwards the session is over, as after Commit.
+// first error, so COMMIT runs only after query succeeded.
 func (s *session) commitWith(ctx context.Context, query string, args ...any) (int64, error) {
-	if s.done {
-		return 0, sql.ErrTxDone
-	}
-	s.done = true
 	named := make([]driver.NamedValue, len(args))
 	for i, a := range args {
 		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
 	}
 	var id int64
-	err := s.conn.Raw(func(dc any) error {
-		ex, ok := dc.(driver.ExecerContext)
-		if !ok {
-			return fmt.Errorf("driver connection %T cannot run a statement batch", dc)
-		}
-		res, err := ex.ExecContext(ctx, query+"; COMMIT", named)
-		if err != nil {
-			return err
-		}
-		r, ok := res.(mysql.Result)
-		if !ok || len(r.AllLastInsertIds()) != 2 {
-			return fmt.Errorf("a statement batch answered %T, not two results", res)
-		}
-		id = r.AllLastInsertIds()[0]
-		return nil
+	err := s.finish(func() error {
+		return s.conn.Raw(func(dc any) error {
+			ex, ok := dc.(driver.ExecerContext)
+			if !ok {
+				return fmt.Errorf("driver connection %T cannot run a statement batch", dc)
+			}
+			res, err := ex.ExecContext(ctx, query+"; COMMIT", named)
+			if err != nil {
+				return err
+			}
+			r, ok := res.(mysql.Result)
+			if !ok || len(r.AllLastInsertIds()) != 2 {
+				return fmt.Errorf("a statement batch answered %T, not two results", res)
+			}
+			id = r.AllLastInsertIds()[0]
+			return nil
+		})
 	})
-	if err != nil {
-		_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
-	}
-	_ = s.conn.Close()
 	return id, err
 }
-func (s *session) Rollback() error { return s.end("ROLLBACK") }
 
-// end runs COMMIT or ROLLBACK and gives the connection back; after the
-// first call every other is sql.ErrTxDone, as for a *sql.Tx.
-func (s *session) end(stmt string) error {
+// finish ends the transaction with run and gives the connection back;
+// after the first end every other is sql.ErrTxDone, as for a *sql.Tx.
+func (s *session) finish(run func() error) error {
 	if s.done {
 		return sql.ErrTxDone
 	}
 	s.done = true
-	_, err := s.conn.ExecContext(s.ctx, stmt)
+	err := run()
 	if err != nil {
 		// Its transaction's fate is unknown: never reuse it.
 		_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
