@@ -108,7 +108,7 @@ type Agent struct {
 	opts    Options
 	pc      *placementclient.Client
 	log     *zap.Logger
-	metrics *metrics
+	metrics *agentMetrics
 	resync  chan struct{}
 
 	passMu sync.Mutex // one pass (or programming step) at a time

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // TestEfficiency measures the initial sync of 1000 bare-metal nodes and a

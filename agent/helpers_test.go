@@ -13,7 +13,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
-	"github.com/placement-syncd/placement-syncd/internal/ironictest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 

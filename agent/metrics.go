@@ -4,12 +4,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/metricset"
+	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
-// metrics are the agent's collectors, registered on Options.Registerer.
-type metrics struct {
+// agentMetrics are the agent's collectors, registered on Options.Registerer.
+type agentMetrics struct {
 	syncs            *prometheus.CounterVec
 	syncDuration     *prometheus.HistogramVec
 	lastSuccess      *prometheus.GaugeVec
@@ -33,12 +33,12 @@ type metrics struct {
 	cached           prometheus.Gauge
 }
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer) (*agentMetrics, error) {
 	// A pass takes from 5 ms (nothing to write) to minutes (a thousand
 	// new nodes against a slow Placement): buckets up to about 5.5 min.
 	passBuckets := prometheus.ExponentialBuckets(0.005, 4, 9)
-	s := metricset.New("agent")
-	m := &metrics{
+	s := metrics.NewSet("agent")
+	m := &agentMetrics{
 		syncs:        s.CounterVec("syncs_total", "Agent sync passes per driver, by result (success, error, source_error).", "driver", "result"),
 		syncDuration: s.HistogramVec("sync_duration_seconds", "Duration of one driver's sync pass.", passBuckets, "driver"),
 		lastSuccess:  s.GaugeVec("last_success_timestamp_seconds", "Unix time of the driver's last fully successful sync.", "driver"),
@@ -81,7 +81,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 }
 
 // setRequests publishes one driver pass's requests by kind.
-func (m *metrics) setRequests(driver string, r placementclient.Requests) {
+func (m *agentMetrics) setRequests(driver string, r placementclient.Requests) {
 	for kind, n := range r.ByKind() {
 		m.requests.WithLabelValues(kind).Add(float64(n))
 		m.passRequests.WithLabelValues(driver, kind).Set(float64(n))
@@ -90,7 +90,7 @@ func (m *metrics) setRequests(driver string, r placementclient.Requests) {
 
 // setUnavailable publishes one driver's per-reason counts (every reason,
 // zero included, so that a cleared reason drops to 0).
-func (m *metrics) setUnavailable(driver string, counts map[string]int) {
+func (m *agentMetrics) setUnavailable(driver string, counts map[string]int) {
 	for _, r := range drivers.Reasons {
 		m.unavailable.WithLabelValues(driver, r).Set(float64(counts[r]))
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 

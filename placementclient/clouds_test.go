@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 func writeClouds(t *testing.T, body string) string {

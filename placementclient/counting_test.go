@@ -3,7 +3,7 @@ package placementclient_test
 import (
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // Upstream commits a new consumer before it looks up the providers an

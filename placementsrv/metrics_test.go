@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/metricstest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/metricstest"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/metrics/endpoint"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"

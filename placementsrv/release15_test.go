@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 

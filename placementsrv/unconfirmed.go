@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
-	"github.com/placement-syncd/placement-syncd/internal/metricset"
+	"github.com/placement-syncd/placement-syncd/metrics"
 )
 
 // unconfirmedLogEvery is the most often an unconfirmed read is logged: a
@@ -43,7 +43,7 @@ type unconfirmedReads struct {
 }
 
 func newUnconfirmedReads(reg prometheus.Registerer, log *zap.Logger) (*unconfirmedReads, error) {
-	set := metricset.New("store")
+	set := metrics.NewSet("store")
 	answers := set.CounterVec("feed_unconfirmed_reads_total",
 		"Reads that could not confirm with the change feed that memory holds every acknowledged write (the database did not answer), by answer: stale (from memory, within max_staleness) or refused (503).",
 		"answer")

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 var fastRetry = Retry{Attempts: 5, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // The cost of mirroring H hosts in A aggregates (H > A, so memberships

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 

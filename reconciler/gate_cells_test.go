@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // novaServicesTable is the layout of Nova's services table (nova/db/main

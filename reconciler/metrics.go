@@ -5,12 +5,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/placement-syncd/placement-syncd/internal/metricset"
+	"github.com/placement-syncd/placement-syncd/metrics"
 )
 
-// metrics are the reconciler's collectors. Labels are bounded: job is one
+// reconcilerMetrics are the reconciler's collectors. Labels are bounded: job is one
 // of the configured job names, result one of ok, error, skipped.
-type metrics struct {
+type reconcilerMetrics struct {
 	runs         *prometheus.CounterVec
 	duration     *prometheus.HistogramVec
 	changes      *prometheus.CounterVec
@@ -37,12 +37,12 @@ type metrics struct {
 	auditRuns     *prometheus.CounterVec
 }
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer) (*reconcilerMetrics, error) {
 	// A run takes from 10 ms to about a minute (thousands of hosts):
 	// buckets up to about 82 s.
 	runBuckets := prometheus.ExponentialBuckets(0.01, 2, 14)
-	s := metricset.New("reconciler")
-	m := &metrics{
+	s := metrics.NewSet("reconciler")
+	m := &reconcilerMetrics{
 		runs:     s.CounterVec("runs_total", "Reconciler job runs by job and result (ok, error, skipped).", "job", "result"),
 		duration: s.HistogramVec("run_duration_seconds", "Duration of reconciler job runs.", runBuckets, "job"),
 		changes:  s.CounterVec("changes_total", "Associations or traits written to Placement by reconciler jobs.", "job"),
@@ -71,7 +71,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	// The audit's families are named for alert rules written against
 	// them: placement_syncd_audit_*, a set of their own.
-	a := metricset.New("audit")
+	a := metrics.NewSet("audit")
 	m.auditFindings = a.GaugeVec("findings", "Findings of the last audit run by kind (orphaned_consumer, stale_provider, over_capacity, incomplete_consumer); "+
 		"orphans and stale providers count only when Nova was read in full.", "kind")
 	m.auditRuns = a.CounterVec("runs_total", "Audit runs by result (ok; partial: Nova read in part, nothing deleted; error: Placement or Nova not read at all, or deletes failed).", "result")
@@ -84,7 +84,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 // auditScheduled shows the audit's run counters at zero once the job is
 // scheduled: a counter that first appears at 1 loses that run to rate()
 // and increase(), and an alert on failed runs would miss the first.
-func (m *metrics) auditScheduled() {
+func (m *reconcilerMetrics) auditScheduled() {
 	for _, result := range []string{AuditResultOK, AuditResultError, AuditResultPartial} {
 		m.auditRuns.WithLabelValues(result)
 	}
@@ -93,7 +93,7 @@ func (m *metrics) auditScheduled() {
 // observeAudit counts an audit run and sets the findings of one that
 // read Placement. Orphans and stale providers are left as they were when
 // Nova was read in part or not at all: the run could not confirm them.
-func (m *metrics) observeAudit(res *AuditResult, err error) {
+func (m *reconcilerMetrics) observeAudit(res *AuditResult, err error) {
 	result := AuditResultOK
 	switch {
 	case res == nil || (err != nil && !errors.Is(err, ErrRefused)):
@@ -113,7 +113,7 @@ func (m *metrics) observeAudit(res *AuditResult, err error) {
 	}
 }
 
-func (m *metrics) observeGate(g GateState) {
+func (m *reconcilerMetrics) observeGate(g GateState) {
 	v := 0.0
 	if g.Open {
 		v = 1

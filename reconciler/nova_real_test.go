@@ -14,8 +14,8 @@ import (
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/placement-syncd/placement-syncd/internal/novatest"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // realNova is the binary's real nova-api, started on first use.

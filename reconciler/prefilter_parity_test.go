@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 type allocationRequest struct {

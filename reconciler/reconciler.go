@@ -73,7 +73,7 @@ type Options struct {
 type Reconciler struct {
 	opts  Options
 	log   *zap.Logger
-	m     *metrics
+	m     *reconcilerMetrics
 	state *StateFile
 	run   *runner
 	aggs  *AggregateSync

@@ -113,7 +113,7 @@ type runner struct {
 	byName  map[string]*job
 	timeout time.Duration
 	log     *zap.Logger
-	m       *metrics
+	m       *reconcilerMetrics
 	now     func() time.Time
 	// leader, when set, says whether this replica leads: only the leader
 	// runs jobs on schedule, at start and when the gate opens.

@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // fakeClock returns base, base+step, base+2*step, ... on successive

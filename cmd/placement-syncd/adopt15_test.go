@@ -10,8 +10,8 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
-	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 

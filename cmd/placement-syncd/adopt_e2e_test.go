@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // runCmd runs the program in-process and returns its exit code and

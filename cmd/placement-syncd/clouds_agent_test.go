@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // TestCloudsKeystone: the agent's and the reconciler's clouds.yaml

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
-	"github.com/placement-syncd/placement-syncd/internal/novatest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/placement-syncd/placement-syncd/internal/novatest"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
-	"github.com/placement-syncd/placement-syncd/internal/placementtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
 // TestFPGAClear: an agent started with a state file that records a failed

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/novatest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 )
 
 // realNova is the binary's real nova-api, started on first use.

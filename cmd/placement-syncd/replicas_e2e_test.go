@@ -16,7 +16,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 

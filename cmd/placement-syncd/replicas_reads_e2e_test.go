@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/metricstest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/metricstest"
 )
 
 // readsConfig writes a config whose replicas follow the feed only when a

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/internal/leader"
-	"github.com/placement-syncd/placement-syncd/internal/metricset"
+	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -60,7 +60,7 @@ func withReplicas(cfg Config, st *ledger.Ledger, log *zap.Logger, reg prometheus
 	if !cfg.Reconciler.Enabled || !ok {
 		return actors, nil, nil
 	}
-	set := metricset.New("reconciler")
+	set := metrics.NewSet("reconciler")
 	gauge := set.Gauge("leader", "1 while this replica holds the reconciler's lease and runs its jobs, 0 on a standby.")
 	if err := set.Register(reg); err != nil {
 		return nil, nil, err

@@ -12,7 +12,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
-	"github.com/placement-syncd/placement-syncd/internal/ironictest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
 )
 
 func TestUnavailable(t *testing.T) {

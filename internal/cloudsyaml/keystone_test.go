@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/keystonetest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
 )
 
 var ks *keystonetest.Keystone

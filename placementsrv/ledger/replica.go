@@ -9,7 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/placement-syncd/placement-syncd/internal/metricset"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/feed"
@@ -53,7 +52,7 @@ type replica struct {
 }
 
 type feedMetrics struct {
-	set        *metricset.Set
+	set        *metrics.Set
 	lag        prometheus.Observer
 	applied    prometheus.Counter
 	reloads    prometheus.Counter
@@ -65,7 +64,7 @@ type feedMetrics struct {
 }
 
 func newFeedMetrics() *feedMetrics {
-	s := metricset.New("store")
+	s := metrics.NewSet("store")
 	return &feedMetrics{
 		set: s,
 		lag: s.HistogramVec("feed_lag_seconds",

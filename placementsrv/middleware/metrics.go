@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/placement-syncd/placement-syncd/internal/metricset"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 )
@@ -30,7 +29,7 @@ type Metrics struct {
 
 // NewMetrics registers the request metrics with reg.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
-	s := metricset.New("http")
+	s := metrics.NewSet("http")
 	m := &Metrics{
 		requests: s.CounterVec("requests_total", "Placement API requests by route template, method and status code.",
 			"route", "method", "code"),

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
 	"github.com/placement-syncd/placement-syncd/placementsrv/storetest"

@@ -11,7 +11,7 @@ import (
 	drv "github.com/go-sql-driver/mysql"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/svcproc"
+	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
 )
 
 // TestNova_Instances: instances written through Nova's objects are listed

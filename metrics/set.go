@@ -1,13 +1,12 @@
-// Package metricset builds one component's Prometheus collectors, named
-// placement_syncd_<subsystem>_<name> (metrics.Namespace), and registers
+package metrics
+
+// A Set builds one component's Prometheus collectors, named
+// placement_syncd_<subsystem>_<name> (Namespace), and registers
 // them together, so that a component declares each metric in one line
 // and cannot forget to register one.
-package metricset
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/placement-syncd/placement-syncd/metrics"
 )
 
 // Set collects the collectors of one subsystem until Register.
@@ -16,8 +15,8 @@ type Set struct {
 	all       []prometheus.Collector
 }
 
-// New starts a set for subsystem ("agent", "reconciler", "http").
-func New(subsystem string) *Set { return &Set{subsystem: subsystem} }
+// NewSet starts a set for subsystem ("agent", "reconciler", "http").
+func NewSet(subsystem string) *Set { return &Set{subsystem: subsystem} }
 
 func add[C prometheus.Collector](s *Set, c C) C {
 	s.all = append(s.all, c)
@@ -47,12 +46,12 @@ func (s *Set) GaugeVec(name, help string, labels ...string) *prometheus.GaugeVec
 // HistogramVec adds a histogram with buckets and labels.
 func (s *Set) HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
 	return add(s, prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: metrics.Namespace, Subsystem: s.subsystem, Name: name, Help: help, Buckets: buckets,
+		Namespace: Namespace, Subsystem: s.subsystem, Name: name, Help: help, Buckets: buckets,
 	}, labels))
 }
 
 func (s *Set) opts(name, help string) prometheus.Opts {
-	return prometheus.Opts{Namespace: metrics.Namespace, Subsystem: s.subsystem, Name: name, Help: help}
+	return prometheus.Opts{Namespace: Namespace, Subsystem: s.subsystem, Name: name, Help: help}
 }
 
 // Register registers every collector added, in order, stopping at the

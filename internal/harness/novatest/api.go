@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/svcproc"
+	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
 )
 
 // Token is the noauth2 token of an admin in project admin.

@@ -1,4 +1,4 @@
-package metricset
+package metrics
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // refused.
 func TestSet(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	s := New("test")
+	s := NewSet("test")
 	c := s.Counter("c_total", "A counter.")
 	cv := s.CounterVec("cv_total", "A counter vec.", "a", "b")
 	g := s.Gauge("g", "A gauge.")
@@ -51,7 +51,7 @@ placement_syncd_test_h_seconds_count{a="x"} 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
 	}
-	again := New("test")
+	again := NewSet("test")
 	again.Counter("c_total", "A counter.")
 	if err := again.Register(reg); err == nil {
 		t.Fatal("a name registered twice was accepted")

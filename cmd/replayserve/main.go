@@ -7,7 +7,7 @@
 // a real server's throughput as a fraction of it is how close to that
 // ceiling the server is.
 //
-//	go run ./internal/replayserve --origin http://127.0.0.1:18620 --listen 127.0.0.1:18630
+//	go run ./cmd/replayserve --origin http://127.0.0.1:18620 --listen 127.0.0.1:18630
 //
 // The first request for a path (method, URI and OpenStack-API-Version)
 // goes to the origin; its status, headers and body are kept and replayed

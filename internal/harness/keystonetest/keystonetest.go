@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/svcproc"
+	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
 )
 
 // Binaries the harness runs, at Debian's paths.
