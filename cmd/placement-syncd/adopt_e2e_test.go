@@ -62,7 +62,7 @@ func TestAdopt_RoundTrip(t *testing.T) {
 	// placement.conf naming Placement's own file: serve refuses it and
 	// says which import to run; the file is only read.
 	conf := filepath.Join(dir, "placement.conf")
-	writeFile(t, conf, devstackConf(dir, ref.DB))
+	writeFile(t, conf, devstackConf(t, ref.DB))
 	code, out = runCmd(t, "serve", "--placement-conf", conf, "--listen", "127.0.0.1:0")
 	if code != exitSchema || !strings.Contains(out, conf+":6: [placement_database] connection: "+ref.DB+" is OpenStack Placement's own database") ||
 		!strings.Contains(out, "'placement-syncd db import --from "+ref.DB+" --db ") {

@@ -25,7 +25,7 @@ func placementConfOnMySQL(t *testing.T, maria *mariadbtest.Server, src string, r
 	}
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "placement.conf")
-	writeFile(t, conf, devstackConf(dir, "mysql+pymysql://placement:"+pw+"@"+maria.Addr+"/"+srcDB+"?charset=utf8&plugin=dbcounter"))
+	writeFile(t, conf, devstackConf(t, "mysql+pymysql://placement:"+pw+"@"+maria.Addr+"/"+srcDB+"?charset=utf8&plugin=dbcounter"))
 	code, out := runCmd(t, "serve", "--placement-conf", conf, "--listen", "127.0.0.1:0")
 	masked := "mysql+pymysql://placement:***@" + maria.Addr + "/" + srcDB
 	if code != exitSchema || strings.Contains(out, pw) ||
@@ -39,7 +39,7 @@ func placementConfOnMySQL(t *testing.T, maria *mariadbtest.Server, src string, r
 	if code, out := runCmd(t, "db", "import", "--from", src, "--db", ours); code != 0 {
 		t.Fatalf("import: exit %d\n%s", code, out)
 	}
-	writeFile(t, conf, devstackConf(dir, ours))
+	writeFile(t, conf, devstackConf(t, ours))
 	yml := filepath.Join(dir, "ours.yaml")
 	writeFile(t, yml, "api:\n  auth_strategy: noauth2\npolicy:\n  enforce_scope: false\n  enforce_new_defaults: false\n")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/agent"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
@@ -34,7 +35,7 @@ const agentSynopsis = "placement-syncd agent --config FILE [--once [--dry-run] [
 // refused retirement once the operator has checked it.
 func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("agent", agentSynopsis, stderr)
-	config := fs.String("config", "", "YAML configuration `file` (its agent section)")
+	common := registerConfig(fs, configSpec{usage: "YAML configuration `file` (its agent section)", noDB: true})
 	once := fs.Bool("once", false, "make one sync pass and exit (0: fully synced)")
 	dryRun := fs.Bool("dry-run", false, "with --once: print the pass's plan, one line per intended write, and write nothing to Placement")
 	maxRetire := fs.String("max-retirements", "", "with --once: agent.max_retirements for this pass only (`N or N%`), "+
@@ -42,7 +43,7 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *config == "" {
+	if common.path == "" {
 		return usageError{fmt.Errorf("agent: --config is required")}
 	}
 	if *dryRun && !*once {
@@ -54,9 +55,13 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := removallimit.Parse(*maxRetire); *maxRetire != "" && err != nil {
 		return usageError{fmt.Errorf("agent: --max-retirements: %w", err)}
 	}
-	cfg, log, err := configureLogged(*config, nil, stderr)
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
+	}
+	log, err := newLogger(cfg.Log, stderr)
+	if err != nil {
+		return usageError{err}
 	}
 	if *maxRetire != "" {
 		cfg.Agent.MaxRetirements = *maxRetire
@@ -82,7 +87,7 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // runAgent runs the agent, its local endpoint and its /metrics listener
 // until ctx ends.
-func runAgent(ctx context.Context, cfg Config, a *agent.Agent, reg *prometheus.Registry, log *zap.Logger) error {
+func runAgent(ctx context.Context, cfg config.Config, a *agent.Agent, reg *prometheus.Registry, log *zap.Logger) error {
 	actors := map[string]actor{"agent": agentActor{a}}
 	if cfg.Agent.Local.Listen != "" && cfg.Agent.Local.Token != "" {
 		ln, err := net.Listen("tcp", cfg.Agent.Local.Listen)
@@ -134,7 +139,7 @@ func printPlans(w io.Writer, plans []agent.Plan) error {
 }
 
 // buildAgent maps the agent section to agent.Options and the drivers.
-func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometheus.Registerer) (*agent.Agent, func(), error) {
+func buildAgent(ctx context.Context, c config.AgentConfig, log *zap.Logger, reg prometheus.Registerer) (*agent.Agent, func(), error) {
 	host := c.Host
 	if host == "" {
 		h, err := os.Hostname()
@@ -148,7 +153,7 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 		popts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Placement.Cloud, CloudsFile: c.Placement.CloudsFile}
 		// The cloud's catalog (or its endpoint override) names Placement;
 		// the default endpoint must not replace it.
-		if popts.Endpoint == defaultAgentPlacement {
+		if popts.Endpoint == config.Default().Agent.Placement.Endpoint {
 			popts.Endpoint = ""
 		}
 	}
@@ -167,7 +172,7 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 	}
 	a, err := agent.New(agent.Options{
 		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
-		Interval: c.Interval, Concurrency: c.Concurrency, RefreshInterval: agentRefresh(c.RefreshInterval),
+		Interval: c.Interval, Concurrency: c.Concurrency, RefreshInterval: c.Refresh(),
 		ServiceURL: c.ServiceURL, ServiceToken: c.ServiceToken, HeartbeatInterval: c.HeartbeatInterval,
 		NovaComputeVersion: c.NovaComputeVersion, StateFile: c.StateFile, MaxRetirements: &limit,
 		Logger: log, Registerer: reg,
@@ -181,7 +186,7 @@ func buildAgent(ctx context.Context, c AgentConfig, log *zap.Logger, reg prometh
 
 // openDrivers opens the enabled drivers; the returned func closes them.
 // A driver that cannot be opened is a configuration error.
-func openDrivers(ctx context.Context, c AgentConfig, host string, log *zap.Logger) ([]drivers.Driver, func(), error) {
+func openDrivers(ctx context.Context, c config.AgentConfig, host string, log *zap.Logger) ([]drivers.Driver, func(), error) {
 	// The static driver goes first: its providers may be the parents of
 	// the others' (an FPGA's compute node).
 	enabled := []struct {
@@ -242,7 +247,7 @@ func cmdFPGA(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"  releases a device whose programming failed or timed out, without programming it"
 	}
 	fs := newFlagSet("fpga "+sub, usage, stderr)
-	config := fs.String("config", "", "YAML configuration `file` (agent.local.listen and agent.local.token)")
+	common := registerConfig(fs, configSpec{usage: "YAML configuration `file` (agent.local.listen and agent.local.token)", noDB: true})
 	device := fs.String("device", "", "PCI `address` of the FPGA, e.g. 0000:5e:00.0")
 	var image *string
 	var force *bool
@@ -263,7 +268,7 @@ func cmdFPGA(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if req.Device == "" {
 		return usageError{fmt.Errorf("fpga %s: --device is required", sub)}
 	}
-	cfg, err := configure(*config, nil)
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -271,7 +276,7 @@ func cmdFPGA(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // postLocal sends one FPGA request to the local agent and prints its answer.
-func postLocal(ctx context.Context, cfg Config, sub string, body agent.ProgramRequest, stdout io.Writer) error {
+func postLocal(ctx context.Context, cfg config.Config, sub string, body agent.ProgramRequest, stdout io.Writer) error {
 	b, _ := json.Marshal(body)
 	ctx, cancel := context.WithTimeout(ctx, cfg.Agent.FPGA.ProgramTimeout+time.Minute)
 	defer cancel()

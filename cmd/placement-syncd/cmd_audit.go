@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -26,10 +27,13 @@ const (
 
 // cmdAudit is the one-shot audit of Placement against Nova.
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("audit", "placement-syncd audit [--delete] [--force] [--config FILE]", stderr)
+	fs, common := newConfigFlagSet("audit", "placement-syncd audit [--delete] [--force] [--config FILE]", stderr, configSpec{})
 	del := fs.Bool("delete", false, "delete the orphaned consumers found (DELETE /allocations/{consumer}); without it, a dry run")
 	force := fs.Bool("force", false, "with --delete, delete more than reconciler.audit.max_removals")
-	cfg, err := common.load(fs, args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -117,25 +121,10 @@ func printAuditResult(w io.Writer, res *reconciler.AuditResult, grace time.Durat
 	}
 }
 
-// validateAudit checks reconciler.audit, and that the audit job has a
-// source of Nova's instances: a Nova file has none.
-func validateAudit(rc ReconcilerConfig, bad func(key, format string, args ...any)) {
-	c := rc.Audit
-	if rc.Jobs.Audit != "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" && rc.Nova.File == "" && rc.Nova.APIDatabase == "" && len(rc.Nova.CellDatabases) == 0 {
-		bad("reconciler.jobs.audit", "the audit needs Nova's compute API (reconciler.nova.endpoint or cloud), a file of its answers (file) or its cell databases (api_database or cell_databases)")
-	}
-	if c.Grace < 0 {
-		bad("reconciler.audit.grace", "must not be negative, got %s", c.Grace)
-	}
-	if _, err := removallimit.Parse(c.MaxRemovals); err != nil {
-		bad("reconciler.audit.max_removals", "%v", err)
-	}
-}
-
 // auditOptions builds the audit's sources from the reconciler's config:
 // the compute API or the file of its answers when nova is one, the cell
 // databases when configured.
-func auditOptions(ctx context.Context, c ReconcilerConfig, nova reconciler.NovaSource, localURL string) (*reconciler.AuditOptions, error) {
+func auditOptions(ctx context.Context, c config.ReconcilerConfig, nova reconciler.NovaSource, localURL string) (*reconciler.AuditOptions, error) {
 	var sources []reconciler.AuditNova
 	switch n := nova.(type) {
 	case *reconciler.NovaAPI:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
@@ -309,7 +310,7 @@ func TestAudit_Config(t *testing.T) {
 			t.Errorf("error %v, want %q", err, want)
 		}
 	}
-	d := defaultReconcilerConfig().Audit
+	d := config.Default().Reconciler.Audit
 	if d.Grace != 10*time.Minute || d.Delete || d.MaxRemovals != "10%" {
 		t.Errorf("defaults %+v", d)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
@@ -19,11 +20,14 @@ import (
 // the alembic head of the release that is to serve it: the way back. The
 // target must not exist (SQLite) or hold no tables (MySQL).
 func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db export", "placement-syncd db export --to URL [--release "+strings.Join(release.Names(), "|")+"] [--config FILE] [--db PATH|URL]", stderr)
+	f, common := newConfigFlagSet("db export", "placement-syncd db export --to URL [--release "+strings.Join(release.Names(), "|")+"] [--config FILE] [--db PATH|URL]", stderr, configSpec{})
 	to := f.String("to", "", "the new Placement database: sqlite:////path/placement.sqlite (must not exist) or mysql+pymysql://user:pass@host/placement (must have no tables)")
 	rel := f.String("release", "", "the upstream Placement release that will serve the export, whose schema head it gets: "+
 		strings.Join(release.Names(), " or ")+" (default: api.release)")
-	cfg, err := common.load(f, args)
+	if err := parseFlags(f, args); err != nil {
+		return err
+	}
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -76,9 +80,9 @@ func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // releaseHead is the schema head of the release a flag names, or of
 // api.release when it names none.
-func releaseHead(flagValue string, api APIConfig) (upstream.Head, error) {
+func releaseHead(flagValue string, api config.APIConfig) (upstream.Head, error) {
 	if flagValue == "" {
-		return upstream.HeadOf(apiRelease(api)), nil
+		return upstream.HeadOf(api.ReleaseValue()), nil
 	}
 	r, err := release.Parse(flagValue)
 	if err != nil {

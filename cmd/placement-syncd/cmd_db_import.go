@@ -12,6 +12,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/adopt/transfer"
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
@@ -22,10 +23,13 @@ import (
 // 15.0.0's alembic head) into ours in one transaction. The source is only
 // read.
 func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db import", "placement-syncd db import --from URL [--replace] [--config FILE] [--db PATH|URL]", stderr)
+	f, common := newConfigFlagSet("db import", "placement-syncd db import --from URL [--replace] [--config FILE] [--db PATH|URL]", stderr, configSpec{})
 	from := f.String("from", "", "OpenStack Placement's database: sqlite:////path/placement.sqlite or mysql+pymysql://user:pass@host/placement")
 	replace := f.Bool("replace", false, "discard what our database holds instead of refusing a non-empty one")
-	cfg, err := common.load(f, args)
+	if err := parseFlags(f, args); err != nil {
+		return err
+	}
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -42,7 +46,7 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stdout, "read %s (Placement %s schema, alembic revision %s) in %s\n", src, head.Release, head.Revision, time.Since(start).Round(time.Millisecond))
-	if rel := apiRelease(cfg.API); rel != head.Release {
+	if rel := cfg.API.ReleaseValue(); rel != head.Release {
 		// Not an error: a cloud may adopt and move release at once.
 		fmt.Fprintf(stdout, "note: api.release is %s, so the API will follow %s's rules, not %s's\n", rel, rel, head.Release)
 	}
@@ -77,7 +81,7 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // or database.path, --db), as the bare store contract: an SQLite file's
 // directory is created for an import, and its schema migrated, as serve's
 // first start would.
-func openOurs(ctx context.Context, u *dburl.URL, db DatabaseConfig, migrate bool) (store.Backend, error) {
+func openOurs(ctx context.Context, u *dburl.URL, db config.DatabaseConfig, migrate bool) (store.Backend, error) {
 	if migrate && u.Driver == dburl.SQLite {
 		if dir := filepath.Dir(u.Path); dir != "" {
 			if err := os.MkdirAll(dir, 0o750); err != nil {

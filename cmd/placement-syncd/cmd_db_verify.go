@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/adopt/verify"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 )
 
@@ -18,13 +19,16 @@ import (
 // a running placement-syncd (--ours), or of our database served on a
 // loopback port for the run. Differences exit 1.
 func cmdDBVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db verify", "placement-syncd db verify --against URL [--ours URL] [--token T] [--ours-token T] [--config FILE] [--db PATH|URL]", stderr)
+	f, common := newConfigFlagSet("db verify", "placement-syncd db verify --against URL [--ours URL] [--token T] [--ours-token T] [--config FILE] [--db PATH|URL]", stderr, configSpec{})
 	against := f.String("against", "", "base URL of the Placement to compare with, e.g. http://controller:8778")
 	ours := f.String("ours", "", "base URL of a running placement-syncd (default: serve our database on a loopback port for the run)")
 	token := f.String("token", "admin", "X-Auth-Token for --against (noauth2: admin; keystone: an admin token)")
 	oursToken := f.String("ours-token", "", "X-Auth-Token for --ours (default: --token)")
 	parallel := f.Int("parallel", 4, "requests at once on each side")
-	cfg, err := common.load(f, args)
+	if err := parseFlags(f, args); err != nil {
+		return err
+	}
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -66,7 +70,7 @@ func cmdDBVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // serveForVerify serves the configured database with noauth2 on a
 // loopback port until stop is called, following api.release's rules as
 // serve would.
-func serveForVerify(ctx context.Context, cfg Config) (url string, stop func(), err error) {
+func serveForVerify(ctx context.Context, cfg config.Config) (url string, stop func(), err error) {
 	u, err := cfg.Database.URL()
 	if err != nil {
 		return "", nil, usageError{err}
@@ -79,9 +83,9 @@ func serveForVerify(ctx context.Context, cfg Config) (url string, stop func(), e
 		return "", nil, err
 	}
 	srv, err := placementsrv.New(placementsrv.Options{
-		Store: st, Auth: "noauth2", Logger: zap.NewNop(), Limits: apiLimits(cfg.API), Release: apiRelease(cfg.API),
+		Store: st, Auth: "noauth2", Logger: zap.NewNop(), Limits: apiLimits(cfg.API), Release: cfg.API.ReleaseValue(),
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
-		MaxAllocationCandidates:       cfg.API.AllocationCandidates.maxCandidates(),
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.Cap(),
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
 		OptimizeForWideProviderTrees:  cfg.API.AllocationCandidates.OptimizeForWideProviderTrees,
 		OmitOpenStackMetrics:          true,

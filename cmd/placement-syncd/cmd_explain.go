@@ -25,7 +25,7 @@ const explainPath = "/_placement-syncd/explain/allocation_candidates"
 // is what answered the scheduler, and only the daemon knows whether the
 // OWNER_NOVA pre-filter is on (it follows the gate).
 func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("explain", "placement-syncd explain '<allocation candidates query>' [--microversion 1.39] [--config FILE] [--url URL] [--token TOKEN] [--user ID] [--misses N] [--json]", stderr)
+	fs, common := newConfigFlagSet("explain", "placement-syncd explain '<allocation candidates query>' [--microversion 1.39] [--config FILE] [--url URL] [--token TOKEN] [--user ID] [--misses N] [--json]", stderr, configSpec{})
 	mv := fs.String("microversion", "1.39", "Placement microversion to explain the query at (1.10 to 1.39, or latest)")
 	base := fs.String("url", "", "the daemon's base URL (default: http:// and api.listen)")
 	token := fs.String("token", "", "X-Auth-Token of an admin (default: reconciler.placement.token, \"admin\" under noauth2)")
@@ -39,7 +39,7 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(words) != 1 {
 		return usageError{errors.New("explain: want exactly one query string, e.g. 'resources=VCPU:4,MEMORY_MB:8192'")}
 	}
-	cfg, err := configure(common.config, common.overrides(fs))
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/drivers/fpga"
 	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/drivers/fpga"
 )
 
 // TestExplain_Demo runs `placement-syncd explain` against a real running
@@ -141,7 +142,7 @@ func TestExplain_Usage(t *testing.T) {
 // pass and waits until both are held back.
 func cleanBothGold(t *testing.T, ctx context.Context, cfgPath string, s *allInOne) {
 	t.Helper()
-	cfg, err := configure(cfgPath, nil)
+	cfg, err := loadConfig(cfgPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

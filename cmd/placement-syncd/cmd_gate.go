@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -18,13 +19,13 @@ import (
 // the operator's override (`gate set open|closed|auto`). Both go to the
 // running reconciler, or, when it is not reachable, to the state file.
 func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("gate", "placement-syncd gate [show | set open|closed|auto] [--config FILE] [--json]", stderr)
+	fs, common := newConfigFlagSet("gate", "placement-syncd gate [show | set open|closed|auto] [--config FILE] [--json]", stderr, configSpec{})
 	asJSON := fs.Bool("json", false, "print JSON")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	cfg, err := configure(common.config, common.overrides(fs))
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func printGate(w io.Writer, g reconciler.GateState, source string) {
 // gateShow asks the running reconciler; offline, it evaluates the gate
 // from the configuration and the state file, reading Nova's compute
 // list itself when the configuration says where.
-func gateShow(ctx context.Context, cfg Config) (reconciler.GateState, string, error) {
+func gateShow(ctx context.Context, cfg config.Config) (reconciler.GateState, string, error) {
 	var g reconciler.GateState
 	err := endpointCall(ctx, cfg.Reconciler, http.MethodGet, "/v1/gate", nil, &g)
 	if err == nil {
@@ -123,7 +124,7 @@ func gateShow(ctx context.Context, cfg Config) (reconciler.GateState, string, er
 
 // gateSet records the override in the running reconciler, or in the
 // state file when it is not reachable (read at its next start).
-func gateSet(ctx context.Context, cfg Config, override string) (reconciler.GateState, string, error) {
+func gateSet(ctx context.Context, cfg config.Config, override string) (reconciler.GateState, string, error) {
 	switch override {
 	case reconciler.GateAuto, reconciler.GateOpen, reconciler.GateClosed:
 	default:
@@ -150,7 +151,7 @@ func gateSet(ctx context.Context, cfg Config, override string) (reconciler.GateS
 }
 
 // offlineGate evaluates the gate as the reconciler would at start.
-func offlineGate(ctx context.Context, cfg Config) (reconciler.GateState, error) {
+func offlineGate(ctx context.Context, cfg config.Config) (reconciler.GateState, error) {
 	rc := cfg.Reconciler
 	state, err := reconciler.OpenStateFile(rc.StateFile)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -36,11 +37,14 @@ func (e exitError) Unwrap() error { return e.err }
 
 // cmdSyncAggregates is the one-shot aggregate mirroring.
 func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--force] [--verbose] [--config FILE]", stderr)
+	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--force] [--verbose] [--config FILE]", stderr, configSpec{})
 	dryRun := fs.Bool("dry-run", false, "print the plan and write nothing")
 	force := fs.Bool("force", false, "apply a plan refused as a mass deletion (empty Nova answer, more than reconciler.aggregates.max_removals)")
 	verbose := fs.Bool("verbose", false, "also print what was read and providers already in sync")
-	cfg, err := common.load(fs, args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -115,12 +119,12 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 
 // cmdJobs lists the reconciler's jobs or runs one now.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr)
+	fs, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr, configSpec{})
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	cfg, err := configure(common.config, common.overrides(fs))
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -179,7 +183,7 @@ func printLeadership(w io.Writer, l reconciler.Leadership) {
 
 // endpointCall calls the reconciler's local endpoint and decodes the
 // JSON answer into out.
-func endpointCall(ctx context.Context, rc ReconcilerConfig, method, path string, in, out any) error {
+func endpointCall(ctx context.Context, rc config.ReconcilerConfig, method, path string, in, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, rc.RunTimeout+10*time.Second)
 	defer cancel()
 	var reqBody io.Reader

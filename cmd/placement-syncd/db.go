@@ -7,17 +7,24 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/adopt/upstream"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
-func dbFlags(name string, stderr io.Writer, args []string) (Config, error) {
-	f, common := newConfigFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH|URL]", stderr)
-	return common.load(f, args)
+func dbFlags(name string, stderr io.Writer, args []string) (config.Config, error) {
+	f, common := newConfigFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH|URL]", stderr, configSpec{})
+	if err := parseFlags(f, args); err != nil {
+		return config.Config{}, err
+	}
+	cfg, _, err := common.load()
+	return cfg, err
 }
 
 // cmdDBMigrate brings the database to the binary's schema version,
@@ -25,9 +32,12 @@ func dbFlags(name string, stderr io.Writer, args []string) (Config, error) {
 // exist). A database that has tables but none of ours is refused unless
 // --adopt is given.
 func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, common := newConfigFlagSet("db migrate", "placement-syncd db migrate [--config FILE] [--db PATH|URL] [--adopt]", stderr)
+	f, common := newConfigFlagSet("db migrate", "placement-syncd db migrate [--config FILE] [--db PATH|URL] [--adopt]", stderr, configSpec{})
 	adopt := f.Bool("adopt", false, "add Placement's tables to a database that already has other tables")
-	cfg, err := common.load(f, args)
+	if err := parseFlags(f, args); err != nil {
+		return err
+	}
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -125,4 +135,48 @@ func schemaMismatch(path string, cur, latest int, why string) error {
 			"run 'placement-syncd db migrate' with the same --config/--db", path, cur, latest, why),
 		kind: store.ErrSchemaTooOld,
 	}
+}
+
+// refusePlacementOwn fails when the connection names OpenStack
+// Placement's own database: we do not serve Placement's schema, we serve
+// a copy of it in a database of ours. A database that cannot be opened
+// or read is not judged here; serve reports it when it opens it.
+func refusePlacementOwn(c *config.ConfDatabase) error {
+	if c.URL.Driver == dburl.SQLite {
+		if _, err := os.Stat(c.URL.Path); err != nil {
+			return nil // serve creates a new file of ours
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	db, dialect, err := openUpstream(ctx, c.URL, false)
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	if own, err := upstream.IsPlacement(ctx, db, dialect); err != nil || !own {
+		return nil
+	}
+	return exitError{code: exitSchema, err: c.Bad("%s is OpenStack Placement's own database (it has alembic_version), and placement-syncd serves a database of its own: "+
+		"copy it with 'placement-syncd db import --from %s --db URL-OR-PATH' into an empty database of ours, "+
+		"then name that database with database.connection (or database.path) in the --config YAML, or --db", c.URL, c.URL)}
+}
+
+// dbName is how messages name a database: an SQLite file by its path, a
+// MySQL database by its URL without the password.
+func dbName(u *dburl.URL) string {
+	if u.Driver == dburl.SQLite {
+		return u.Path
+	}
+	return u.String()
+}
+
+// dbDescription is dbName of the configured database, for the start-up
+// log; the configuration was validated, so URL does not fail.
+func dbDescription(d config.DatabaseConfig) string {
+	u, err := d.URL()
+	if err != nil {
+		return "?"
+	}
+	return dbName(u)
 }

@@ -26,6 +26,8 @@ import (
 
 	"go.uber.org/zap"
 	"gopkg.in/yaml.v3"
+
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 )
 
 // The demo's fixed names and uuids.
@@ -94,7 +96,7 @@ type demoFiles struct {
 	Host                       string // agent.host: the compute host with the FPGA
 }
 
-func demoFilesFrom(cfg Config) (demoFiles, error) {
+func demoFilesFrom(cfg config.Config) (demoFiles, error) {
 	f := demoFiles{Static: cfg.Agent.Static.File, Ironic: cfg.Agent.Ironic.File, FPGA: cfg.Agent.FPGA.File,
 		Nova: cfg.Reconciler.Nova.File, Host: cfg.Agent.Host}
 	if f.Static == "" || f.Ironic == "" || f.FPGA == "" || f.Nova == "" || f.Host == "" {
@@ -336,7 +338,7 @@ func cmdDemo(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return usageError{errors.New("demo: expected subcommand init or cycle")}
 	}
 	fs := newFlagSet("demo "+args[0], synopsis, stderr)
-	config := fs.String("config", "configs/demo.yaml", "the demo's `file` (the one serve runs with)")
+	common := registerConfig(fs, configSpec{path: "configs/demo.yaml", usage: "the demo's `file` (the one serve runs with)", noDB: true})
 	period := fs.Duration("period", 10*time.Second, "cycle: time between steps")
 	steps := fs.Int("steps", 0, "cycle: stop after this many steps (0: until interrupted)")
 	agentAddr := fs.String("agent", "", "cycle: the agent's local endpoint `address` (default agent.local.listen)")
@@ -344,7 +346,7 @@ func cmdDemo(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	cfg, err := configure(*config, nil)
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
@@ -380,7 +382,7 @@ func cmdDemo(ctx context.Context, args []string, _, stderr io.Writer) error {
 	return c.run(ctx, *steps)
 }
 
-func newDemoCycler(cfg Config, files demoFiles, period time.Duration, log *zap.Logger) *demoCycler {
+func newDemoCycler(cfg config.Config, files demoFiles, period time.Duration, log *zap.Logger) *demoCycler {
 	return &demoCycler{
 		files:    files,
 		agentURL: localURL(cfg.Agent.Local.Listen), agentToken: cfg.Agent.Local.Token,

@@ -6,12 +6,14 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 )
 
 // newLogger builds the process logger writing to w: JSON lines for
 // production, or the human-readable console encoder for development.
 // There is no sampling: every request line is kept.
-func newLogger(cfg LogConfig, w io.Writer) (*zap.Logger, error) {
+func newLogger(cfg config.LogConfig, w io.Writer) (*zap.Logger, error) {
 	level, err := zapcore.ParseLevel(cfg.Level)
 	if err != nil {
 		return nil, fmt.Errorf("log level: %w", err)

@@ -15,7 +15,6 @@ import (
 	"syscall"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"go.uber.org/zap"
 )
 
 // Exit codes, documented in README.md ("Exit codes").
@@ -203,72 +202,4 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil
-}
-
-// commonFlags are the flags shared by the commands that read the config.
-type commonFlags struct {
-	config string
-	db     string
-}
-
-// newConfigFlagSet is newFlagSet with the common flags registered.
-func newConfigFlagSet(name, synopsis string, stderr io.Writer) (*flag.FlagSet, *commonFlags) {
-	fs := newFlagSet(name, synopsis, stderr)
-	c := &commonFlags{}
-	c.register(fs)
-	return fs, c
-}
-
-// load parses args and loads the configuration the common flags name.
-func (c *commonFlags) load(fs *flag.FlagSet, args []string) (Config, error) {
-	if err := parseFlags(fs, args); err != nil {
-		return Config{}, err
-	}
-	return configure(c.config, c.overrides(fs))
-}
-
-func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.config, "config", "", "YAML configuration `file` (default: built-in defaults)")
-	fs.StringVar(&c.db, "db", "", "SQLite database `path` overriding database.path (default \""+defaultDBPath+"\"), or a database URL (mysql+pymysql://…) overriding database.connection")
-}
-
-// overrides returns the config overrides for the flags actually given.
-func (c *commonFlags) overrides(fs *flag.FlagSet) []override {
-	var out []override
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "db" {
-			v := c.db
-			if strings.Contains(v, "://") {
-				out = append(out, override{Key: "database.connection", Flag: "--db", Set: func(cfg *Config) { cfg.Database.Connection = v }})
-			} else {
-				out = append(out, override{Key: "database.path", Flag: "--db", Set: func(cfg *Config) { cfg.Database.Path, cfg.Database.Connection = v, "" }})
-			}
-		}
-	})
-	return out
-}
-
-// configure loads the config file and applies flag overrides; any error
-// is a configuration error (exit 2).
-func configure(path string, overrides []override) (Config, error) {
-	cfg, err := loadConfig(path, overrides)
-	if err != nil {
-		return cfg, usageError{err}
-	}
-	return cfg, nil
-}
-
-// configureLogged is configure, then the logger the configuration
-// describes (a bad log section is a configuration error too). The caller
-// syncs the logger when done.
-func configureLogged(path string, overrides []override, stderr io.Writer) (Config, *zap.Logger, error) {
-	cfg, err := configure(path, overrides)
-	if err != nil {
-		return cfg, nil, err
-	}
-	log, err := newLogger(cfg.Log, stderr)
-	if err != nil {
-		return cfg, nil, usageError{err}
-	}
-	return cfg, log, nil
 }

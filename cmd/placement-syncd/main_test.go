@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 )
 
 // testBin holds the placement-syncd binary built for the e2e tests of this
@@ -72,4 +75,21 @@ func binary(t testing.TB) string {
 		t.Fatal(testBin.err)
 	}
 	return testBin.path
+}
+
+// devstackConf is placement.conf as devstack writes it, on the database
+// connection names (the config package's testdata).
+func devstackConf(t *testing.T, connection string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("internal", "config", "testdata", "devstack-placement.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Replace(string(b), "CONNECTION", connection, 1)
+}
+
+// loadConfig is config.Load of one YAML file and overrides.
+func loadConfig(path string, overrides []config.Override) (config.Config, error) {
+	cfg, _, err := config.Load(config.Sources{YAML: path, Overrides: overrides})
+	return cfg, err
 }

@@ -14,22 +14,20 @@ import (
 // placement.conf's [oslo_policy], as serve does.
 func cmdPolicyList(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("policy list", "placement-syncd policy list [--config FILE] [--placement-conf FILE]", stderr)
-	var config, conf string
-	fs.StringVar(&config, "config", "", "YAML configuration `file` (default: built-in defaults)")
-	fs.StringVar(&conf, "placement-conf", "", "OpenStack Placement's placement.conf `file` to start from (the --config YAML overrides it)")
+	common := registerConfig(fs, configSpec{noDB: true, placementConf: true})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := policyListConfig(config, conf)
+	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
-	rel := apiRelease(cfg.API)
+	rel := cfg.API.ReleaseValue()
 	enf, err := newEnforcer(cfg.Policy, rel)
 	if err != nil {
 		return usageError{err}
 	}
-	scope, newDefaults := cfg.Policy.enforcement(rel)
+	scope, newDefaults := cfg.Policy.Enforcement(rel)
 	fmt.Fprintf(stdout, "# Effective policy: Placement %s defaults, enforce_scope=%t enforce_new_defaults=%t file=%q\n",
 		rel, scope, newDefaults, cfg.Policy.File)
 	for _, w := range enf.Warnings {
@@ -48,21 +46,4 @@ func cmdPolicyList(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "# %s\n%s: %s\n", note, name, check)
 	}
 	return nil
-}
-
-// policyListConfig is the configuration serve would run with: the YAML,
-// over placement.conf when one is given.
-func policyListConfig(yamlPath, confPath string) (Config, error) {
-	if confPath == "" {
-		return configure(yamlPath, nil)
-	}
-	pc, err := readPlacementConf(confPath)
-	if err != nil {
-		return Config{}, usageError{err}
-	}
-	cfg, _, err := overPlacementConf(pc, yamlPath, nil)
-	if err != nil {
-		return cfg, usageError{err}
-	}
-	return cfg, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
@@ -40,35 +41,52 @@ type apiServer struct {
 func (a apiServer) Run(ctx context.Context) error { return a.srv.Run(ctx, a.ln, a.grace) }
 
 func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--placement-conf FILE] [--listen ADDR] [--db PATH|URL] [--log-level LEVEL]", stderr)
-	placementConfPath := fs.String("placement-conf", "", "OpenStack Placement's placement.conf `file` to start from (the --config YAML overrides it)")
-	listen := fs.String("listen", "", "`address` to listen on, overriding api.listen (default \""+defaultListen+"\")")
-	logLevel := fs.String("log-level", "", "log `level` (debug, info, warn, error), overriding log.level (default \""+defaultLogLevel+"\")")
+	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--placement-conf FILE] [--listen ADDR] [--db PATH|URL] [--log-level LEVEL]", stderr,
+		configSpec{placementConf: true})
+	defaults := config.Default()
+	listen := fs.String("listen", "", "`address` to listen on, overriding api.listen (default \""+defaults.API.Listen+"\")")
+	logLevel := fs.String("log-level", "", "log `level` (debug, info, warn, error), overriding log.level (default \""+defaults.Log.Level+"\")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	overrides := common.overrides(fs)
+	var overrides []config.Override
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "listen":
 			v := *listen
-			overrides = append(overrides, override{Key: "api.listen", Flag: "--listen", Set: func(c *Config) { c.API.Listen = v }})
+			overrides = append(overrides, config.Override{Key: "api.listen", Flag: "--listen", Set: func(c *config.Config) { c.API.Listen = v }})
 		case "log-level":
 			v := *logLevel
-			overrides = append(overrides, override{Key: "log.level", Flag: "--log-level", Set: func(c *Config) { c.Log.Level = v }})
+			overrides = append(overrides, config.Override{Key: "log.level", Flag: "--log-level", Set: func(c *config.Config) { c.Log.Level = v }})
 		}
 	})
-	cfg, log, err := configureServe(common.config, *placementConfPath, overrides, stderr)
+	cfg, pc, err := common.load(overrides...)
 	if err != nil {
 		return err
 	}
+	if pc != nil && pc.Database != nil {
+		if err := refusePlacementOwn(pc.Database); err != nil {
+			return err
+		}
+	}
+	log, err := newLogger(cfg.Log, stderr)
+	if err != nil {
+		return usageError{err}
+	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
+	if pc != nil {
+		log.Info("configuration read from placement.conf", zap.String("file", pc.Path), zap.String("database", dbDescription(cfg.Database)),
+			zap.String("auth_strategy", cfg.API.AuthStrategy))
+		if len(pc.Ignored) > 0 {
+			log.Info("placement.conf options that mean nothing to placement-syncd, ignored", zap.String("file", pc.Path), zap.Strings("options", pc.Ignored))
+		}
+	}
 	return serve(ctx, cfg, log)
 }
 
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
-func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
+func serve(ctx context.Context, cfg config.Config, log *zap.Logger) error {
 	reg := newRegistry()
 	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
 	opts := placementsrv.Options{
@@ -76,7 +94,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		Auth:   cfg.API.AuthStrategy,
 
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
-		MaxAllocationCandidates:       cfg.API.AllocationCandidates.maxCandidates(),
+		MaxAllocationCandidates:       cfg.API.AllocationCandidates.Cap(),
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
 		OptimizeForWideProviderTrees:  cfg.API.AllocationCandidates.OptimizeForWideProviderTrees,
 
@@ -100,7 +118,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
 	opts.Store = st
-	opts.MaxMicroversion = maxMicroversion(cfg.API)
+	opts.MaxMicroversion = cfg.API.MaxMicroversionValue()
 	// The reconciler needs the API's address, and the API its gate.
 	extra, err := withReplicasAndReconciler(ctx, cfg, st, ln.Addr().String(), log, &opts)
 	if err != nil {
@@ -135,7 +153,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 		zap.String("version", readBuildInfo().Version),
 		zap.String("listen", ln.Addr().String()),
 		zap.String("metrics", mx.describe(ln.Addr().String())),
-		zap.String("database", cfg.Database.name()),
+		zap.String("database", dbDescription(cfg.Database)),
 		zap.String("auth_strategy", cfg.API.AuthStrategy),
 		zap.Bool("reconciler", cfg.Reconciler.Enabled),
 		zap.Bool("agent", agentEnabled(cfg.Agent)))
@@ -148,7 +166,7 @@ func serve(ctx context.Context, cfg Config, log *zap.Logger) error {
 }
 
 // apiLimits are the API listener's timeouts and connection limit.
-func apiLimits(c APIConfig) httpserve.Limits {
+func apiLimits(c config.APIConfig) httpserve.Limits {
 	return httpserve.Limits{ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxConnections: c.MaxConnections}
 }
 
@@ -160,7 +178,7 @@ func apiLimits(c APIConfig) httpserve.Limits {
 // nothing to gigabytes at 100k hosts: collecting at every doubling, as
 // the default GOGC does, was a quarter of a restart. It collects at every
 // tripling instead while it loads, unless the operator set GOGC.
-func loadStore(ctx context.Context, db DatabaseConfig, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
+func loadStore(ctx context.Context, db config.DatabaseConfig, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	start := time.Now()
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
@@ -188,7 +206,7 @@ type storeMode struct{ migrate, adopt bool }
 // openStore opens the database the configuration names, creating an
 // SQLite file's directory if needed. Schema errors match dbstore's
 // sentinels so that they map to exit code 3.
-func openStore(ctx context.Context, db DatabaseConfig, mode storeMode, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
+func openStore(ctx context.Context, db config.DatabaseConfig, mode storeMode, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	u, err := db.URL()
 	if err != nil {
 		return nil, err

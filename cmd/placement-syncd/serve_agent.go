@@ -9,11 +9,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/agent"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 )
 
 // agentEnabled reports whether the config enables any agent driver; serve
 // then runs the agent in-process (the all-in-one deployment).
-func agentEnabled(c AgentConfig) bool {
+func agentEnabled(c config.AgentConfig) bool {
 	return c.Ironic.Enabled || c.FPGA.Enabled || c.Static.Enabled
 }
 
@@ -26,7 +27,7 @@ func agentEnabled(c AgentConfig) bool {
 // record goes to the reconciler's endpoint at reconcilerAddr, so that the
 // version gate sees this host. The returned func closes the drivers once
 // the actors have stopped.
-func withAgent(ctx context.Context, cfg Config, apiAddr, reconcilerAddr string, log *zap.Logger, reg prometheus.Registerer) (map[string]actor, func(), error) {
+func withAgent(ctx context.Context, cfg config.Config, apiAddr, reconcilerAddr string, log *zap.Logger, reg prometheus.Registerer) (map[string]actor, func(), error) {
 	if !agentEnabled(cfg.Agent) {
 		return nil, func() {}, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/metrics/endpoint"
 )
@@ -24,12 +25,12 @@ func newRegistry() *prometheus.Registry {
 // metricsEndpoint decides where /metrics is served from metrics.enabled
 // and metrics.listen.
 type metricsEndpoint struct {
-	cfg     MetricsConfig
+	cfg     config.MetricsConfig
 	handler http.Handler
 	addr    string // the bound metrics.listen, once addActor has run
 }
 
-func newMetricsEndpoint(cfg MetricsConfig, reg *prometheus.Registry, log *zap.Logger) *metricsEndpoint {
+func newMetricsEndpoint(cfg config.MetricsConfig, reg *prometheus.Registry, log *zap.Logger) *metricsEndpoint {
 	return &metricsEndpoint{cfg: cfg, handler: endpoint.Handler(reg, log.Named("metrics"))}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
@@ -19,7 +20,7 @@ import (
 // withReconciler sets the API's OWNER_NOVA pre-filter and, when the
 // reconciler is enabled, builds it with its local endpoint as actors.
 // Without the reconciler there is no gate, so "auto" means off.
-func withReconciler(ctx context.Context, cfg Config, apiAddr string, log *zap.Logger, api *placementsrv.Options, replicas func(*reconciler.Options)) (map[string]actor, error) {
+func withReconciler(ctx context.Context, cfg config.Config, apiAddr string, log *zap.Logger, api *placementsrv.Options, replicas func(*reconciler.Options)) (map[string]actor, error) {
 	rc := cfg.Reconciler
 	api.SchedulerUsers = rc.SchedulerUsers
 	api.OwnerNovaPrefilter = rc.OwnerNovaPrefilter
@@ -72,7 +73,7 @@ func prefilterGauge(reg prometheus.Registerer, mode string, gate interface{ Owne
 
 // reconcilerLimits are the endpoint's: the defaults, with room for a job
 // run on request to take its whole run_timeout.
-func reconcilerLimits(rc ReconcilerConfig) httpserve.Limits {
+func reconcilerLimits(rc config.ReconcilerConfig) httpserve.Limits {
 	lim := httpserve.DefaultLimits()
 	if d := rc.RunTimeout + time.Minute; d > lim.WriteTimeout {
 		lim.WriteTimeout = d

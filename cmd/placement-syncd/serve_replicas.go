@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/leader"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
@@ -45,7 +46,7 @@ func (f followActor) Run(ctx context.Context) error {
 // that follows the change feed, and, when the reconciler runs, the
 // election of its leader, which it returns. A store of its own (SQLite)
 // adds nothing and no election: this process runs the jobs.
-func withReplicas(cfg Config, st *ledger.Ledger, log *zap.Logger, reg prometheus.Registerer) (map[string]actor, *leader.Elector, error) {
+func withReplicas(cfg config.Config, st *ledger.Ledger, log *zap.Logger, reg prometheus.Registerer) (map[string]actor, *leader.Elector, error) {
 	if !st.Replicated() {
 		return nil, nil, nil
 	}
@@ -74,7 +75,7 @@ func withReplicas(cfg Config, st *ledger.Ledger, log *zap.Logger, reg prometheus
 // withReplicasAndReconciler adds the actors of withReplicas and of
 // withReconciler, the reconciler elected and sharing heartbeats on a
 // shared database.
-func withReplicasAndReconciler(ctx context.Context, cfg Config, st *ledger.Ledger, apiAddr string, log *zap.Logger, api *placementsrv.Options) (map[string]actor, error) {
+func withReplicasAndReconciler(ctx context.Context, cfg config.Config, st *ledger.Ledger, apiAddr string, log *zap.Logger, api *placementsrv.Options) (map[string]actor, error) {
 	actors, elected, err := withReplicas(cfg, st, log, api.Registerer)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"regexp"
@@ -52,20 +52,20 @@ func loadSample(t *testing.T, path string) Config {
 }
 
 // checkSafeBinding: noauth2 serves loopback only and never by the
-// insecure override, and every token-checked endpoint beyond loopback
+// insecure Override, and every token-checked endpoint beyond loopback
 // has a token.
 func checkSafeBinding(t *testing.T, path string, cfg Config) {
 	t.Helper()
 	if cfg.API.AllowInsecureNoauth {
 		t.Errorf("%s sets api.allow_insecure_noauth", path)
 	}
-	if cfg.API.AuthStrategy == "noauth2" && !isLoopback(cfg.API.Listen) {
+	if cfg.API.AuthStrategy == "noauth2" && !IsLoopback(cfg.API.Listen) {
 		t.Errorf("%s: noauth2 API on %s, beyond loopback", path, cfg.API.Listen)
 	}
-	if cfg.Reconciler.Enabled && cfg.Reconciler.Token == "" && !isLoopback(cfg.Reconciler.Listen) {
+	if cfg.Reconciler.Enabled && cfg.Reconciler.Token == "" && !IsLoopback(cfg.Reconciler.Listen) {
 		t.Errorf("%s: reconciler endpoint on %s without a token", path, cfg.Reconciler.Listen)
 	}
-	if cfg.Agent.Local.Listen != "" && cfg.Agent.Local.Token == "" && !isLoopback(cfg.Agent.Local.Listen) {
+	if cfg.Agent.Local.Listen != "" && cfg.Agent.Local.Token == "" && !IsLoopback(cfg.Agent.Local.Listen) {
 		t.Errorf("%s: agent local endpoint on %s without a token", path, cfg.Agent.Local.Listen)
 	}
 }
@@ -76,8 +76,8 @@ func TestIsLoopback(t *testing.T) {
 		"0.0.0.0:8778": false, ":8778": false, "[::]:8778": false, "10.0.0.1:8778": false,
 		"placement.example.com:8778": false, "localhost.example.com:1": false, "nope": false,
 	} {
-		if got := isLoopback(addr); got != want {
-			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
 		}
 	}
 }

@@ -1,10 +1,8 @@
-package main
+package config
 
 import (
 	"net"
 	"strings"
-
-	"go.uber.org/zap"
 )
 
 // A listener that answers the network must not be open by accident: the
@@ -13,10 +11,10 @@ import (
 // local endpoint only with a token. Sample files carry placeholders, which
 // are refused until replaced.
 
-// isLoopback reports whether a listen address binds loopback only. An
+// IsLoopback reports whether a listen address binds loopback only. An
 // empty host is every interface; a name other than localhost may resolve
 // to anything, so it counts as beyond loopback.
-func isLoopback(listen string) bool {
+func IsLoopback(listen string) bool {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		return false
@@ -35,12 +33,12 @@ func isPlaceholder(secret string) bool {
 	return strings.HasPrefix(s, "changeme") || (strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">"))
 }
 
-// validateSafety checks the rules above.
+// checkSafety checks the rules above.
 // An address that is not valid at all has its own error already.
-func validateSafety(c *Config, bad func(key, format string, args ...any)) {
-	exposed := func(listen string) bool { return checkListen(listen) == nil && !isLoopback(listen) }
+func checkSafety(c *Config, p *problems) {
+	exposed := func(listen string) bool { return checkListen(listen) == nil && !IsLoopback(listen) }
 	if c.API.AuthStrategy == "noauth2" && exposed(c.API.Listen) && !c.API.AllowInsecureNoauth {
-		bad("api.listen", "%q is reachable beyond loopback with api.auth_strategy noauth2, where any client can claim to be admin: "+
+		p.bad("api.listen", "%q is reachable beyond loopback with api.auth_strategy noauth2, where any client can claim to be admin: "+
 			"set api.auth_strategy to keystone, listen on 127.0.0.1, or accept the risk with api.allow_insecure_noauth: true", c.API.Listen)
 	}
 	for _, s := range []struct{ key, value string }{
@@ -54,26 +52,13 @@ func validateSafety(c *Config, bad func(key, format string, args ...any)) {
 		{"keystone_authtoken.password", c.KeystoneAuthToken.Password},
 	} {
 		if isPlaceholder(s.value) {
-			bad(s.key, "%q is a placeholder: set a secret of your own", s.value)
+			p.bad(s.key, "%q is a placeholder: set a secret of your own", s.value)
 		}
 	}
 	if c.Reconciler.Enabled && c.Reconciler.Token == "" && exposed(c.Reconciler.Listen) {
-		bad("reconciler.listen", "%q is reachable beyond loopback but reconciler.token is empty: set a token, or listen on 127.0.0.1", c.Reconciler.Listen)
+		p.bad("reconciler.listen", "%q is reachable beyond loopback but reconciler.token is empty: set a token, or listen on 127.0.0.1", c.Reconciler.Listen)
 	}
 	if c.Agent.Local.Listen != "" && c.Agent.Local.Token == "" && exposed(c.Agent.Local.Listen) {
-		bad("agent.local.listen", "%q is reachable beyond loopback but agent.local.token is empty: set a token, or listen on 127.0.0.1", c.Agent.Local.Listen)
-	}
-}
-
-// logExposure logs, at every start, what validateSafety lets through but
-// an operator should know.
-func logExposure(c Config, log *zap.Logger) {
-	if c.API.AuthStrategy == "noauth2" && !isLoopback(c.API.Listen) {
-		log.Warn("INSECURE: the Placement API listens beyond loopback with noauth2: any client can act as admin (api.allow_insecure_noauth is true)",
-			zap.String("listen", c.API.Listen))
-	}
-	if c.Reconciler.Enabled && c.Reconciler.Token == "" {
-		log.Info("reconciler endpoint on loopback without a token: any process on this host may post heartbeats and run jobs; set reconciler.token to require one",
-			zap.String("listen", c.Reconciler.Listen))
+		p.bad("agent.local.listen", "%q is reachable beyond loopback but agent.local.token is empty: set a token, or listen on 127.0.0.1", c.Agent.Local.Listen)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"time"
@@ -44,18 +44,18 @@ func defaultChangeFeedConfig() ChangeFeedConfig {
 
 func defaultLeaderConfig() LeaderConfig { return LeaderConfig{LeaseTTL: leader.DefaultTTL} }
 
-// validateReplicas checks the change feed and leader settings.
-func validateReplicas(c *Config, bad func(key, format string, args ...any)) {
+// checkReplicas checks the change feed and leader settings.
+func checkReplicas(c *Config, p *problems) {
 	if d := c.Database.ChangeFeed.PollInterval; d < time.Millisecond {
-		bad("database.change_feed.poll_interval", "must be at least 1ms, got %s", d)
+		p.bad("database.change_feed.poll_interval", "must be at least 1ms, got %s", d)
 	}
 	if d := c.Database.ChangeFeed.Retention; d < time.Minute {
-		bad("database.change_feed.retention", "must be at least 1m, got %s", d)
+		p.bad("database.change_feed.retention", "must be at least 1m, got %s", d)
 	}
 	if d := c.Database.ChangeFeed.MaxStaleness; d < 0 {
-		bad("database.change_feed.max_staleness", "must not be negative, got %s", d)
+		p.bad("database.change_feed.max_staleness", "must not be negative, got %s", d)
 	}
 	if d := c.Reconciler.Leader.LeaseTTL; d < 3*time.Second {
-		bad("reconciler.leader.lease_ttl", "must be at least 3s, got %s", d)
+		p.bad("reconciler.leader.lease_ttl", "must be at least 3s, got %s", d)
 	}
 }

@@ -1,55 +1,28 @@
-package main
+package config
 
 import (
-	"context"
-	"io"
-	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
-// devstackConf is placement.conf as devstack writes it, on an SQLite
-// database in dir.
-func devstackConf(dir, connection string) string {
-	return `[DEFAULT]
-debug = True
-use_syslog = False
-logging_exception_prefix = ERROR %(name)s %(instance)s
-[placement_database]
-connection = ` + connection + `
-sync_on_startup = True
-max_pool_size = 10
-[api]
-auth_strategy = keystone
-[keystone_authtoken]
-memcached_servers = localhost:11211
-cafile = /opt/stack/data/ca-bundle.pem
-project_domain_name = Default
-project_name = service
-user_domain_name = Default
-password = secret
-username = placement
-auth_url = http://10.0.0.5/identity
-interface = public
-auth_type = password
-[oslo_policy]
-enforce_scope = True
-enforce_new_defaults = True
-[placement]
-max_allocation_candidates = 1000
-allocation_candidates_generation_strategy = breadth-first
-[cors]
-allowed_origin = https://dashboard.example
-`
+// devstackConf is placement.conf as devstack writes it, on the database
+// connection names (testdata/devstack-placement.conf).
+func devstackConf(t *testing.T, connection string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "devstack-placement.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Replace(string(b), "CONNECTION", connection, 1)
 }
 
 func TestPlacementConf_Devstack(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "placement.conf")
-	writeFile(t, path, devstackConf(dir, "sqlite:///"+filepath.Join(dir, "placement.db")))
+	writeFile(t, path, devstackConf(t, "sqlite:///"+filepath.Join(dir, "placement.db")))
 	pc, err := readPlacementConf(path)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +48,7 @@ func TestPlacementConf_Devstack(t *testing.T) {
 	}
 	want := "DEFAULT.logging_exception_prefix DEFAULT.use_syslog keystone_authtoken.cafile keystone_authtoken.interface " +
 		"keystone_authtoken.memcached_servers placement_database.max_pool_size placement_database.sync_on_startup"
-	if got := strings.Join(pc.ignored, " "); got != want {
+	if got := strings.Join(pc.Ignored, " "); got != want {
 		t.Errorf("ignored: got %s\nwant %s", got, want)
 	}
 }
@@ -110,10 +83,6 @@ optimize_for_wide_provider_trees = maybe
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
-	code, out := runCmd(t, "serve", "--placement-conf", path)
-	if code != exitUsage || !strings.Contains(out, "placement-syncd: "+path+":4: [oslo_policy] enforce_scope") {
-		t.Errorf("serve: exit %d\n%s", code, out)
-	}
 }
 
 // Placement 15.0.0's allocation candidate options: any negative cap is
@@ -140,10 +109,10 @@ func TestPlacementConf_CandidateOptions(t *testing.T) {
 			t.Fatalf("%q: %v", c.conf, err)
 		}
 		ac := pc.cfg.API.AllocationCandidates
-		if ac.maxCandidates() != c.max || ac.Order != c.order || ac.OptimizeForWideProviderTrees != c.wide {
-			t.Errorf("%q: got cap %d order %s wide %t, want %d %s %t", c.conf, ac.maxCandidates(), ac.Order, ac.OptimizeForWideProviderTrees, c.max, c.order, c.wide)
+		if ac.Cap() != c.max || ac.Order != c.order || ac.OptimizeForWideProviderTrees != c.wide {
+			t.Errorf("%q: got cap %d order %s wide %t, want %d %s %t", c.conf, ac.Cap(), ac.Order, ac.OptimizeForWideProviderTrees, c.max, c.order, c.wide)
 		}
-		if slices.Contains(pc.ignored, "workarounds.optimize_for_wide_provider_trees") {
+		if slices.Contains(pc.Ignored, "workarounds.optimize_for_wide_provider_trees") {
 			t.Errorf("%q: the workaround is ignored", c.conf)
 		}
 	}
@@ -159,7 +128,7 @@ func TestLoadConfig_CandidateOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ac := cfg.API.AllocationCandidates; ac.maxCandidates() != 0 || ac.Order != "breadth-first" || !ac.OptimizeForWideProviderTrees {
+	if ac := cfg.API.AllocationCandidates; ac.Cap() != 0 || ac.Order != "breadth-first" || !ac.OptimizeForWideProviderTrees {
 		t.Errorf("got %+v", ac)
 	}
 	for body, want := range map[string]string{
@@ -182,65 +151,31 @@ func TestPlacementConf_MySQLAndYAMLOverride(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "placement.conf")
 	const conn = "mysql+pymysql://root:secret@127.0.0.1:1/placement?charset=utf8&plugin=dbcounter"
-	writeFile(t, conf, devstackConf(dir, conn))
-	cfg, log, err := configureServe("", conf, nil, io.Discard)
+	writeFile(t, conf, devstackConf(t, conn))
+	cfg, pc, err := Load(Sources{PlacementConf: conf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log.Sync() //nolint:errcheck
-	if cfg.Database.Connection != conn || !strings.HasPrefix(cfg.Database.name(), "mysql+pymysql://root:***@127.0.0.1:1/placement?") ||
-		strings.Contains(cfg.Database.name(), "secret") {
-		t.Errorf("placement.conf's MySQL connection: %+v, named %s", cfg.Database, cfg.Database.name())
+	u, err := cfg.Database.URL()
+	if err != nil || cfg.Database.Connection != conn || !strings.HasPrefix(u.String(), "mysql+pymysql://root:***@127.0.0.1:1/placement?") ||
+		strings.Contains(u.String(), "secret") || pc.Database == nil || pc.Database.URL.String() != u.String() {
+		t.Errorf("placement.conf's MySQL connection: %+v, named %s (%v), placement.conf's %+v", cfg.Database, u, err, pc.Database)
 	}
 	yml := filepath.Join(dir, "ours.yaml")
 	writeFile(t, yml, "database:\n  path: "+filepath.Join(dir, "ours.db")+"\napi:\n  auth_strategy: noauth2\n")
-	cfg, log, err = configureServe(yml, conf, nil, io.Discard)
+	cfg, pc, err = Load(Sources{PlacementConf: conf, YAML: yml})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log.Sync() //nolint:errcheck
+	if pc.Database != nil {
+		t.Errorf("placement.conf's database still in use under the YAML's: %+v", pc.Database)
+	}
 	if cfg.Database.Path != filepath.Join(dir, "ours.db") || cfg.Database.Connection != "" || cfg.API.AuthStrategy != "noauth2" || cfg.Policy.EnforceScope == nil || !*cfg.Policy.EnforceScope {
 		t.Errorf("YAML over placement.conf: %+v %+v %+v", cfg.Database, cfg.API.AuthStrategy, cfg.Policy)
 	}
 	const ours = "mysql://ours@127.0.0.1:1/ours"
-	db := override{Key: "database.connection", Flag: "--db", Set: func(c *Config) { c.Database.Connection = ours }}
-	if cfg, log, err = configureServe(yml, conf, []override{db}, io.Discard); err != nil || cfg.Database.Connection != ours {
+	db := Override{Key: "database.connection", Flag: "--db", Set: func(c *Config) { c.Database.Connection = ours }}
+	if cfg, _, err = Load(Sources{PlacementConf: conf, YAML: yml, Overrides: []Override{db}}); err != nil || cfg.Database.Connection != ours {
 		t.Fatalf("--db URL over placement.conf and YAML: %+v %v", cfg.Database, err)
-	}
-	log.Sync() //nolint:errcheck
-}
-
-// serve --placement-conf with devstack's file starts and serves: GET /
-// answers, and a request without a token is refused as Keystone's
-// middleware does, pointing at the configured Keystone.
-func TestPlacementConf_ServeStarts(t *testing.T) {
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "placement.conf")
-	writeFile(t, conf, devstackConf(dir, "sqlite:///"+filepath.Join(dir, "placement.db")))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	lw := newLogWatcher()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--placement-conf", conf, "--listen", "127.0.0.1:0"}, io.Discard, lw)
-	}()
-	addr := lw.listenAddr(t, ctx)
-	getRootOK(t, ctx, addr)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/resource_providers", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "http://10.0.0.5/identity") {
-		t.Errorf("GET /resource_providers without a token: %s, WWW-Authenticate %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
-	}
-	cancel()
-	if code := <-done; code != exitOK {
-		t.Errorf("serve exited %d:\n%s", code, lw.String())
-	}
-	log := lw.String()
-	if n := strings.Count(log, "placement.conf options that mean nothing"); n != 1 || !strings.Contains(log, "keystone_authtoken.memcached_servers") {
-		t.Errorf("ignored options logged %d times:\n%s", n, log)
 	}
 }

@@ -1,17 +1,11 @@
-package main
+package config
 
 import (
-	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
-
-	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
-	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -156,35 +150,36 @@ func defaultReconcilerConfig() ReconcilerConfig {
 	}
 }
 
-// validateReconciler checks the reconciler section.
-func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ...any)) {
+// checkReconciler checks the reconciler section.
+func checkReconciler(cfg *Config, p *problems) {
+	c := cfg.Reconciler
 	if err := checkListen(c.Listen); err != nil {
-		bad("reconciler.listen", "invalid address %q: %v", c.Listen, err)
+		p.bad("reconciler.listen", "invalid address %q: %v", c.Listen, err)
 	}
 	if c.StateFile == "" {
-		bad("reconciler.state_file", "must not be empty")
+		p.bad("reconciler.state_file", "must not be empty")
 	}
 	if c.RunTimeout < 0 {
-		bad("reconciler.run_timeout", "must not be negative, got %s", c.RunTimeout)
+		p.bad("reconciler.run_timeout", "must not be negative, got %s", c.RunTimeout)
 	}
 	if c.Concurrency < 1 {
-		bad("reconciler.concurrency", "must be at least 1, got %d", c.Concurrency)
+		p.bad("reconciler.concurrency", "must be at least 1, got %d", c.Concurrency)
 	}
 	if c.RetryAttempts < 1 {
-		bad("reconciler.retry_attempts", "must be at least 1, got %d", c.RetryAttempts)
+		p.bad("reconciler.retry_attempts", "must be at least 1, got %d", c.RetryAttempts)
 	}
 	for key, spec := range map[string]string{"reconciler.jobs.aggregates": c.Jobs.Aggregates, "reconciler.jobs.owner_traits": c.Jobs.OwnerTraits,
 		"reconciler.jobs.audit": c.Jobs.Audit} {
 		if spec != "" {
 			if err := reconciler.ParseSchedule(spec); err != nil {
-				bad(key, "invalid cron schedule %q: %v", spec, err)
+				p.bad(key, "invalid cron schedule %q: %v", spec, err)
 			}
 		}
 	}
 	if _, err := removallimit.Parse(c.Aggregates.MaxRemovals); err != nil {
-		bad("reconciler.aggregates.max_removals", "%v", err)
+		p.bad("reconciler.aggregates.max_removals", "%v", err)
 	}
-	validateAudit(c, bad)
+	checkAudit(cfg, p)
 	sources := 0
 	for _, s := range []string{c.Nova.File, c.Nova.Endpoint, c.Nova.Cloud} {
 		if s != "" {
@@ -192,198 +187,64 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 		}
 	}
 	if sources > 1 {
-		bad("reconciler.nova", "set only one of file, endpoint and cloud")
+		p.bad("reconciler.nova", "set only one of file, endpoint and cloud")
 	}
-	validateNovaDatabases(c.Nova, bad)
+	checkNovaDatabases(cfg, p)
 	if c.Gate.MaxStaleness < 0 {
-		bad("reconciler.gate.max_staleness", "must not be negative, got %s", c.Gate.MaxStaleness)
+		p.bad("reconciler.gate.max_staleness", "must not be negative, got %s", c.Gate.MaxStaleness)
 	}
 	if c.Gate.MinVersion < 1 {
-		bad("reconciler.gate.min_version", "must be at least 1, got %d", c.Gate.MinVersion)
+		p.bad("reconciler.gate.min_version", "must be at least 1, got %d", c.Gate.MinVersion)
 	}
 	if !slices.Contains([]string{reconciler.GateAuto, reconciler.GateOpen, reconciler.GateClosed}, c.Gate.Override) {
-		bad("reconciler.gate.override", "invalid value %q (auto, open or closed)", c.Gate.Override)
+		p.bad("reconciler.gate.override", "invalid value %q (auto, open or closed)", c.Gate.Override)
 	}
 	for i, s := range c.Gate.Services {
 		if s.Host == "" || s.Binary == "" {
-			bad(fmt.Sprintf("reconciler.gate.services.%d", i), "host and binary are required")
+			p.bad(fmt.Sprintf("reconciler.gate.services.%d", i), "host and binary are required")
 		}
 	}
 	if !slices.Contains([]string{"off", "on", "auto"}, c.OwnerNovaPrefilter) {
-		bad("reconciler.owner_nova_prefilter", "invalid value %q (off, on or auto)", c.OwnerNovaPrefilter)
+		p.bad("reconciler.owner_nova_prefilter", "invalid value %q (off, on or auto)", c.OwnerNovaPrefilter)
 	}
 }
 
-// validateNovaDatabases checks the API and cell database addresses (in
+// checkAudit checks reconciler.audit, and that the audit job has a
+// source of Nova's instances: a Nova file has none.
+func checkAudit(cfg *Config, p *problems) {
+	rc := cfg.Reconciler
+	c := rc.Audit
+	if rc.Jobs.Audit != "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" && rc.Nova.File == "" && rc.Nova.APIDatabase == "" && len(rc.Nova.CellDatabases) == 0 {
+		p.bad("reconciler.jobs.audit", "the audit needs Nova's compute API (reconciler.nova.endpoint or cloud), a file of its answers (file) or its cell databases (api_database or cell_databases)")
+	}
+	if c.Grace < 0 {
+		p.bad("reconciler.audit.grace", "must not be negative, got %s", c.Grace)
+	}
+	if _, err := removallimit.Parse(c.MaxRemovals); err != nil {
+		p.bad("reconciler.audit.max_removals", "%v", err)
+	}
+}
+
+// checkNovaDatabases checks the API and cell database addresses (in
 // either form) and the timeouts.
-func validateNovaDatabases(c NovaConfig, bad func(key, format string, args ...any)) {
+func checkNovaDatabases(cfg *Config, p *problems) {
+	c := cfg.Reconciler.Nova
 	if c.APIDatabase != "" {
 		if _, err := reconciler.ParseCellDSN(c.APIDatabase); err != nil {
-			bad("reconciler.nova.api_database", "%v", err)
+			p.bad("reconciler.nova.api_database", "%v", err)
 		}
 	}
 	for i, cdb := range c.CellDatabases {
 		if cdb.Name == "" || cdb.DSN == "" {
-			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d", i), "name and dsn are required")
+			p.bad(fmt.Sprintf("reconciler.nova.cell_databases.%d", i), "name and dsn are required")
 		} else if _, err := reconciler.ParseCellDSN(cdb.DSN); err != nil {
-			bad(fmt.Sprintf("reconciler.nova.cell_databases.%d.dsn", i),
+			p.bad(fmt.Sprintf("reconciler.nova.cell_databases.%d.dsn", i),
 				"%v (want Nova's URL form, mysql+pymysql://user:pw@host:3306/nova_cell1?charset=utf8, or a go-sql-driver DSN)", err)
 		}
 	}
 	for key, d := range map[string]time.Duration{"reconciler.nova.timeout": c.Timeout, "reconciler.nova.cell_timeout": c.CellTimeout} {
 		if d <= 0 {
-			bad(key, "must be positive, got %s", d)
+			p.bad(key, "must be positive, got %s", d)
 		}
 	}
-}
-
-// novaSource builds the configured Nova source; nil when none is set.
-func novaSource(ctx context.Context, c NovaConfig) (reconciler.NovaSource, error) {
-	switch {
-	case c.File != "":
-		return reconciler.NovaFile{Path: c.File}, nil
-	case c.Endpoint != "":
-		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: c.Timeout}}
-		pc.SetToken(c.Token)
-		return reconciler.NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(c.Endpoint), Type: "compute"}), nil
-	case c.Cloud != "":
-		// The usual clouds.yaml places; the entry's TLS settings apply.
-		entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: c.Cloud})
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		hc, err := entry.HTTPClient(nil)
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		sc, err := entry.ServiceClient(ctx, hc, "compute")
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		return reconciler.NewNovaAPI(sc), nil
-	}
-	return nil, nil
-}
-
-// computeSource is where the gate reads Nova's computes: the cell
-// databases when configured, else the Nova source (os-services or the
-// file's services); nil when there is none.
-func computeSource(ctx context.Context, c ReconcilerConfig) (reconciler.ComputeSource, error) {
-	nova, err := novaSource(ctx, c.Nova)
-	if err != nil {
-		return nil, err
-	}
-	return computesFrom(c.Nova, novaWithTimeout(nova, c.Nova)), nil
-}
-
-// computesFrom is computeSource over an already built Nova source. With
-// cell databases but no API database, Nova's own list (os-services) is
-// what tells a cell missing from the configuration.
-func computesFrom(c NovaConfig, nova reconciler.NovaSource) reconciler.ComputeSource {
-	listed, _ := nova.(reconciler.ComputeSource)
-	if len(c.CellDatabases) == 0 && c.APIDatabase == "" {
-		return listed
-	}
-	cells := reconciler.CellDatabases{APIDatabase: c.APIDatabase, Nova: listed, QueryTimeout: c.CellTimeout}
-	for _, cdb := range c.CellDatabases {
-		cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
-	}
-	return cells
-}
-
-// novaWithTimeout applies reconciler.nova.timeout to a compute API source
-// however it was built (endpoint or clouds.yaml).
-func novaWithTimeout(nova reconciler.NovaSource, c NovaConfig) reconciler.NovaSource {
-	if api, ok := nova.(*reconciler.NovaAPI); ok {
-		api.Timeout = c.Timeout
-	}
-	return nova
-}
-
-// configuredServices are the operator's records from gate.services.
-func configuredServices(c ReconcilerConfig) []reconciler.ServiceRecord {
-	var out []reconciler.ServiceRecord
-	for _, s := range c.Gate.Services {
-		out = append(out, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
-	}
-	return out
-}
-
-// reconcilerPlacement builds the Placement client; localURL is used
-// when no URL is configured.
-func reconcilerPlacement(ctx context.Context, c ReconcilerPlacement, localURL string) (reconciler.Placement, error) {
-	pc, err := reconcilerPlacementClient(ctx, c, localURL)
-	if err != nil {
-		return nil, err
-	}
-	return reconciler.FromClient(pc), nil
-}
-
-// reconcilerPlacementClient is the client of the reconciler's Placement
-// (its jobs and the audit): its URL and token, or a clouds.yaml entry
-// (the URL then overriding the catalog's); this process's API when
-// neither is set.
-func reconcilerPlacementClient(ctx context.Context, c ReconcilerPlacement, localURL string) (*placementclient.Client, error) {
-	opts := placementclient.Options{Endpoint: c.URL, Token: c.Token}
-	if opts.Endpoint == "" && c.Cloud == "" {
-		opts.Endpoint = localURL
-	}
-	if c.Cloud != "" {
-		opts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Cloud}
-	}
-	return placementclient.New(ctx, opts)
-}
-
-// newReconciler builds the reconciler from the config.
-func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opts reconciler.Options) (*reconciler.Reconciler, error) {
-	pl, err := reconcilerPlacement(ctx, c.Placement, localURL)
-	if err != nil {
-		return nil, err
-	}
-	nova, err := novaSource(ctx, c.Nova)
-	if err != nil {
-		return nil, err
-	}
-	nova = novaWithTimeout(nova, c.Nova)
-	state, err := reconciler.OpenStateFile(c.StateFile)
-	if err != nil {
-		return nil, err
-	}
-	jobs := map[string]string{}
-	if c.Jobs.Aggregates != "" && nova != nil {
-		jobs[reconciler.JobAggregates] = c.Jobs.Aggregates
-	}
-	if c.Jobs.OwnerTraits != "" {
-		jobs[reconciler.JobOwnerTraits] = c.Jobs.OwnerTraits
-	}
-	services := configuredServices(c)
-	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
-		opts.Computes = computesFrom(c.Nova, nova)
-		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && opts.Logger != nil {
-			opts.Logger.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
-		}
-	}
-	limit, err := removallimit.Parse(c.Aggregates.MaxRemovals)
-	if err != nil {
-		return nil, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
-	}
-	opts.MaxRemovals = &limit
-	if c.Jobs.Audit != "" {
-		if opts.Audit, err = auditOptions(ctx, c, nova, localURL); err != nil {
-			return nil, err
-		}
-		jobs[reconciler.JobAudit] = c.Jobs.Audit
-	}
-	retry := reconciler.DefaultRetry
-	retry.Attempts = c.RetryAttempts
-	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
-	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token
-	opts.GateRequired, opts.GateOverride, opts.Services = c.Gate.MinVersion, c.Gate.Override, services
-	opts.MaxStaleness = c.Gate.MaxStaleness
-	return reconciler.New(opts)
-}
-
-// localURL is the URL of this process's API for a listen address.
-func localURL(listen string) string {
-	return "http://" + listen
 }

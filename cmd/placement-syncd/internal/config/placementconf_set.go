@@ -1,16 +1,13 @@
-package main
+package config
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/osloconf"
 )
@@ -23,45 +20,13 @@ func setConnection(pc *placementConf, f *osloconf.File, v osloconf.Value) error 
 	if err != nil {
 		return err
 	}
-	pc.conn = &confConnection{file: f, value: v, url: u}
+	pc.Database = &ConfDatabase{URL: u, file: f, value: v}
 	if u.Driver == dburl.SQLite {
 		pc.cfg.Database.Path = u.Path
 		return nil
 	}
 	pc.cfg.Database.Connection = v.Text
 	return nil
-}
-
-// confConnection is placement.conf's connection and where it was read.
-type confConnection struct {
-	file  *osloconf.File
-	value osloconf.Value
-	url   *dburl.URL
-}
-
-// refusePlacementOwn fails when the connection names OpenStack
-// Placement's own database: we do not serve Placement's schema, we serve
-// a copy of it in a database of ours. A database that cannot be opened
-// or read is not judged here; serve reports it when it opens it.
-func (c *confConnection) refusePlacementOwn() error {
-	if c.url.Driver == dburl.SQLite {
-		if _, err := os.Stat(c.url.Path); err != nil {
-			return nil // serve creates a new file of ours
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	db, dialect, err := openUpstream(ctx, c.url, false)
-	if err != nil {
-		return nil
-	}
-	defer db.Close()
-	if own, err := upstream.IsPlacement(ctx, db, dialect); err != nil || !own {
-		return nil
-	}
-	return exitError{code: exitSchema, err: c.file.Bad(c.value, "%s is OpenStack Placement's own database (it has alembic_version), and placement-syncd serves a database of its own: "+
-		"copy it with 'placement-syncd db import --from %s --db URL-OR-PATH' into an empty database of ours, "+
-		"then name that database with database.connection (or database.path) in the --config YAML, or --db", c.url, c.url)}
 }
 
 // setAuthType accepts the one keystoneauth plugin we speak.

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -94,7 +94,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 			if err != nil {
 				t.Fatalf("loadConfig: %v", err)
 			}
-			want := DefaultConfig()
+			want := Default()
 			edit(&want)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got %+v\nwant %+v", got, want)
@@ -120,7 +120,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 // fail only on the settings an operator must fill in (loadSample), and
 // once they are filled in it must bind safely (checkSafeBinding).
 func TestLoadConfig_Samples(t *testing.T) {
-	files, err := filepath.Glob("../../configs/*.yaml")
+	files, err := filepath.Glob("../../../../configs/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +130,8 @@ func TestLoadConfig_Samples(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			cfg := loadSample(t, f)
-			if filepath.Base(f) == "placement-syncd.yaml" && !reflect.DeepEqual(cfg, DefaultConfig()) {
-				t.Errorf("the sample differs from the defaults:\n got %+v\nwant %+v", cfg, DefaultConfig())
+			if filepath.Base(f) == "placement-syncd.yaml" && !reflect.DeepEqual(cfg, Default()) {
+				t.Errorf("the sample differs from the defaults:\n got %+v\nwant %+v", cfg, Default())
 			}
 			checkSafeBinding(t, f, cfg)
 		})
@@ -139,23 +139,23 @@ func TestLoadConfig_Samples(t *testing.T) {
 }
 
 func TestLoadConfig_Overrides(t *testing.T) {
-	listen := func(v string) override {
-		return override{Key: "api.listen", Flag: "--listen", Set: func(c *Config) { c.API.Listen = v }}
+	listen := func(v string) Override {
+		return Override{Key: "api.listen", Flag: "--listen", Set: func(c *Config) { c.API.Listen = v }}
 	}
 	tests := []struct {
 		name    string
 		file    string
-		over    []override
+		over    []Override
 		want    func(*Config)
 		wantErr string
 	}{
-		{name: "flag wins over file", file: "testdata/full.good.yaml", over: []override{listen("127.0.0.1:1")},
+		{name: "flag wins over file", file: "testdata/full.good.yaml", over: []Override{listen("127.0.0.1:1")},
 			want: func(c *Config) { c.API.Listen = "127.0.0.1:1" }},
-		{name: "flag without file", over: []override{listen("127.0.0.1:0")},
+		{name: "flag without file", over: []Override{listen("127.0.0.1:0")},
 			want: func(c *Config) { c.API.Listen = "127.0.0.1:0" }},
-		{name: "bad flag value names the flag", file: "testdata/full.good.yaml", over: []override{listen("nowhere")},
+		{name: "bad flag value names the flag", file: "testdata/full.good.yaml", over: []Override{listen("nowhere")},
 			wantErr: `flag --listen: invalid address "nowhere": missing port in address`},
-		{name: "flag fixes a bad file value", file: "testdata/bad-listen.bad.yaml", over: []override{listen("127.0.0.1:0")},
+		{name: "flag fixes a bad file value", file: "testdata/bad-listen.bad.yaml", over: []Override{listen("127.0.0.1:0")},
 			want: func(c *Config) { c.API.Listen = "127.0.0.1:0" }},
 		{name: "missing file", file: "testdata/does-not-exist.yaml",
 			wantErr: "read config: open testdata/does-not-exist.yaml: no such file or directory"},
@@ -172,7 +172,7 @@ func TestLoadConfig_Overrides(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := DefaultConfig()
+			want := Default()
 			if tt.file != "" {
 				if want, err = loadConfig(tt.file, nil); err != nil && !strings.Contains(tt.file, ".bad.") {
 					t.Fatal(err)
@@ -199,7 +199,7 @@ func TestCheckListen(t *testing.T) {
 
 func TestReadmeAndCIRunTheSameTests(t *testing.T) {
 	const cmd = "./scripts/test"
-	for _, f := range []string{"../../README.md", "../../.ci/run"} {
+	for _, f := range []string{"../../../../README.md", "../../../../.ci/run"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

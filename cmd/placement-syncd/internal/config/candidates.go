@@ -1,7 +1,6 @@
-package main
+package config
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -36,18 +35,18 @@ func defaultCandidatesConfig() CandidatesConfig {
 	return CandidatesConfig{Order: "depth-first"}
 }
 
-func (c CandidatesConfig) validate(prefix string) []error {
-	var errs []error
+func checkCandidates(cfg *Config, p *problems) {
+	const prefix = "api.allocation_candidates"
+	c := cfg.API.AllocationCandidates
 	if c.MaxCandidates < -1 {
-		errs = append(errs, &fieldError{Key: prefix + ".max_candidates", Msg: fmt.Sprintf("must be -1 or 0 (no cap) or positive, got %d", c.MaxCandidates)})
+		p.bad(prefix+".max_candidates", "must be -1 or 0 (no cap) or positive, got %d", c.MaxCandidates)
 	}
 	if !slices.Contains(candidateOrders, c.Order) {
-		errs = append(errs, &fieldError{Key: prefix + ".order", Msg: fmt.Sprintf("invalid order %q (one of %s)", c.Order, strings.Join(candidateOrders, ", "))})
+		p.bad(prefix+".order", "invalid order %q (one of %s)", c.Order, strings.Join(candidateOrders, ", "))
 	}
-	return errs
 }
 
-// maxCandidates is the cap placementsrv takes: 0 for none.
-func (c CandidatesConfig) maxCandidates() int {
+// Cap is the cap placementsrv takes: 0 for none.
+func (c CandidatesConfig) Cap() int {
 	return max(c.MaxCandidates, 0)
 }

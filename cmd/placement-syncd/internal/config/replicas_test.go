@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // to 0 (never answer an unconfirmed read), takes a duration, and a
 // negative one is refused with the file, the line and the key.
 func TestConfig_MaxStaleness(t *testing.T) {
-	if d := DefaultConfig().Database.ChangeFeed.MaxStaleness; d != 0 {
+	if d := Default().Database.ChangeFeed.MaxStaleness; d != 0 {
 		t.Errorf("default max_staleness %s, want 0", d)
 	}
 	dir := t.TempDir()

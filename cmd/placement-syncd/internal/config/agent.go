@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"net/url"
@@ -55,13 +55,13 @@ type AgentLocalConfig struct {
 	Token  string `yaml:"token"`
 }
 
-// agentRefresh maps agent.refresh_interval to agent.Options, where 0
+// Refresh is agent.refresh_interval as agent.Options takes it, where 0
 // means the default: 0 in the file turns the periodic re-read off.
-func agentRefresh(d time.Duration) time.Duration {
-	if d == 0 {
+func (c AgentConfig) Refresh() time.Duration {
+	if c.RefreshInterval == 0 {
 		return -1
 	}
-	return d
+	return c.RefreshInterval
 }
 
 // IronicConfig configures drivers/ironic.
@@ -124,37 +124,38 @@ func defaultAgentConfig() AgentConfig {
 	}
 }
 
-// validateAgent checks the agent section.
-func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
+// checkAgent checks the agent section.
+func checkAgent(cfg *Config, p *problems) {
+	c := cfg.Agent
 	if c.Interval <= 0 {
-		bad("agent.interval", "must be positive, got %s", c.Interval)
+		p.bad("agent.interval", "must be positive, got %s", c.Interval)
 	}
 	if c.Concurrency < 1 || c.Concurrency > 256 {
-		bad("agent.concurrency", "must be from 1 to 256, got %d", c.Concurrency)
+		p.bad("agent.concurrency", "must be from 1 to 256, got %d", c.Concurrency)
 	}
 	if c.RefreshInterval < 0 {
-		bad("agent.refresh_interval", "must not be negative (0 turns the periodic re-read off), got %s", c.RefreshInterval)
+		p.bad("agent.refresh_interval", "must not be negative (0 turns the periodic re-read off), got %s", c.RefreshInterval)
 	}
 	if c.HeartbeatInterval <= 0 {
-		bad("agent.heartbeat_interval", "must be positive, got %s", c.HeartbeatInterval)
+		p.bad("agent.heartbeat_interval", "must be positive, got %s", c.HeartbeatInterval)
 	}
 	checkURL := func(key, v string) {
 		if v == "" {
 			return
 		}
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad(key, "invalid URL %q (want http:// or https://)", v)
+			p.bad(key, "invalid URL %q (want http:// or https://)", v)
 		}
 	}
 	checkURL("agent.placement.endpoint", c.Placement.Endpoint)
 	checkURL("agent.service_url", c.ServiceURL)
 	checkURL("agent.ironic.endpoint", c.Ironic.Endpoint)
 	if c.Placement.Endpoint == "" && c.Placement.Cloud == "" {
-		bad("agent.placement.endpoint", "set an endpoint or a cloud")
+		p.bad("agent.placement.endpoint", "set an endpoint or a cloud")
 	}
 	if c.Local.Listen != "" {
 		if err := checkListen(c.Local.Listen); err != nil {
-			bad("agent.local.listen", "invalid address %q: %v", c.Local.Listen, err)
+			p.bad("agent.local.listen", "invalid address %q: %v", c.Local.Listen, err)
 		}
 	}
 	if c.Ironic.Enabled {
@@ -165,25 +166,25 @@ func validateAgent(c AgentConfig, bad func(key, format string, args ...any)) {
 			}
 		}
 		if n != 1 {
-			bad("agent.ironic", "set exactly one of endpoint, cloud or file")
+			p.bad("agent.ironic", "set exactly one of endpoint, cloud or file")
 		}
 		if err := ironic.CheckMicroversion(c.Ironic.Microversion, c.Ironic.Shard != ""); err != nil {
-			bad("agent.ironic.microversion", "%v", err)
+			p.bad("agent.ironic.microversion", "%v", err)
 		}
 		if c.Ironic.PageSize < 0 {
-			bad("agent.ironic.page_size", "must not be negative (0 takes Ironic's [api] max_limit), got %d", c.Ironic.PageSize)
+			p.bad("agent.ironic.page_size", "must not be negative (0 takes Ironic's [api] max_limit), got %d", c.Ironic.PageSize)
 		}
 	}
 	if _, err := removallimit.Parse(c.MaxRetirements); err != nil {
-		bad("agent.max_retirements", "%v", err)
+		p.bad("agent.max_retirements", "%v", err)
 	}
 	if c.FPGA.Enabled && c.FPGA.File == "" && c.FPGA.SysfsRoot == "" {
-		bad("agent.fpga", "set file or sysfs_root")
+		p.bad("agent.fpga", "set file or sysfs_root")
 	}
 	if c.FPGA.ProgramTimeout <= 0 {
-		bad("agent.fpga.program_timeout", "must be positive, got %s", c.FPGA.ProgramTimeout)
+		p.bad("agent.fpga.program_timeout", "must be positive, got %s", c.FPGA.ProgramTimeout)
 	}
 	if c.Static.Enabled && c.Static.File == "" {
-		bad("agent.static.file", "must be set when the static driver is enabled")
+		p.bad("agent.static.file", "must be set when the static driver is enabled")
 	}
 }

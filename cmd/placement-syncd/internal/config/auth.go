@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"fmt"
@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv"
-	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
-	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
@@ -49,9 +47,9 @@ type PolicyConfig struct {
 	EnforceNewDefaults *bool `yaml:"enforce_new_defaults"`
 }
 
-// enforcement is the effective enforce_scope and enforce_new_defaults
+// Enforcement is the effective enforce_scope and enforce_new_defaults
 // under the release r.
-func (p PolicyConfig) enforcement(r release.Release) (scope, newDefaults bool) {
+func (p PolicyConfig) Enforcement(r release.Release) (scope, newDefaults bool) {
 	scope, newDefaults = r.EnforceDefaults()
 	if p.EnforceScope != nil {
 		scope = *p.EnforceScope
@@ -102,47 +100,42 @@ func defaultCORS() CORSConfig {
 	}
 }
 
-// validateAuth checks the auth, keystone_authtoken, policy and cors keys.
-func validateAuth(c *Config) []error {
-	var errs []error
-	bad := func(key, format string, args ...any) {
-		errs = append(errs, &fieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
-	}
+// checkAuth checks the auth, keystone_authtoken, policy and cors keys.
+func checkAuth(c *Config, p *problems) {
 	if !slices.Contains(authStrategies, c.API.AuthStrategy) {
-		bad("api.auth_strategy", "unsupported value %q (supported: %s)", c.API.AuthStrategy, strings.Join(authStrategies, ", "))
+		p.bad("api.auth_strategy", "unsupported value %q (supported: %s)", c.API.AuthStrategy, strings.Join(authStrategies, ", "))
 	}
 	k := c.KeystoneAuthToken
 	if c.API.AuthStrategy == "keystone" {
 		if err := checkHTTPURL(k.AuthURL); err != nil {
-			bad("keystone_authtoken.auth_url", "%v (required with api.auth_strategy keystone)", err)
+			p.bad("keystone_authtoken.auth_url", "%v (required with api.auth_strategy keystone)", err)
 		}
 		if k.Username == "" {
-			bad("keystone_authtoken.username", "must not be empty with api.auth_strategy keystone")
+			p.bad("keystone_authtoken.username", "must not be empty with api.auth_strategy keystone")
 		}
 	}
 	if k.WWWAuthenticateURI != "" {
 		if err := checkHTTPURL(k.WWWAuthenticateURI); err != nil {
-			bad("keystone_authtoken.www_authenticate_uri", "%v", err)
+			p.bad("keystone_authtoken.www_authenticate_uri", "%v", err)
 		}
 	}
 	if k.Timeout <= 0 {
-		bad("keystone_authtoken.timeout", "must be positive, got %s", k.Timeout)
+		p.bad("keystone_authtoken.timeout", "must be positive, got %s", k.Timeout)
 	}
 	if k.CacheSize < 0 {
-		bad("keystone_authtoken.cache_size", "must not be negative, got %d", k.CacheSize)
+		p.bad("keystone_authtoken.cache_size", "must not be negative, got %d", k.CacheSize)
 	}
 	if k.CacheTTL <= 0 {
-		bad("keystone_authtoken.cache_ttl", "must be positive, got %s", k.CacheTTL)
+		p.bad("keystone_authtoken.cache_ttl", "must be positive, got %s", k.CacheTTL)
 	}
 	for _, o := range c.CORS.AllowedOrigin {
 		if o == "" || (o != "*" && !strings.Contains(o, "://")) {
-			bad("cors.allowed_origin", "invalid origin %q (expected <scheme>://<host>[:<port>] or *)", o)
+			p.bad("cors.allowed_origin", "invalid origin %q (expected <scheme>://<host>[:<port>] or *)", o)
 		}
 	}
 	if c.CORS.MaxAge < 0 {
-		bad("cors.max_age", "must not be negative, got %d", c.CORS.MaxAge)
+		p.bad("cors.max_age", "must not be negative, got %d", c.CORS.MaxAge)
 	}
-	return errs
 }
 
 func checkHTTPURL(s string) error {
@@ -151,59 +144,4 @@ func checkHTTPURL(s string) error {
 		return fmt.Errorf("invalid URL %q: expected http(s)://host[:port][/path]", s)
 	}
 	return nil
-}
-
-// authOptions builds the API server's auth, policy and CORS options. The
-// policy file is read and compiled here, so a bad file stops start-up.
-func authOptions(cfg Config, opts *placementsrv.Options) error {
-	enf, err := newEnforcer(cfg.Policy, apiRelease(cfg.API))
-	if err != nil {
-		return err
-	}
-	opts.Policy = enf
-	opts.Release = apiRelease(cfg.API)
-	if len(cfg.CORS.AllowedOrigin) > 0 {
-		opts.CORS = &placementsrv.CORSOptions{
-			AllowedOrigins:   cfg.CORS.AllowedOrigin,
-			AllowCredentials: cfg.CORS.AllowCredentials,
-			ExposeHeaders:    cfg.CORS.ExposeHeaders,
-			MaxAge:           cfg.CORS.MaxAge,
-			AllowMethods:     cfg.CORS.AllowMethods,
-			AllowHeaders:     cfg.CORS.AllowHeaders,
-		}
-	}
-	if cfg.API.AuthStrategy == "keystone" {
-		k := cfg.KeystoneAuthToken
-		client, err := keystone.New(keystone.Options{
-			AuthURL: k.AuthURL, Username: k.Username, Password: k.Password,
-			ProjectName: k.ProjectName, UserDomainName: k.UserDomainName, ProjectDomainName: k.ProjectDomainName,
-			Timeout: k.Timeout, CacheSize: cacheSize(k.CacheSize), CacheTTL: k.CacheTTL,
-		})
-		if err != nil {
-			return err
-		}
-		opts.Tokens = client
-		opts.WWWAuthenticateURI = k.WWWAuthenticateURI
-		if opts.WWWAuthenticateURI == "" {
-			opts.WWWAuthenticateURI = k.AuthURL
-		}
-	}
-	return nil
-}
-
-// cacheSize maps the config's 0 (no cache) to the client's "disabled".
-func cacheSize(n int) int {
-	if n == 0 {
-		return -1
-	}
-	return n
-}
-
-func newEnforcer(p PolicyConfig, r release.Release) (*policy.Enforcer, error) {
-	scope, newDefaults := p.enforcement(r)
-	enf, err := policy.New(policy.Options{File: p.File, EnforceScope: scope, EnforceNewDefaults: newDefaults, Release: r})
-	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	return enf, nil
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import "strings"
 
@@ -19,18 +19,18 @@ func defaultMetricsConfig() MetricsConfig {
 	return MetricsConfig{Enabled: true, Listen: "", OpenStackCompat: true}
 }
 
-// validate reports bad values through bad (Config.Validate's collector).
-func (m *MetricsConfig) validate(c *Config, bad func(key, format string, args ...any)) {
+func checkMetrics(c *Config, p *problems) {
+	m := c.Metrics
 	if m.Listen == "" {
 		return
 	}
 	if err := checkListen(m.Listen); err != nil {
-		bad("metrics.listen", "invalid address %q: %v", m.Listen, err)
+		p.bad("metrics.listen", "invalid address %q: %v", m.Listen, err)
 		return
 	}
 	// Port 0 picks a free port on each listener, so only a fixed port can
 	// clash.
 	if m.Listen == c.API.Listen && !strings.HasSuffix(m.Listen, ":0") {
-		bad("metrics.listen", "%q is api.listen; leave metrics.listen empty to serve /metrics on the API listener", m.Listen)
+		p.bad("metrics.listen", "%q is api.listen; leave metrics.listen empty to serve /metrics on the API listener", m.Listen)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"path/filepath"
@@ -21,13 +21,13 @@ func TestAgentRefreshInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Agent.RefreshInterval != time.Hour || agentRefresh(cfg.Agent.RefreshInterval) != time.Hour {
+	if cfg.Agent.RefreshInterval != time.Hour || cfg.Agent.Refresh() != time.Hour {
 		t.Fatalf("default refresh_interval %s", cfg.Agent.RefreshInterval)
 	}
 	if cfg, err = load("agent:\n  refresh_interval: 0s\n"); err != nil {
 		t.Fatal(err)
 	}
-	if got := agentRefresh(cfg.Agent.RefreshInterval); got >= 0 {
+	if got := cfg.Agent.Refresh(); got >= 0 {
 		t.Fatalf("refresh_interval 0 maps to %s, want a negative (off) option", got)
 	}
 	_, err = load("agent:\n  refresh_interval: -5m\n")

@@ -1,0 +1,21 @@
+package config
+
+import (
+	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+)
+
+// defaultMaxMicroversion offers every microversion Placement 8.0.0 has.
+var defaultMaxMicroversion = microversion.Max.String()
+
+// MaxMicroversionValue is the validated api.max_microversion.
+func (c APIConfig) MaxMicroversionValue() microversion.Version {
+	mv, _ := microversion.Parse(c.MaxMicroversion)
+	return mv
+}
+
+// ReleaseValue is the validated api.release.
+func (c APIConfig) ReleaseValue() release.Release {
+	r, _ := release.Parse(c.Release)
+	return r
+}
