@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
@@ -16,6 +17,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -116,20 +118,23 @@ func reconcilerPlacementClient(ctx context.Context, c config.ReconcilerPlacement
 	return placementclient.New(ctx, opts)
 }
 
-// newReconciler builds the reconciler from the config.
-func newReconciler(ctx context.Context, c config.ReconcilerConfig, localURL string, opts reconciler.Options) (*reconciler.Reconciler, error) {
+// reconcilerOptions are the reconciler's options: its Placement (this
+// process's API at localURL unless configured), Nova and cell sources,
+// state file, jobs and gate, under lead.
+func reconcilerOptions(ctx context.Context, c config.ReconcilerConfig, localURL string, lead leadership, log *zap.Logger, reg prometheus.Registerer) (reconciler.Options, error) {
+	opts := reconciler.Options{Logger: log, Registerer: reg, Leader: lead.leader, Replica: lead.replica, Shared: lead.shared}
 	pl, err := reconcilerPlacement(ctx, c.Placement, localURL)
 	if err != nil {
-		return nil, err
+		return opts, err
 	}
 	nova, err := novaSource(ctx, c.Nova)
 	if err != nil {
-		return nil, err
+		return opts, err
 	}
 	nova = novaWithTimeout(nova, c.Nova)
 	state, err := reconciler.OpenStateFile(c.StateFile)
 	if err != nil {
-		return nil, err
+		return opts, err
 	}
 	jobs := map[string]string{}
 	if c.Jobs.Aggregates != "" && nova != nil {
@@ -141,18 +146,18 @@ func newReconciler(ctx context.Context, c config.ReconcilerConfig, localURL stri
 	services := configuredServices(c)
 	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
 		opts.Computes = computesFrom(c.Nova, nova)
-		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && opts.Logger != nil {
-			opts.Logger.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
+		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && log != nil {
+			log.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
 		}
 	}
 	limit, err := removallimit.Parse(c.Aggregates.MaxRemovals)
 	if err != nil {
-		return nil, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
+		return opts, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
 	}
 	opts.MaxRemovals = &limit
 	if c.Jobs.Audit != "" {
 		if opts.Audit, err = auditOptions(ctx, c, nova, localURL); err != nil {
-			return nil, err
+			return opts, err
 		}
 		jobs[reconciler.JobAudit] = c.Jobs.Audit
 	}
@@ -162,6 +167,16 @@ func newReconciler(ctx context.Context, c config.ReconcilerConfig, localURL stri
 	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token
 	opts.GateRequired, opts.GateOverride, opts.Services = c.Gate.MinVersion, c.Gate.Override, services
 	opts.MaxStaleness = c.Gate.MaxStaleness
+	return opts, nil
+}
+
+// newReconciler is the reconciler of a command (no leadership: it runs
+// alone).
+func newReconciler(ctx context.Context, c config.ReconcilerConfig, localURL string, log *zap.Logger, reg prometheus.Registerer) (*reconciler.Reconciler, error) {
+	opts, err := reconcilerOptions(ctx, c, localURL, leadership{}, log, reg)
+	if err != nil {
+		return nil, err
+	}
 	return reconciler.New(opts)
 }
 
@@ -170,15 +185,74 @@ func localURL(listen string) string {
 	return "http://" + listen
 }
 
-// authOptions builds the API server's auth, policy and CORS options. The
-// policy file is read and compiled here, so a bad file stops start-up.
-func authOptions(cfg config.Config, opts *placementsrv.Options) error {
+// apiAuth is the API's policy and token validation, built before the
+// store opens so that a bad policy file or Keystone section stops
+// start-up before anything is touched.
+type apiAuth struct {
+	policy          *policy.Enforcer
+	tokens          placementsrv.TokenValidator
+	wwwAuthenticate string
+}
+
+// newAPIAuth reads and compiles the policy file and, under keystone,
+// builds the token validator.
+func newAPIAuth(cfg config.Config) (apiAuth, error) {
 	enf, err := newEnforcer(cfg.Policy, cfg.API.ReleaseValue())
 	if err != nil {
-		return err
+		return apiAuth{}, err
 	}
-	opts.Policy = enf
-	opts.Release = cfg.API.ReleaseValue()
+	if cfg.API.AuthStrategy != "keystone" {
+		return apiAuth{policy: enf}, nil
+	}
+	k := cfg.KeystoneAuthToken
+	tokens, err := keystone.New(keystone.Options{
+		AuthURL: k.AuthURL, Username: k.Username, Password: k.Password,
+		ProjectName: k.ProjectName, UserDomainName: k.UserDomainName, ProjectDomainName: k.ProjectDomainName,
+		Timeout: k.Timeout, CacheSize: cacheSize(k.CacheSize), CacheTTL: k.CacheTTL,
+	})
+	if err != nil {
+		return apiAuth{}, err
+	}
+	www := k.WWWAuthenticateURI
+	if www == "" {
+		www = k.AuthURL
+	}
+	return apiAuth{policy: enf, tokens: tokens, wwwAuthenticate: www}, nil
+}
+
+// apiOptions are the API server's options over its store, auth and
+// metrics handler, with the OWNER_NOVA pre-filter following gate (nil
+// when the reconciler does not run here: "auto" then means off).
+func apiOptions(cfg config.Config, st store.Store, auth apiAuth, gate placementsrv.OwnerNovaGate, metricsHandler http.Handler, log *zap.Logger, reg prometheus.Registerer) placementsrv.Options {
+	ac := cfg.API.AllocationCandidates
+	opts := placementsrv.Options{
+		Store:              st,
+		Logger:             log.Named("api"),
+		Auth:               cfg.API.AuthStrategy,
+		Policy:             auth.policy,
+		Tokens:             auth.tokens,
+		WWWAuthenticateURI: auth.wwwAuthenticate,
+		Release:            cfg.API.ReleaseValue(),
+		MaxMicroversion:    cfg.API.MaxMicroversionValue(),
+
+		RandomizeAllocationCandidates: ac.Randomize,
+		MaxAllocationCandidates:       ac.Cap(),
+		AllocationCandidatesOrder:     ac.Order,
+		OptimizeForWideProviderTrees:  ac.OptimizeForWideProviderTrees,
+
+		Registerer:           reg,
+		MetricsHandler:       metricsHandler,
+		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
+		Limits:               apiLimits(cfg.API),
+		MaxStaleness:         cfg.Database.ChangeFeed.MaxStaleness,
+
+		SchedulerUsers:     cfg.Reconciler.SchedulerUsers,
+		OwnerNovaPrefilter: cfg.Reconciler.OwnerNovaPrefilter,
+		OwnerNovaGate:      gate,
+	}
+	if gate == nil && opts.OwnerNovaPrefilter == placementsrv.PrefilterAuto {
+		opts.OwnerNovaPrefilter = placementsrv.PrefilterOff
+	}
 	if len(cfg.CORS.AllowedOrigin) > 0 {
 		opts.CORS = &placementsrv.CORSOptions{
 			AllowedOrigins:   cfg.CORS.AllowedOrigin,
@@ -189,23 +263,7 @@ func authOptions(cfg config.Config, opts *placementsrv.Options) error {
 			AllowHeaders:     cfg.CORS.AllowHeaders,
 		}
 	}
-	if cfg.API.AuthStrategy == "keystone" {
-		k := cfg.KeystoneAuthToken
-		client, err := keystone.New(keystone.Options{
-			AuthURL: k.AuthURL, Username: k.Username, Password: k.Password,
-			ProjectName: k.ProjectName, UserDomainName: k.UserDomainName, ProjectDomainName: k.ProjectDomainName,
-			Timeout: k.Timeout, CacheSize: cacheSize(k.CacheSize), CacheTTL: k.CacheTTL,
-		})
-		if err != nil {
-			return err
-		}
-		opts.Tokens = client
-		opts.WWWAuthenticateURI = k.WWWAuthenticateURI
-		if opts.WWWAuthenticateURI == "" {
-			opts.WWWAuthenticateURI = k.AuthURL
-		}
-	}
-	return nil
+	return opts
 }
 
 // cacheSize maps the config's 0 (no cache) to the client's "disabled".

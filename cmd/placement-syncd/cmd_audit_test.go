@@ -254,7 +254,7 @@ func TestAudit_RealNova(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	rec, err := newReconciler(ctx, loaded.Reconciler, "", reconciler.Options{Registerer: reg})
+	rec, err := newReconciler(ctx, loaded.Reconciler, "", nil, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Wri
 	if rc.Nova.File == "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" {
 		return usageError{errors.New("sync-aggregates: no Nova source configured (reconciler.nova.file, endpoint or cloud)")}
 	}
-	r, err := newReconciler(ctx, rc, localURL(cfg.API.Listen), reconciler.Options{Logger: zap.NewNop()})
+	r, err := newReconciler(ctx, rc, localURL(cfg.API.Listen), zap.NewNop(), nil)
 	if err != nil {
 		return err
 	}

@@ -87,26 +87,12 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 // serve opens the store, starts every actor in one errgroup and waits for
 // them; the store is closed only after they have all returned.
 func serve(ctx context.Context, cfg config.Config, log *zap.Logger) error {
-	reg := newRegistry()
-	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
-	opts := placementsrv.Options{
-		Logger: log.Named("api"),
-		Auth:   cfg.API.AuthStrategy,
-
-		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
-		MaxAllocationCandidates:       cfg.API.AllocationCandidates.Cap(),
-		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,
-		OptimizeForWideProviderTrees:  cfg.API.AllocationCandidates.OptimizeForWideProviderTrees,
-
-		Registerer:           reg,
-		MetricsHandler:       mx.onAPI(),
-		OmitOpenStackMetrics: !cfg.Metrics.OpenStackCompat,
-		Limits:               apiLimits(cfg.API),
-		MaxStaleness:         cfg.Database.ChangeFeed.MaxStaleness,
-	}
-	if err := authOptions(cfg, &opts); err != nil {
+	auth, err := newAPIAuth(cfg)
+	if err != nil {
 		return usageError{err}
 	}
+	reg := newRegistry()
+	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
 	st, err := loadStore(ctx, cfg.Database, log, reg)
 	if err != nil {
 		return err
@@ -117,27 +103,39 @@ func serve(ctx context.Context, cfg config.Config, log *zap.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
 	}
-	opts.Store = st
-	opts.MaxMicroversion = cfg.API.MaxMicroversionValue()
-	// The reconciler needs the API's address, and the API its gate.
-	extra, err := withReplicasAndReconciler(ctx, cfg, st, ln.Addr().String(), log, &opts)
+	repl, err := newReplicas(cfg, st, log, reg)
 	if err != nil {
 		ln.Close()
+		return err
+	}
+	actors := repl.actors
+	// The reconciler needs the API's address, and the API its gate.
+	rec, err := startReconciler(ctx, cfg, ln.Addr().String(), repl.lead, log, reg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	var gate placementsrv.OwnerNovaGate
+	if rec.r != nil {
+		gate = rec.r
+		maps.Copy(actors, rec.actors)
+	}
+	opts := apiOptions(cfg, st, auth, gate, mx.onAPI(), log, reg)
+	if err := prefilterGauge(reg, opts.OwnerNovaPrefilter, gate); err != nil {
+		ln.Close()
+		closeListeners(actors)
 		return err
 	}
 	srv, err := placementsrv.New(opts)
 	if err != nil {
 		ln.Close()
-		closeListeners(extra)
+		closeListeners(actors)
 		return err
 	}
-	actors := map[string]actor{
-		"api": apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace},
-	}
-	maps.Copy(actors, extra)
+	actors["api"] = apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace}
 	// All-in-one: the agent reports to this API and heartbeats to this
 	// reconciler.
-	agentActors, closeDrivers, err := withAgent(ctx, cfg, ln.Addr().String(), reconcilerEndpoint(extra), log, reg)
+	agentActors, closeDrivers, err := withAgent(ctx, cfg, ln.Addr().String(), rec.endpoint, log, reg)
 	if err != nil {
 		closeListeners(actors)
 		return err

@@ -56,15 +56,6 @@ func withAgent(ctx context.Context, cfg config.Config, apiAddr, reconcilerAddr s
 	return actors, closeDrivers, nil
 }
 
-// reconcilerEndpoint is the bound address of the reconciler's local
-// endpoint among actors, or "" when the reconciler does not run.
-func reconcilerEndpoint(actors map[string]actor) string {
-	if h, ok := actors["reconciler-endpoint"].(httpActor); ok {
-		return h.ln.Addr().String()
-	}
-	return ""
-}
-
 // agentActor adapts agent.Agent to actor.
 type agentActor struct{ a *agent.Agent }
 

@@ -17,38 +17,38 @@ import (
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
-// withReconciler sets the API's OWNER_NOVA pre-filter and, when the
-// reconciler is enabled, builds it with its local endpoint as actors.
-// Without the reconciler there is no gate, so "auto" means off.
-func withReconciler(ctx context.Context, cfg config.Config, apiAddr string, log *zap.Logger, api *placementsrv.Options, replicas func(*reconciler.Options)) (map[string]actor, error) {
+// inProcess is the reconciler when it runs in this process: its actors
+// (the jobs and the local endpoint) and the endpoint's bound address.
+type inProcess struct {
+	r        *reconciler.Reconciler
+	actors   map[string]actor
+	endpoint string
+}
+
+// startReconciler builds the reconciler, when enabled, over this
+// process's API at apiAddr, and listens for its endpoint.
+func startReconciler(ctx context.Context, cfg config.Config, apiAddr string, lead leadership, log *zap.Logger, reg prometheus.Registerer) (inProcess, error) {
 	rc := cfg.Reconciler
-	api.SchedulerUsers = rc.SchedulerUsers
-	api.OwnerNovaPrefilter = rc.OwnerNovaPrefilter
 	if !rc.Enabled {
-		if rc.OwnerNovaPrefilter == placementsrv.PrefilterAuto {
-			api.OwnerNovaPrefilter = placementsrv.PrefilterOff
-		}
-		return nil, prefilterGauge(api.Registerer, api.OwnerNovaPrefilter, nil)
+		return inProcess{}, nil
 	}
-	ro := reconciler.Options{Logger: log.Named("reconciler"), Registerer: api.Registerer}
-	replicas(&ro)
-	r, err := newReconciler(ctx, rc, localURL(apiAddr), ro)
+	opts, err := reconcilerOptions(ctx, rc, localURL(apiAddr), lead, log.Named("reconciler"), reg)
 	if err != nil {
-		return nil, fmt.Errorf("reconciler: %w", err)
+		return inProcess{}, fmt.Errorf("reconciler: %w", err)
 	}
-	api.OwnerNovaGate = r
-	if err := prefilterGauge(api.Registerer, api.OwnerNovaPrefilter, r); err != nil {
-		return nil, err
+	r, err := reconciler.New(opts)
+	if err != nil {
+		return inProcess{}, fmt.Errorf("reconciler: %w", err)
 	}
 	ln, err := net.Listen("tcp", rc.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("reconciler: listen on %s: %w", rc.Listen, err)
+		return inProcess{}, fmt.Errorf("reconciler: listen on %s: %w", rc.Listen, err)
 	}
 	log.Info("reconciler endpoint", zap.String("listen", ln.Addr().String()))
-	return map[string]actor{
+	return inProcess{r: r, endpoint: ln.Addr().String(), actors: map[string]actor{
 		"reconciler":          r,
 		"reconciler-endpoint": httpActor{srv: &http.Server{Handler: r.Handler()}, ln: ln, grace: cfg.API.ShutdownGrace, limits: reconcilerLimits(rc)},
-	}, nil
+	}}, nil
 }
 
 // prefilterGauge exports whether the OWNER_NOVA pre-filter applies to

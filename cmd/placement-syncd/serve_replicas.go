@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,7 +11,6 @@ import (
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/leader"
 	"github.com/placement-syncd/placement-syncd/metrics"
-	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/reconciler"
@@ -42,64 +40,56 @@ func (f followActor) Run(ctx context.Context) error {
 	return nil
 }
 
-// withReplicas adds, for a store shared with other replicas, the actor
-// that follows the change feed, and, when the reconciler runs, the
-// election of its leader, which it returns. A store of its own (SQLite)
-// adds nothing and no election: this process runs the jobs.
-func withReplicas(cfg config.Config, st *ledger.Ledger, log *zap.Logger, reg prometheus.Registerer) (map[string]actor, *leader.Elector, error) {
+// replicas is what a store shared with other replicas adds to the
+// process: the actors that follow the change feed and elect the
+// reconciler's leader, and the leadership the reconciler runs under. A
+// store of its own (SQLite) adds no actor and no election: this process
+// runs the jobs.
+type replicas struct {
+	actors map[string]actor
+	lead   leadership
+}
+
+// leadership is how the reconciler shares its work with other replicas:
+// whether this one is the leader (nil: always), its name, and the
+// heartbeats shared through the database (nil: kept in this process).
+type leadership struct {
+	leader  func() bool
+	replica string
+	shared  reconciler.SharedRecords
+}
+
+// newReplicas follows the change feed of a shared store and, when the
+// reconciler runs, elects its leader.
+func newReplicas(cfg config.Config, st *ledger.Ledger, log *zap.Logger, reg prometheus.Registerer) (replicas, error) {
+	r := replicas{actors: map[string]actor{}}
+	if db, ok := st.Shared().(sharedRecordStore); ok {
+		r.lead.shared = sharedRecords{db: db, kind: "reconciler.services"}
+	}
 	if !st.Replicated() {
-		return nil, nil, nil
+		return r, nil
 	}
 	st.SetConsistentReads(cfg.Database.ChangeFeed.ConsistentReads)
 	flog := log.Named("feed")
-	actors := map[string]actor{"change-feed": followActor{st: st, opts: ledger.FollowOptions{
+	r.actors["change-feed"] = followActor{st: st, opts: ledger.FollowOptions{
 		Interval:  cfg.Database.ChangeFeed.PollInterval,
 		Retention: cfg.Database.ChangeFeed.Retention,
 		OnError:   func(err error) { flog.Warn("change feed", zap.Error(err)) },
-	}}}
+	}}
 	leases, ok := st.Shared().(store.Leases)
 	if !cfg.Reconciler.Enabled || !ok {
-		return actors, nil, nil
+		return r, nil
 	}
 	set := metrics.NewSet("reconciler")
 	gauge := set.Gauge("leader", "1 while this replica holds the reconciler's lease and runs its jobs, 0 on a standby.")
 	if err := set.Register(reg); err != nil {
-		return nil, nil, err
+		return r, err
 	}
 	e := leader.New(leases, leader.Options{Name: leaseName, Holder: replicaName(), TTL: cfg.Reconciler.Leader.LeaseTTL,
 		Gauge: gauge, Logger: log.Named("leader")})
-	actors["leader"] = actorFunc(e.Run)
-	return actors, e, nil
-}
-
-// withReplicasAndReconciler adds the actors of withReplicas and of
-// withReconciler, the reconciler elected and sharing heartbeats on a
-// shared database.
-func withReplicasAndReconciler(ctx context.Context, cfg config.Config, st *ledger.Ledger, apiAddr string, log *zap.Logger, api *placementsrv.Options) (map[string]actor, error) {
-	actors, elected, err := withReplicas(cfg, st, log, api.Registerer)
-	if err != nil {
-		return nil, err
-	}
-	extra, err := withReconciler(ctx, cfg, apiAddr, log, api, func(ro *reconciler.Options) { leadership(st, elected, ro) })
-	if err != nil {
-		return nil, err
-	}
-	if actors == nil {
-		return extra, nil
-	}
-	maps.Copy(actors, extra)
-	return actors, nil
-}
-
-// leadership sets the reconciler's election, if any, and shares its
-// heartbeats through the database.
-func leadership(st *ledger.Ledger, e *leader.Elector, ro *reconciler.Options) {
-	if e != nil {
-		ro.Leader, ro.Replica = e.Leader, e.Holder()
-	}
-	if db, ok := st.Shared().(sharedRecordStore); ok {
-		ro.Shared = sharedRecords{db: db, kind: "reconciler.services"}
-	}
+	r.actors["leader"] = actorFunc(e.Run)
+	r.lead.leader, r.lead.replica = e.Leader, e.Holder()
+	return r, nil
 }
 
 // sharedRecordStore is the MySQL backend's table of shared records.
