@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
@@ -76,7 +77,7 @@ func TestNovaCloudsTLS(t *testing.T) {
 		"  bare: {region_name: r}\n  nowhere: {auth_type: none}\n")
 	ctx := context.Background()
 	for _, cloud := range []string{"cacert", "insecure"} {
-		nova, err := novaSource(ctx, config.NovaConfig{Cloud: cloud})
+		nova, err := assemble.NovaSource(ctx, config.NovaConfig{Cloud: cloud})
 		if err != nil {
 			t.Fatalf("%s: %v", cloud, err)
 		}
@@ -85,7 +86,7 @@ func TestNovaCloudsTLS(t *testing.T) {
 			t.Errorf("%s: %s with token %q", cloud, r.URL.Path, r.Header.Get("X-Auth-Token"))
 		}
 	}
-	nova, err := novaSource(ctx, config.NovaConfig{Cloud: "plain"})
+	nova, err := assemble.NovaSource(ctx, config.NovaConfig{Cloud: "plain"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestNovaCloudsTLS(t *testing.T) {
 		"bare":    path + ":5: clouds.bare.auth: required with auth_type password",
 		"nowhere": path + ":6: clouds.nowhere: auth_type none needs the compute endpoint",
 	} {
-		if _, err := novaSource(ctx, config.NovaConfig{Cloud: cloud}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := assemble.NovaSource(ctx, config.NovaConfig{Cloud: cloud}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %s", cloud, err, want)
 		}
 	}
@@ -153,7 +154,7 @@ func testNovaCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 			t.Errorf("host %s: aggregates %v, want %v", host, got, want)
 		}
 	}
-	computes, err := computeSource(ctx, config.ReconcilerConfig{Nova: config.NovaConfig{Cloud: "nova"}})
+	computes, err := assemble.ComputeSource(ctx, config.ReconcilerConfig{Nova: config.NovaConfig{Cloud: "nova"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,22 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
-
 	"github.com/placement-syncd/placement-syncd/agent"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
-	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/drivers/fpga"
-	"github.com/placement-syncd/placement-syncd/drivers/ironic"
-	"github.com/placement-syncd/placement-syncd/drivers/static"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/daemon"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
-	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
 // agentSynopsis is the agent command's usage line.
@@ -59,7 +51,7 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(cfg.Log, stderr)
+	log, err := assemble.NewLogger(cfg.Log, stderr)
 	if err != nil {
 		return usageError{err}
 	}
@@ -67,8 +59,9 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.Agent.MaxRetirements = *maxRetire
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
-	reg := newRegistry()
-	a, closeDrivers, err := buildAgent(ctx, cfg.Agent, log, reg)
+	build := readBuildInfo()
+	reg := assemble.NewRegistry(build)
+	a, closeDrivers, err := assemble.NewAgent(ctx, cfg.Agent, build.Version, log, reg)
 	if err != nil {
 		return err
 	}
@@ -82,36 +75,7 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	}
-	return runAgent(ctx, cfg, a, reg, log)
-}
-
-// runAgent runs the agent, its local endpoint and its /metrics listener
-// until ctx ends.
-func runAgent(ctx context.Context, cfg config.Config, a *agent.Agent, reg *prometheus.Registry, log *zap.Logger) error {
-	actors := map[string]actor{"agent": agentActor{a}}
-	if cfg.Agent.Local.Listen != "" && cfg.Agent.Local.Token != "" {
-		ln, err := net.Listen("tcp", cfg.Agent.Local.Listen)
-		if err != nil {
-			return fmt.Errorf("agent: listen on %s: %w", cfg.Agent.Local.Listen, err)
-		}
-		actors["agent-local"] = agentLocal{a: a, ln: ln, token: cfg.Agent.Local.Token}
-		log.Info("agent local endpoint", zap.String("listen", ln.Addr().String()))
-	} else {
-		log.Info("local endpoint off: agent.local.token is empty")
-	}
-	// An agent host has no API listener: /metrics always gets its own.
-	mcfg := cfg.Metrics
-	if mcfg.Listen == "" {
-		mcfg.Listen = defaultAgentMetricsListen
-	}
-	mx := newMetricsEndpoint(mcfg, reg, log)
-	if err := mx.addActor(actors, 5*time.Second); err != nil {
-		closeListeners(actors)
-		return err
-	}
-	log.Info("agent started", zap.String("placement", cfg.Agent.Placement.Endpoint), zap.Duration("interval", cfg.Agent.Interval),
-		zap.String("metrics", mx.describe("")))
-	return runActors(ctx, actors)
+	return daemon.RunAgent(ctx, cfg, a, reg, log)
 }
 
 // printPlans prints each driver's plan, "driver: write" per line, and a
@@ -136,101 +100,6 @@ func printPlans(w io.Writer, plans []agent.Plan) error {
 		return fmt.Errorf("agent: dry run incomplete: %w", err)
 	}
 	return nil
-}
-
-// buildAgent maps the agent section to agent.Options and the drivers.
-func buildAgent(ctx context.Context, c config.AgentConfig, log *zap.Logger, reg prometheus.Registerer) (*agent.Agent, func(), error) {
-	host := c.Host
-	if host == "" {
-		h, err := os.Hostname()
-		if err != nil {
-			return nil, nil, fmt.Errorf("agent: host name: %w", err)
-		}
-		host = h
-	}
-	popts := placementclient.Options{Endpoint: c.Placement.Endpoint, Token: c.Placement.Token}
-	if c.Placement.Cloud != "" {
-		popts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Placement.Cloud, CloudsFile: c.Placement.CloudsFile}
-		// The cloud's catalog (or its endpoint override) names Placement;
-		// the default endpoint must not replace it.
-		if popts.Endpoint == config.Default().Agent.Placement.Endpoint {
-			popts.Endpoint = ""
-		}
-	}
-	pc, err := placementclient.New(ctx, popts)
-	if err != nil {
-		return nil, nil, err
-	}
-	ds, closeAll, err := openDrivers(ctx, c, host, log)
-	if err != nil {
-		return nil, nil, err
-	}
-	limit, err := removallimit.Parse(c.MaxRetirements)
-	if err != nil {
-		closeAll()
-		return nil, nil, usageError{fmt.Errorf("agent.max_retirements: %w", err)}
-	}
-	a, err := agent.New(agent.Options{
-		Placement: pc, Drivers: ds, Host: host, Version: readBuildInfo().Version,
-		Interval: c.Interval, Concurrency: c.Concurrency, RefreshInterval: c.Refresh(),
-		ServiceURL: c.ServiceURL, ServiceToken: c.ServiceToken, HeartbeatInterval: c.HeartbeatInterval,
-		NovaComputeVersion: c.NovaComputeVersion, StateFile: c.StateFile, MaxRetirements: &limit,
-		Logger: log, Registerer: reg,
-	})
-	if err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	return a, closeAll, nil
-}
-
-// openDrivers opens the enabled drivers; the returned func closes them.
-// A driver that cannot be opened is a configuration error.
-func openDrivers(ctx context.Context, c config.AgentConfig, host string, log *zap.Logger) ([]drivers.Driver, func(), error) {
-	// The static driver goes first: its providers may be the parents of
-	// the others' (an FPGA's compute node).
-	enabled := []struct {
-		on   bool
-		open func() (drivers.Driver, error)
-	}{
-		{c.Static.Enabled, func() (drivers.Driver, error) { return static.New(static.Options{File: c.Static.File}) }},
-		{c.Ironic.Enabled, func() (drivers.Driver, error) {
-			return ironic.New(ctx, ironic.Options{
-				Endpoint: c.Ironic.Endpoint, Token: c.Ironic.Token, Cloud: c.Ironic.Cloud, CloudsFile: c.Ironic.CloudsFile,
-				File: c.Ironic.File, Microversion: c.Ironic.Microversion, ConductorGroup: c.Ironic.ConductorGroup,
-				Shard: c.Ironic.Shard, PageSize: c.Ironic.PageSize,
-				SkipReserveInUse: c.Ironic.SkipReserveInUse, Logger: log.Named("ironic"),
-			})
-		}},
-		{c.FPGA.Enabled, func() (drivers.Driver, error) {
-			return fpga.New(fpga.Options{
-				Host: host, ComputeNodeUUID: c.FPGA.ComputeNodeUUID, ComputeNodeName: c.FPGA.ComputeNodeName,
-				File: c.FPGA.File, SysfsRoot: c.FPGA.SysfsRoot, ProgramCommand: c.FPGA.ProgramCommand,
-				ProgramTimeout: c.FPGA.ProgramTimeout, StateFile: c.FPGA.StateFile, Logger: log.Named("fpga"),
-			})
-		}},
-	}
-	var ds []drivers.Driver
-	closeAll := func() {
-		for _, d := range ds {
-			_ = d.Close()
-		}
-	}
-	for _, e := range enabled {
-		if !e.on {
-			continue
-		}
-		d, err := e.open()
-		if err != nil {
-			closeAll()
-			return nil, nil, usageError{err}
-		}
-		ds = append(ds, d)
-	}
-	if len(ds) == 0 {
-		return nil, nil, usageError{fmt.Errorf("agent: no driver enabled (agent.ironic, agent.fpga or agent.static)")}
-	}
-	return ds, closeAll, nil
 }
 
 // cmdFPGA runs `placement-syncd fpga program --device D --image I

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
-	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -41,11 +40,11 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{errors.New("audit: --force only goes with --delete")}
 	}
 	rc := cfg.Reconciler
-	nova, err := novaSource(ctx, rc.Nova)
+	nova, err := assemble.NovaSource(ctx, rc.Nova)
 	if err != nil {
 		return exitError{exitAuditNovaPartial, err}
 	}
-	opts, err := auditOptions(ctx, rc, novaWithTimeout(nova, rc.Nova), localURL(cfg.API.Listen))
+	opts, err := assemble.AuditOptions(ctx, rc, nova, assemble.LocalURL(cfg.API.Listen))
 	if err != nil {
 		return err
 	}
@@ -119,37 +118,4 @@ func printAuditResult(w io.Writer, res *reconciler.AuditResult, grace time.Durat
 	if len(res.Partial) > 0 {
 		fmt.Fprintln(w, "Nova was read in part or not at all: orphans and stale providers are unconfirmed and nothing was deleted")
 	}
-}
-
-// auditOptions builds the audit's sources from the reconciler's config:
-// the compute API or the file of its answers when nova is one, the cell
-// databases when configured.
-func auditOptions(ctx context.Context, c config.ReconcilerConfig, nova reconciler.NovaSource, localURL string) (*reconciler.AuditOptions, error) {
-	var sources []reconciler.AuditNova
-	switch n := nova.(type) {
-	case *reconciler.NovaAPI:
-		sources = append(sources, n)
-	case reconciler.NovaFile:
-		sources = append(sources, n)
-	}
-	if c.Nova.APIDatabase != "" || len(c.Nova.CellDatabases) > 0 {
-		cells := reconciler.CellDatabases{APIDatabase: c.Nova.APIDatabase, QueryTimeout: c.Nova.CellTimeout}
-		for _, cdb := range c.Nova.CellDatabases {
-			cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
-		}
-		sources = append(sources, cells)
-	}
-	if len(sources) == 0 {
-		return nil, usageError{errors.New("audit: no source of Nova's instances: set reconciler.nova.endpoint or cloud (the compute API, admin), reconciler.nova.file, or reconciler.nova.api_database or cell_databases")}
-	}
-	limit, err := removallimit.Parse(c.Audit.MaxRemovals)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("reconciler.audit.max_removals: %w", err)}
-	}
-	pc, err := reconcilerPlacementClient(ctx, c.Placement, localURL)
-	if err != nil {
-		return nil, err
-	}
-	return &reconciler.AuditOptions{Placement: reconciler.NewAuditPlacement(pc.ServiceClient()), Nova: sources, Grace: c.Audit.Grace,
-		Delete: c.Audit.Delete, MaxRemovals: limit}, nil
 }

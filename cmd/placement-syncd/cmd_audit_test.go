@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
@@ -254,7 +255,7 @@ func TestAudit_RealNova(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	rec, err := newReconciler(ctx, loaded.Reconciler, "", nil, reg)
+	rec, err := assemble.NewReconciler(ctx, loaded.Reconciler, "", nil, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

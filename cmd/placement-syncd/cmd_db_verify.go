@@ -83,7 +83,7 @@ func serveForVerify(ctx context.Context, cfg config.Config) (url string, stop fu
 		return "", nil, err
 	}
 	srv, err := placementsrv.New(placementsrv.Options{
-		Store: st, Auth: "noauth2", Logger: zap.NewNop(), Limits: apiLimits(cfg.API), Release: cfg.API.ReleaseValue(),
+		Store: st, Auth: "noauth2", Logger: zap.NewNop(), Limits: cfg.API.Limits(), Release: cfg.API.ReleaseValue(),
 		RandomizeAllocationCandidates: cfg.API.AllocationCandidates.Randomize,
 		MaxAllocationCandidates:       cfg.API.AllocationCandidates.Cap(),
 		AllocationCandidatesOrder:     cfg.API.AllocationCandidates.Order,

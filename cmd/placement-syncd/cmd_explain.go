@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/placementsrv/handlers"
 )
 
@@ -44,7 +45,7 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *base == "" {
-		*base = localURL(cfg.API.Listen)
+		*base = assemble.LocalURL(cfg.API.Listen)
 	}
 	if *token == "" {
 		*token = cfg.Reconciler.Placement.Token

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -158,11 +159,11 @@ func offlineGate(ctx context.Context, cfg config.Config) (reconciler.GateState, 
 		return reconciler.GateState{}, err
 	}
 	in := reconciler.GateInput{Required: rc.Gate.MinVersion, Override: rc.Gate.Override, Records: state.Services()}
-	for _, s := range configuredServices(rc) {
+	for _, s := range assemble.ConfiguredServices(rc) {
 		s.Authenticated = true
 		in.Records = append(in.Records, s)
 	}
-	src, err := computeSource(ctx, rc)
+	src, err := assemble.ComputeSource(ctx, rc)
 	if err != nil {
 		return reconciler.GateState{}, err
 	}

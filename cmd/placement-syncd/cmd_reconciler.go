@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
@@ -52,7 +53,7 @@ func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Wri
 	if rc.Nova.File == "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" {
 		return usageError{errors.New("sync-aggregates: no Nova source configured (reconciler.nova.file, endpoint or cloud)")}
 	}
-	r, err := newReconciler(ctx, rc, localURL(cfg.API.Listen), zap.NewNop(), nil)
+	r, err := assemble.NewReconciler(ctx, rc, assemble.LocalURL(cfg.API.Listen), zap.NewNop(), nil)
 	if err != nil {
 		return err
 	}
@@ -194,7 +195,7 @@ func endpointCall(ctx context.Context, rc config.ReconcilerConfig, method, path 
 		}
 		reqBody = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, localURL(rc.Listen)+path, reqBody)
+	req, err := http.NewRequestWithContext(ctx, method, assemble.LocalURL(rc.Listen)+path, reqBody)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"go.uber.org/zap"
 	"gopkg.in/yaml.v3"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 )
 
@@ -367,17 +368,17 @@ func cmdDemo(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if *period <= 0 {
 		return usageError{errors.New("demo cycle: --period must be positive")}
 	}
-	log, err := newLogger(cfg.Log, stderr)
+	log, err := assemble.NewLogger(cfg.Log, stderr)
 	if err != nil {
 		return usageError{err}
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr is gone
 	c := newDemoCycler(cfg, files, *period, log)
 	if *agentAddr != "" {
-		c.agentURL = localURL(*agentAddr)
+		c.agentURL = assemble.LocalURL(*agentAddr)
 	}
 	if *reconcilerAddr != "" {
-		c.reconcilerURL = localURL(*reconcilerAddr)
+		c.reconcilerURL = assemble.LocalURL(*reconcilerAddr)
 	}
 	return c.run(ctx, *steps)
 }
@@ -385,8 +386,8 @@ func cmdDemo(ctx context.Context, args []string, _, stderr io.Writer) error {
 func newDemoCycler(cfg config.Config, files demoFiles, period time.Duration, log *zap.Logger) *demoCycler {
 	return &demoCycler{
 		files:    files,
-		agentURL: localURL(cfg.Agent.Local.Listen), agentToken: cfg.Agent.Local.Token,
-		reconcilerURL: localURL(cfg.Reconciler.Listen), reconcilerToken: cfg.Reconciler.Token,
+		agentURL: assemble.LocalURL(cfg.Agent.Local.Listen), agentToken: cfg.Agent.Local.Token,
+		reconcilerURL: assemble.LocalURL(cfg.Reconciler.Listen), reconcilerToken: cfg.Reconciler.Token,
 		period: period, log: log.Named("demo"),
 		hc:              &http.Client{Timeout: cfg.Agent.FPGA.ProgramTimeout + time.Minute},
 		readinessWindow: time.Minute,

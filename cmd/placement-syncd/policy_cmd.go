@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 )
 
 // cmdPolicyList prints the effective policy rules (the api.release's
@@ -23,7 +25,7 @@ func cmdPolicyList(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rel := cfg.API.ReleaseValue()
-	enf, err := newEnforcer(cfg.Policy, rel)
+	enf, err := assemble.NewEnforcer(cfg.Policy, rel)
 	if err != nil {
 		return usageError{err}
 	}

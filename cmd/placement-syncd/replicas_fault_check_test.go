@@ -25,7 +25,7 @@ type leaderRound struct {
 
 const fastAnswer = 250 * time.Millisecond
 
-// leaderWatch polls every replica's leadership every 100 ms. A round does
+// leaderWatch polls every replica's assemble.Leadership every 100 ms. A round does
 // not wait for the previous one: a stopped replica's answer times out
 // without delaying the others'.
 type leaderWatch struct {

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -16,29 +14,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/daemon"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
-	"github.com/placement-syncd/placement-syncd/internal/httpserve"
-	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
-
-// actor is a long-running component: Run blocks until ctx ends or the
-// component fails, and returns nil after a clean shutdown.
-type actor interface {
-	Run(ctx context.Context) error
-}
-
-// apiServer adapts placementsrv.Server to actor, owning its listener.
-type apiServer struct {
-	srv   *placementsrv.Server
-	ln    net.Listener
-	grace time.Duration
-}
-
-func (a apiServer) Run(ctx context.Context) error { return a.srv.Run(ctx, a.ln, a.grace) }
 
 func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs, common := newConfigFlagSet("serve", "placement-syncd serve [--config FILE] [--placement-conf FILE] [--listen ADDR] [--db PATH|URL] [--log-level LEVEL]", stderr,
@@ -69,7 +52,7 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 			return err
 		}
 	}
-	log, err := newLogger(cfg.Log, stderr)
+	log, err := assemble.NewLogger(cfg.Log, stderr)
 	if err != nil {
 		return usageError{err}
 	}
@@ -84,88 +67,23 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	return serve(ctx, cfg, log)
 }
 
-// serve opens the store, starts every actor in one errgroup and waits for
-// them; the store is closed only after they have all returned.
+// serve builds what must work before anything listens (auth, the
+// registry, the store) and runs the process; the store is closed only
+// after every actor has returned.
 func serve(ctx context.Context, cfg config.Config, log *zap.Logger) error {
-	auth, err := newAPIAuth(cfg)
+	auth, err := assemble.NewAPIAuth(cfg)
 	if err != nil {
 		return usageError{err}
 	}
-	reg := newRegistry()
-	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
+	build := readBuildInfo()
+	reg := assemble.NewRegistry(build)
 	st, err := loadStore(ctx, cfg.Database, log, reg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-
-	ln, err := net.Listen("tcp", cfg.API.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
-	}
-	repl, err := newReplicas(cfg, st, log, reg)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	actors := repl.actors
-	// The reconciler needs the API's address, and the API its gate.
-	rec, err := startReconciler(ctx, cfg, ln.Addr().String(), repl.lead, log, reg)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	var gate placementsrv.OwnerNovaGate
-	if rec.r != nil {
-		gate = rec.r
-		maps.Copy(actors, rec.actors)
-	}
-	opts := apiOptions(cfg, st, auth, gate, mx.onAPI(), log, reg)
-	if err := prefilterGauge(reg, opts.OwnerNovaPrefilter, gate); err != nil {
-		ln.Close()
-		closeListeners(actors)
-		return err
-	}
-	srv, err := placementsrv.New(opts)
-	if err != nil {
-		ln.Close()
-		closeListeners(actors)
-		return err
-	}
-	actors["api"] = apiServer{srv: srv, ln: ln, grace: cfg.API.ShutdownGrace}
-	// All-in-one: the agent reports to this API and heartbeats to this
-	// reconciler.
-	agentActors, closeDrivers, err := withAgent(ctx, cfg, ln.Addr().String(), rec.endpoint, log, reg)
-	if err != nil {
-		closeListeners(actors)
-		return err
-	}
-	defer closeDrivers()
-	maps.Copy(actors, agentActors)
-	if err := mx.addActor(actors, cfg.API.ShutdownGrace); err != nil {
-		closeListeners(actors)
-		return err
-	}
-	logExposure(cfg, log)
-	log.Info("placement-syncd started",
-		zap.String("version", readBuildInfo().Version),
-		zap.String("listen", ln.Addr().String()),
-		zap.String("metrics", mx.describe(ln.Addr().String())),
-		zap.String("database", dbDescription(cfg.Database)),
-		zap.String("auth_strategy", cfg.API.AuthStrategy),
-		zap.Bool("reconciler", cfg.Reconciler.Enabled),
-		zap.Bool("agent", agentEnabled(cfg.Agent)))
-
-	if err := runActors(ctx, actors); err != nil {
-		return err
-	}
-	log.Info("placement-syncd stopped")
-	return nil
-}
-
-// apiLimits are the API listener's timeouts and connection limit.
-func apiLimits(c config.APIConfig) httpserve.Limits {
-	return httpserve.Limits{ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxConnections: c.MaxConnections}
+	return daemon.Serve(ctx, daemon.Process{Config: cfg, Store: st, Auth: auth, Registry: reg, Log: log, Build: build,
+		Database: dbDescription(cfg.Database)})
 }
 
 // loadStore opens the store and builds its read model before the API

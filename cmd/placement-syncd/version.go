@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -22,19 +23,11 @@ var (
 	commit  = ""
 )
 
-// buildInfo is what 'placement-syncd version' reports.
-type buildInfo struct {
-	Version   string
-	Commit    string
-	GoVersion string
-	Platform  string
-}
-
 // readBuildInfo prefers the link-time values and falls back to what the
 // Go toolchain recorded: the module version for 'go install pkg@vX', and
 // the VCS revision when built from a checkout with VCS stamping on.
-func readBuildInfo() buildInfo {
-	bi := buildInfo{
+func readBuildInfo() assemble.Build {
+	bi := assemble.Build{
 		Version:   version,
 		Commit:    commit,
 		GoVersion: runtime.Version(),

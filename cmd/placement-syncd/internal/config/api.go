@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
@@ -18,4 +19,9 @@ func (c APIConfig) MaxMicroversionValue() microversion.Version {
 func (c APIConfig) ReleaseValue() release.Release {
 	r, _ := release.Parse(c.Release)
 	return r
+}
+
+// Limits are the API listener's timeouts and connection limit.
+func (c APIConfig) Limits() httpserve.Limits {
+	return httpserve.Limits{ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxConnections: c.MaxConnections}
 }

@@ -1,3 +1,8 @@
+// Package config is placement-syncd's configuration: the YAML file's
+// types and defaults, OpenStack Placement's placement.conf mapped onto
+// them, the command line's overrides, and one validation. Load is the
+// one way to read it; every error names the file and line, or the flag,
+// of each bad key. Only the commands import it.
 package config
 
 import (
@@ -9,14 +14,11 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
-// Config is the whole configuration file. The YAML types live here, in
-// main, and are mapped to each component's Options; no component reads
-// YAML itself. There is deliberately no UnmarshalYAML on these types:
+// Config is the whole configuration. The YAML types live here and are
+// mapped to each component's options by package assemble; no component
+// reads YAML itself. There is deliberately no UnmarshalYAML on these types:
 // a custom unmarshaler decodes through yaml.Node, which loses
 // KnownFields (go-yaml/yaml#460).
-//
-// A section for the agent is planned; until it exists its keys are
-// rejected as unknown.
 type Config struct {
 	API      APIConfig      `yaml:"api"`
 	Database DatabaseConfig `yaml:"database"`
@@ -27,7 +29,7 @@ type Config struct {
 	KeystoneAuthToken KeystoneAuthTokenConfig `yaml:"keystone_authtoken"`
 	Policy            PolicyConfig            `yaml:"policy"`
 	CORS              CORSConfig              `yaml:"cors"`
-	// Reconciler is in config_reconciler.go.
+	// Reconciler is in reconciler.go.
 	Reconciler ReconcilerConfig `yaml:"reconciler"`
 }
 
@@ -144,3 +146,11 @@ func Default() Config {
 		Metrics:           defaultMetricsConfig(),
 	}
 }
+
+// Error is a configuration that cannot be used as it stands, found once
+// loaded: a policy file that does not compile, a driver that refuses its
+// section. A command exits 2 on it, as on a bad key.
+type Error struct{ Err error }
+
+func (e Error) Error() string { return e.Err.Error() }
+func (e Error) Unwrap() error { return e.Err }

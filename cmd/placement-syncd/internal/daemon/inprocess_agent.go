@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/agent"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 )
 
@@ -27,17 +28,17 @@ func agentEnabled(c config.AgentConfig) bool {
 // record goes to the reconciler's endpoint at reconcilerAddr, so that the
 // version gate sees this host. The returned func closes the drivers once
 // the actors have stopped.
-func withAgent(ctx context.Context, cfg config.Config, apiAddr, reconcilerAddr string, log *zap.Logger, reg prometheus.Registerer) (map[string]actor, func(), error) {
+func withAgent(ctx context.Context, cfg config.Config, version, apiAddr, reconcilerAddr string, log *zap.Logger, reg prometheus.Registerer) (map[string]actor, func(), error) {
 	if !agentEnabled(cfg.Agent) {
 		return nil, func() {}, nil
 	}
 	ac := cfg.Agent
-	ac.Placement.Endpoint = localURL(apiAddr)
+	ac.Placement.Endpoint = assemble.LocalURL(apiAddr)
 	if ac.ServiceURL == "" && reconcilerAddr != "" {
-		ac.ServiceURL = localURL(reconcilerAddr) + "/v1/services"
+		ac.ServiceURL = assemble.LocalURL(reconcilerAddr) + "/v1/services"
 		ac.ServiceToken = cfg.Reconciler.Token
 	}
-	a, closeDrivers, err := buildAgent(ctx, ac, log, reg)
+	a, closeDrivers, err := assemble.NewAgent(ctx, ac, version, log, reg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/leader"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
 // leaseName is the lease the reconciler's leader holds.
@@ -42,21 +42,12 @@ func (f followActor) Run(ctx context.Context) error {
 
 // replicas is what a store shared with other replicas adds to the
 // process: the actors that follow the change feed and elect the
-// reconciler's leader, and the leadership the reconciler runs under. A
+// reconciler's leader, and the assemble.Leadership the reconciler runs under. A
 // store of its own (SQLite) adds no actor and no election: this process
 // runs the jobs.
 type replicas struct {
 	actors map[string]actor
-	lead   leadership
-}
-
-// leadership is how the reconciler shares its work with other replicas:
-// whether this one is the leader (nil: always), its name, and the
-// heartbeats shared through the database (nil: kept in this process).
-type leadership struct {
-	leader  func() bool
-	replica string
-	shared  reconciler.SharedRecords
+	lead   assemble.Leadership
 }
 
 // newReplicas follows the change feed of a shared store and, when the
@@ -64,7 +55,7 @@ type leadership struct {
 func newReplicas(cfg config.Config, st *ledger.Ledger, log *zap.Logger, reg prometheus.Registerer) (replicas, error) {
 	r := replicas{actors: map[string]actor{}}
 	if db, ok := st.Shared().(sharedRecordStore); ok {
-		r.lead.shared = sharedRecords{db: db, kind: "reconciler.services"}
+		r.lead.Shared = sharedRecords{db: db, kind: "reconciler.services"}
 	}
 	if !st.Replicated() {
 		return r, nil
@@ -88,7 +79,7 @@ func newReplicas(cfg config.Config, st *ledger.Ledger, log *zap.Logger, reg prom
 	e := leader.New(leases, leader.Options{Name: leaseName, Holder: replicaName(), TTL: cfg.Reconciler.Leader.LeaseTTL,
 		Gauge: gauge, Logger: log.Named("leader")})
 	r.actors["leader"] = actorFunc(e.Run)
-	r.lead.leader, r.lead.replica = e.Leader, e.Holder()
+	r.lead.Leader, r.lead.Replica = e.Leader, e.Holder()
 	return r, nil
 }
 

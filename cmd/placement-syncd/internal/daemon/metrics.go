@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -14,13 +14,6 @@ import (
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/metrics/endpoint"
 )
-
-// newRegistry is the process's one registry: every component registers
-// its metrics in it through its Options.Registerer.
-func newRegistry() *prometheus.Registry {
-	bi := readBuildInfo()
-	return metrics.NewRegistry(metrics.BuildInfo{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion})
-}
 
 // metricsEndpoint decides where /metrics is served from metrics.enabled
 // and metrics.listen.

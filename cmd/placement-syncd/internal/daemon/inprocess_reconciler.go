@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/metrics"
@@ -27,12 +28,12 @@ type inProcess struct {
 
 // startReconciler builds the reconciler, when enabled, over this
 // process's API at apiAddr, and listens for its endpoint.
-func startReconciler(ctx context.Context, cfg config.Config, apiAddr string, lead leadership, log *zap.Logger, reg prometheus.Registerer) (inProcess, error) {
+func startReconciler(ctx context.Context, cfg config.Config, apiAddr string, lead assemble.Leadership, log *zap.Logger, reg prometheus.Registerer) (inProcess, error) {
 	rc := cfg.Reconciler
 	if !rc.Enabled {
 		return inProcess{}, nil
 	}
-	opts, err := reconcilerOptions(ctx, rc, localURL(apiAddr), lead, log.Named("reconciler"), reg)
+	opts, err := assemble.ReconcilerOptions(ctx, rc, assemble.LocalURL(apiAddr), lead, log.Named("reconciler"), reg)
 	if err != nil {
 		return inProcess{}, fmt.Errorf("reconciler: %w", err)
 	}

@@ -1,0 +1,224 @@
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/reconciler"
+)
+
+// NovaSource builds the configured Nova source with reconciler.nova.timeout;
+// nil when none is set.
+func NovaSource(ctx context.Context, c config.NovaConfig) (reconciler.NovaSource, error) {
+	nova, err := openNova(ctx, c)
+	if api, ok := nova.(*reconciler.NovaAPI); ok {
+		api.Timeout = c.Timeout // however it was built (endpoint or clouds.yaml)
+	}
+	return nova, err
+}
+
+// openNova builds the source reconciler.nova names.
+func openNova(ctx context.Context, c config.NovaConfig) (reconciler.NovaSource, error) {
+	switch {
+	case c.File != "":
+		return reconciler.NovaFile{Path: c.File}, nil
+	case c.Endpoint != "":
+		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: c.Timeout}}
+		pc.SetToken(c.Token)
+		return reconciler.NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(c.Endpoint), Type: "compute"}), nil
+	case c.Cloud != "":
+		// The usual clouds.yaml places; the entry's TLS settings apply.
+		entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: c.Cloud})
+		if err != nil {
+			return nil, fmt.Errorf("nova: %w", err)
+		}
+		hc, err := entry.HTTPClient(nil)
+		if err != nil {
+			return nil, fmt.Errorf("nova: %w", err)
+		}
+		sc, err := entry.ServiceClient(ctx, hc, "compute")
+		if err != nil {
+			return nil, fmt.Errorf("nova: %w", err)
+		}
+		return reconciler.NewNovaAPI(sc), nil
+	}
+	return nil, nil
+}
+
+// ComputeSource is where the gate reads Nova's computes: the cell
+// databases when configured, else the Nova source (os-services or the
+// file's services); nil when there is none.
+func ComputeSource(ctx context.Context, c config.ReconcilerConfig) (reconciler.ComputeSource, error) {
+	nova, err := NovaSource(ctx, c.Nova)
+	if err != nil {
+		return nil, err
+	}
+	return computesFrom(c.Nova, nova), nil
+}
+
+// computesFrom is ComputeSource over an already built Nova source. With
+// cell databases but no API database, Nova's own list (os-services) is
+// what tells a cell missing from the configuration.
+func computesFrom(c config.NovaConfig, nova reconciler.NovaSource) reconciler.ComputeSource {
+	listed, _ := nova.(reconciler.ComputeSource)
+	if len(c.CellDatabases) == 0 && c.APIDatabase == "" {
+		return listed
+	}
+	cells := reconciler.CellDatabases{APIDatabase: c.APIDatabase, Nova: listed, QueryTimeout: c.CellTimeout}
+	for _, cdb := range c.CellDatabases {
+		cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+	}
+	return cells
+}
+
+// ConfiguredServices are the operator's records from gate.services.
+func ConfiguredServices(c config.ReconcilerConfig) []reconciler.ServiceRecord {
+	var out []reconciler.ServiceRecord
+	for _, s := range c.Gate.Services {
+		out = append(out, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
+	}
+	return out
+}
+
+// reconcilerPlacement builds the Placement client; apiURL is used
+// when no URL is configured.
+func reconcilerPlacement(ctx context.Context, c config.ReconcilerPlacement, apiURL string) (reconciler.Placement, error) {
+	pc, err := ReconcilerPlacementClient(ctx, c, apiURL)
+	if err != nil {
+		return nil, err
+	}
+	return reconciler.FromClient(pc), nil
+}
+
+// ReconcilerPlacementClient is the client of the reconciler's Placement
+// (its jobs and the audit): its URL and token, or a clouds.yaml entry
+// (the URL then overriding the catalog's); this process's API when
+// neither is set.
+func ReconcilerPlacementClient(ctx context.Context, c config.ReconcilerPlacement, apiURL string) (*placementclient.Client, error) {
+	opts := placementclient.Options{Endpoint: c.URL, Token: c.Token}
+	if opts.Endpoint == "" && c.Cloud == "" {
+		opts.Endpoint = apiURL
+	}
+	if c.Cloud != "" {
+		opts.Keystone = &placementclient.KeystoneOptions{Cloud: c.Cloud}
+	}
+	return placementclient.New(ctx, opts)
+}
+
+// ReconcilerOptions are the reconciler's options: its Placement (this
+// process's API at apiURL unless configured), Nova and cell sources,
+// state file, jobs and gate, under lead.
+func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL string, lead Leadership, log *zap.Logger, reg prometheus.Registerer) (reconciler.Options, error) {
+	opts := reconciler.Options{Logger: log, Registerer: reg, Leader: lead.Leader, Replica: lead.Replica, Shared: lead.Shared}
+	pl, err := reconcilerPlacement(ctx, c.Placement, apiURL)
+	if err != nil {
+		return opts, err
+	}
+	nova, err := NovaSource(ctx, c.Nova)
+	if err != nil {
+		return opts, err
+	}
+	state, err := reconciler.OpenStateFile(c.StateFile)
+	if err != nil {
+		return opts, err
+	}
+	jobs := map[string]string{}
+	if c.Jobs.Aggregates != "" && nova != nil {
+		jobs[reconciler.JobAggregates] = c.Jobs.Aggregates
+	}
+	if c.Jobs.OwnerTraits != "" {
+		jobs[reconciler.JobOwnerTraits] = c.Jobs.OwnerTraits
+	}
+	services := ConfiguredServices(c)
+	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
+		opts.Computes = computesFrom(c.Nova, nova)
+		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && log != nil {
+			log.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
+		}
+	}
+	limit, err := removallimit.Parse(c.Aggregates.MaxRemovals)
+	if err != nil {
+		return opts, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
+	}
+	opts.MaxRemovals = &limit
+	if c.Jobs.Audit != "" {
+		if opts.Audit, err = AuditOptions(ctx, c, nova, apiURL); err != nil {
+			return opts, err
+		}
+		jobs[reconciler.JobAudit] = c.Jobs.Audit
+	}
+	retry := reconciler.DefaultRetry
+	retry.Attempts = c.RetryAttempts
+	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
+	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token
+	opts.GateRequired, opts.GateOverride, opts.Services = c.Gate.MinVersion, c.Gate.Override, services
+	opts.MaxStaleness = c.Gate.MaxStaleness
+	return opts, nil
+}
+
+// NewReconciler is the reconciler of a command (no Leadership: it runs
+// alone).
+func NewReconciler(ctx context.Context, c config.ReconcilerConfig, apiURL string, log *zap.Logger, reg prometheus.Registerer) (*reconciler.Reconciler, error) {
+	opts, err := ReconcilerOptions(ctx, c, apiURL, Leadership{}, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	return reconciler.New(opts)
+}
+
+// apiURL is the URL of this process's API for a listen address.
+func LocalURL(listen string) string {
+	return "http://" + listen
+}
+
+// AuditOptions builds the audit's sources from the reconciler's config:
+// the compute API or the file of its answers when nova is one, the cell
+// databases when configured.
+func AuditOptions(ctx context.Context, c config.ReconcilerConfig, nova reconciler.NovaSource, apiURL string) (*reconciler.AuditOptions, error) {
+	var sources []reconciler.AuditNova
+	switch n := nova.(type) {
+	case *reconciler.NovaAPI:
+		sources = append(sources, n)
+	case reconciler.NovaFile:
+		sources = append(sources, n)
+	}
+	if c.Nova.APIDatabase != "" || len(c.Nova.CellDatabases) > 0 {
+		cells := reconciler.CellDatabases{APIDatabase: c.Nova.APIDatabase, QueryTimeout: c.Nova.CellTimeout}
+		for _, cdb := range c.Nova.CellDatabases {
+			cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+		}
+		sources = append(sources, cells)
+	}
+	if len(sources) == 0 {
+		return nil, config.Error{Err: errors.New("audit: no source of Nova's instances: set reconciler.nova.endpoint or cloud (the compute API, admin), reconciler.nova.file, or reconciler.nova.api_database or cell_databases")}
+	}
+	limit, err := removallimit.Parse(c.Audit.MaxRemovals)
+	if err != nil {
+		return nil, config.Error{Err: fmt.Errorf("reconciler.audit.max_removals: %w", err)}
+	}
+	pc, err := ReconcilerPlacementClient(ctx, c.Placement, apiURL)
+	if err != nil {
+		return nil, err
+	}
+	return &reconciler.AuditOptions{Placement: reconciler.NewAuditPlacement(pc.ServiceClient()), Nova: sources, Grace: c.Audit.Grace,
+		Delete: c.Audit.Delete, MaxRemovals: limit}, nil
+}
+
+// Leadership is how the reconciler shares its work with other replicas:
+// whether this one is the leader (nil: always), its name, and the
+// heartbeats shared through the database (nil: kept in this process).
+type Leadership struct {
+	Leader  func() bool
+	Replica string
+	Shared  reconciler.SharedRecords
+}
