@@ -135,3 +135,47 @@ func TestReadmeLayout(t *testing.T) {
 		}
 	}
 }
+
+// startsServices are imports that mark a package starting servers or
+// processes.
+var startsServices = []string{"os/exec", "net/http/httptest", module + "/internal/harness/svcproc"}
+
+// TestHarnessesUnderHarness: a package that starts servers or processes
+// and that no program imports is a test harness, and lives under
+// internal/harness (which only tests import: TestLayering), so that
+// harness code never reads as product code.
+func TestHarnessesUnderHarness(t *testing.T) {
+	graph := loadGraph(t)
+	imported := map[string]bool{}
+	for _, path := range modulePackages(graph) {
+		for _, imp := range graph[path].Imports {
+			imported[imp] = true
+		}
+	}
+	for _, path := range modulePackages(graph) {
+		p := graph[path]
+		if p.Name == "main" || imported[path] || matches("internal/harness/...", path) {
+			continue
+		}
+		if i := slices.IndexFunc(p.Imports, func(imp string) bool { return slices.Contains(startsServices, imp) }); i >= 0 {
+			t.Errorf("%s starts services (it imports %s) and only tests import it: move it under internal/harness", path, p.Imports[i])
+		}
+	}
+}
+
+// cmdRules keep the command's rooms to the command.
+var cmdRules = []rule{
+	{pkgs: []string{"..."}, except: []string{"cmd/placement-syncd/..."}, direct: true,
+		never: []string{"cmd/placement-syncd/internal/config", "cmd/placement-syncd/internal/assemble", "cmd/placement-syncd/internal/daemon"},
+		why:   "the configuration and how it becomes components are the command's; a component takes its options, never the YAML"},
+	{pkgs: []string{"cmd/placement-syncd/internal/config"}, direct: true,
+		never: []string{"cmd/placement-syncd/internal/assemble", "cmd/placement-syncd/internal/daemon", "database/sql", "net/http"},
+		why:   "the configuration is read and checked, nothing is opened or served while it is"},
+}
+
+func TestCmdRooms(t *testing.T) {
+	graph := loadGraph(t)
+	for _, r := range cmdRules {
+		checkRule(t, graph, r)
+	}
+}

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +141,7 @@ var rules = []rule{
 // pkgInfo is the part of `go list -json` the rules read.
 type pkgInfo struct {
 	ImportPath   string
+	Name         string
 	Standard     bool
 	Imports      []string
 	TestImports  []string
@@ -175,8 +178,9 @@ func full(p string) string {
 	if p == "..." {
 		return module + "/..."
 	}
-	if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
-		return p
+	first := strings.SplitN(p, "/", 2)[0]
+	if strings.Contains(first, ".") || !inModule(first) {
+		return p // another module's, or the standard library's ("net/http")
 	}
 	return module + "/" + p
 }
@@ -194,7 +198,8 @@ func matchesAny(patterns []string, path string) bool {
 }
 
 // reach returns every package p depends on, with the path that leads to
-// each, following its tests' imports too unless r.notest.
+// each, following its tests' imports too unless r.notest, and the
+// imports of the module's packages only.
 func reach(graph map[string]*pkgInfo, p *pkgInfo, r rule) map[string][]string {
 	start := slices.Clone(p.Imports)
 	if !r.notest {
@@ -219,7 +224,9 @@ func reach(graph map[string]*pkgInfo, p *pkgInfo, r rule) map[string][]string {
 		if !r.strict && matchesAny(harnesses, d) && !slices.Contains(p.Imports, d) {
 			continue // a test's harness: its server is not a dependency of p
 		}
-		if info, ok := graph[d]; ok {
+		// Another module's dependencies are its own: a rule bans what our
+		// code uses, not what a library uses inside.
+		if info, ok := graph[d]; ok && strings.HasPrefix(d, module+"/") {
 			for _, next := range info.Imports {
 				queue = append(queue, append(slices.Clone(chain), next))
 			}
@@ -231,22 +238,35 @@ func reach(graph map[string]*pkgInfo, p *pkgInfo, r rule) map[string][]string {
 func TestLayering(t *testing.T) {
 	graph := loadGraph(t)
 	for _, r := range rules {
-		t.Run(strings.Join(r.pkgs, ","), func(t *testing.T) {
-			checked := 0
-			for path, p := range graph {
-				if !matchesAny(r.pkgs, path) || matchesAny(r.except, path) {
-					continue
-				}
-				checked++
-				for d, chain := range reach(graph, p, r) {
-					if matchesAny(r.never, d) {
-						t.Errorf("%s depends on %s (%s): %s", path, d, strings.Join(chain, " -> "), r.why)
-					}
-				}
-			}
-			if checked == 0 {
-				t.Errorf("rule matches no package: %v", r.pkgs)
-			}
-		})
+		checkRule(t, graph, r)
 	}
+}
+
+// checkRule reports, in a subtest named by the rule's packages, every
+// dependency the rule bans.
+func checkRule(t *testing.T, graph map[string]*pkgInfo, r rule) {
+	t.Run(strings.Join(r.pkgs, ","), func(t *testing.T) {
+		checked := 0
+		for path, p := range graph {
+			if !matchesAny(r.pkgs, path) || matchesAny(r.except, path) {
+				continue
+			}
+			checked++
+			for d, chain := range reach(graph, p, r) {
+				if matchesAny(r.never, d) {
+					t.Errorf("%s depends on %s (%s): %s", path, d, strings.Join(chain, " -> "), r.why)
+				}
+			}
+		}
+		if checked == 0 {
+			t.Errorf("rule matches no package: %v", r.pkgs)
+		}
+	})
+}
+
+// inModule reports whether dir is a folder at the module's root, so that
+// a rule path under it is relative to the module.
+func inModule(dir string) bool {
+	fi, err := os.Stat(filepath.Join(moduleRoot, dir))
+	return err == nil && fi.IsDir()
 }
