@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -172,7 +173,7 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, store.ErrSchemaTooNew), errors.Is(err, store.ErrSchemaTooOld), errors.Is(err, store.ErrForeignDatabase):
 		return exitSchema
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, new(config.Error)):
 		return exitUsage
 	}
 	return exitFailure
