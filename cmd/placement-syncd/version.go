@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 

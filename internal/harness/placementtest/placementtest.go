@@ -21,10 +21,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
