@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -40,7 +41,7 @@ func (a *Agent) readTree(ctx context.Context, driver string, tree *drivers.Tree)
 		return nil, err
 	}
 	a.metrics.placementUp.Set(1)
-	st := &treeState{reservedOK: max.AtLeast(placementclient.ReservedEqualsTotal), observed: map[string]observed{}, reread: map[string]int{}}
+	st := &treeState{reservedOK: max.AtLeast(microversion.ReservedEqualTotal), observed: map[string]observed{}, reread: map[string]int{}}
 	a.groupTree(ctx, tree, st)
 	if len(st.errs) > 0 && errors.Is(errors.Join(st.errs...), placementclient.ErrUnavailable) {
 		return nil, errors.Join(st.errs...)
@@ -152,12 +153,12 @@ func (a *Agent) resolveParent(ctx context.Context, ref drivers.Ref) (string, err
 // from the state file (after a restart, to check them against the
 // generations Placement holds): one request instead of one or two per
 // provider.
-func (a *Agent) listActual(ctx context.Context, tree *drivers.Tree, groups [][]drivers.Provider, parentOf map[string]string, max placementclient.Version) (map[string]placementclient.Provider, error) {
+func (a *Agent) listActual(ctx context.Context, tree *drivers.Tree, groups [][]drivers.Provider, parentOf map[string]string, max microversion.Version) (map[string]placementclient.Provider, error) {
 	anchors := treeAnchors(groups, parentOf)
 	switch {
 	case len(anchors) > a.opts.ListTreesMax && a.unknownIn(tree) <= a.opts.ListTreesMax:
 		return nil, a.ping(ctx)
-	case len(anchors) > a.opts.ListTreesMax || max.Less(placementclient.NestedProviders):
+	case len(anchors) > a.opts.ListTreesMax || max.Less(microversion.Nested):
 		return a.listProviders(ctx, placementclient.ListFilter{}, len(tree.Providers))
 	}
 	out := make(map[string]placementclient.Provider, len(tree.Providers))

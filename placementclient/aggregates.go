@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Aggregates is a provider's aggregate uuids (sorted) and, from 1.19, its
@@ -30,7 +32,7 @@ func aggregatesFromGC(r *resourceproviders.ResourceProviderAggregates) Aggregate
 
 // GetAggregates reads a provider's aggregates.
 func (c *Client) GetAggregates(ctx context.Context, uuid string) (Aggregates, error) {
-	return get(ctx, c, "get aggregates of "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.GetAggregates, aggregatesFromGC)
+	return get(ctx, c, "get aggregates of "+uuid, anyVersion, microversion.ErrorCodes, uuid, resourceproviders.GetAggregates, aggregatesFromGC)
 }
 
 // PutAggregates replaces a provider's aggregates. From 1.19 the body is
@@ -38,7 +40,7 @@ func (c *Client) GetAggregates(ctx context.Context, uuid string) (Aggregates, er
 // server); before, it is the bare list and the generation is not checked.
 // It returns the new generation (-1 on servers older than 1.19).
 func (c *Client) PutAggregates(ctx context.Context, uuid string, generation int, aggs []string) (int, error) {
-	sc, _, err := c.at(ctx, ErrorCodes)
+	sc, _, err := c.at(ctx, microversion.ErrorCodes)
 	if err != nil {
 		return 0, err
 	}

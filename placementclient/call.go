@@ -4,11 +4,13 @@ import (
 	"context"
 
 	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // anyVersion as a call's need: every microversion the server offers will
 // do.
-var anyVersion = Version{}
+var anyVersion = microversion.Version{}
 
 // extractor is a gophercloud result that decodes to *T.
 type extractor[T any] interface{ Extract() (*T, error) }
@@ -23,7 +25,7 @@ type request[R any] func(ctx context.Context, sc *gophercloud.ServiceClient, id 
 // get reads what do returns for id, at the highest microversion the
 // server offers up to want (below need it fails with ErrUnsupported), and
 // converts it to the client's own type. Errors name op.
-func get[T, O any, R extractor[T]](ctx context.Context, c *Client, op string, need, want Version, id string,
+func get[T, O any, R extractor[T]](ctx context.Context, c *Client, op string, need, want microversion.Version, id string,
 	do request[R], convert func(*T) O,
 ) (O, error) {
 	var none O
@@ -39,7 +41,7 @@ func get[T, O any, R extractor[T]](ctx context.Context, c *Client, op string, ne
 }
 
 // send is get for a request that answers no body.
-func send[R errExtractor](ctx context.Context, c *Client, op string, need, want Version, id string, do request[R]) error {
+func send[R errExtractor](ctx context.Context, c *Client, op string, need, want microversion.Version, id string, do request[R]) error {
 	sc, _, err := c.atLeast(ctx, op, need, want)
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 
 	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Options configures a Client. Either Endpoint (noauth, with Token) or
@@ -42,7 +43,7 @@ type Options struct {
 	HTTPClient *http.Client
 	// MaxMicroversion, when set, is the highest microversion ever sent,
 	// even if the server offers more.
-	MaxMicroversion Version
+	MaxMicroversion microversion.Version
 }
 
 // KeystoneOptions selects Keystone credentials: a cloud from clouds.yaml,
@@ -67,11 +68,11 @@ type KeystoneOptions struct {
 // Client talks to one Placement service.
 type Client struct {
 	base *gophercloud.ServiceClient
-	cap  Version
+	cap  microversion.Version
 	sent *requestCounter
 
 	mu       sync.Mutex
-	min, max Version
+	min, max microversion.Version
 	known    bool
 }
 
@@ -120,8 +121,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, errors.New("placementclient: an endpoint or Keystone options are required")
 	}
 	capv := opts.MaxMicroversion
-	if capv == (Version{}) || Latest.Less(capv) {
-		capv = Latest
+	if capv == (microversion.Version{}) || microversion.Max.Less(capv) {
+		capv = microversion.Max
 	}
 	return &Client{base: sc, cap: capv, sent: sent}, nil
 }
@@ -192,7 +193,7 @@ func (c *Client) Endpoint() string { return c.base.Endpoint }
 
 // Versions returns the server's microversion range (capped by
 // Options.MaxMicroversion), asking the server the first time.
-func (c *Client) Versions(ctx context.Context) (min, max Version, err error) {
+func (c *Client) Versions(ctx context.Context) (min, max microversion.Version, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.known {
@@ -211,8 +212,10 @@ func (c *Client) Versions(ctx context.Context) (min, max Version, err error) {
 	if len(doc.Versions) == 0 {
 		return min, max, &Error{Op: "discover versions", kind: ErrUnsupported, Detail: "no versions in GET /"}
 	}
-	if min, err = ParseVersion(doc.Versions[0].Min); err == nil {
-		max, err = ParseVersion(doc.Versions[0].Max)
+	// Padding around a version document's numbers is tolerated, as it
+	// always was; the numbers themselves are read strictly.
+	if min, err = microversion.Parse(strings.TrimSpace(doc.Versions[0].Min)); err == nil {
+		max, err = microversion.Parse(strings.TrimSpace(doc.Versions[0].Max))
 	}
 	if err != nil {
 		return min, max, fmt.Errorf("discover versions: %w", err)
@@ -235,10 +238,10 @@ func (c *Client) Forget() {
 // at returns a service client for one call: the highest microversion the
 // server supports up to want, and that version. Each call gets its own
 // shallow copy, so concurrent calls at different versions do not race.
-func (c *Client) at(ctx context.Context, want Version) (*gophercloud.ServiceClient, Version, error) {
+func (c *Client) at(ctx context.Context, want microversion.Version) (*gophercloud.ServiceClient, microversion.Version, error) {
 	min, max, err := c.Versions(ctx)
 	if err != nil {
-		return nil, Version{}, err
+		return nil, microversion.Version{}, err
 	}
 	v := want
 	if max.Less(v) {
@@ -254,7 +257,7 @@ func (c *Client) at(ctx context.Context, want Version) (*gophercloud.ServiceClie
 
 // atLeast is at, failing with ErrUnsupported when the server is older than
 // need.
-func (c *Client) atLeast(ctx context.Context, op string, need, want Version) (*gophercloud.ServiceClient, Version, error) {
+func (c *Client) atLeast(ctx context.Context, op string, need, want microversion.Version) (*gophercloud.ServiceClient, microversion.Version, error) {
 	sc, v, err := c.at(ctx, want)
 	if err != nil {
 		return nil, v, err

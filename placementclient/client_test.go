@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -43,7 +44,7 @@ func testClient(t *testing.T, srv *placementtest.Server) {
 	c := newClient(t, srv)
 
 	min, max, err := c.Versions(ctx)
-	if err != nil || min != placementclient.V1_0 || max != placementclient.Latest {
+	if err != nil || min != (microversion.Version{Major: 1, Minor: 0}) || max != (microversion.Version{Major: 1, Minor: 39}) {
 		t.Fatalf("Versions = %s, %s, %v; want 1.0, 1.39", min, max, err)
 	}
 
@@ -212,7 +213,7 @@ func TestClient_OldServer(t *testing.T) {
 	srv := placementtest.StartOurs(t, placementtest.Options{MaxMicroversion: "1.18"})
 	ctx := t.Context()
 	c := newClient(t, srv)
-	if _, max, err := c.Versions(ctx); err != nil || max != (placementclient.Version{Major: 1, Minor: 18}) {
+	if _, max, err := c.Versions(ctx); err != nil || max != (microversion.Version{Major: 1, Minor: 18}) {
 		t.Fatalf("max = %s, %v", max, err)
 	}
 	p, err := c.CreateProvider(ctx, placementclient.NewProvider{UUID: rootUUID, Name: "old"})

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Inventory is one resource class's inventory record, every field set.
@@ -96,7 +98,7 @@ func inventoriesFromGC(r *resourceproviders.ResourceProviderInventories) Invento
 
 // GetInventories reads a provider's inventories.
 func (c *Client) GetInventories(ctx context.Context, uuid string) (Inventories, error) {
-	return get(ctx, c, "get inventories of "+uuid, anyVersion, ReservedEqualsTotal, uuid, resourceproviders.GetInventories, inventoriesFromGC)
+	return get(ctx, c, "get inventories of "+uuid, anyVersion, microversion.ReservedEqualTotal, uuid, resourceproviders.GetInventories, inventoriesFromGC)
 }
 
 // PutInventories replaces a provider's whole inventory, checked against
@@ -106,14 +108,14 @@ func (c *Client) GetInventories(ctx context.Context, uuid string) (Inventories, 
 // needs 1.26 and is refused before sending on an older server.
 func (c *Client) PutInventories(ctx context.Context, uuid string, generation int, invs map[string]Inventory) (int, error) {
 	op := "put inventories of " + uuid
-	sc, v, err := c.at(ctx, ReservedEqualsTotal)
+	sc, v, err := c.at(ctx, microversion.ReservedEqualTotal)
 	if err != nil {
 		return 0, err
 	}
 	body := resourceproviders.UpdateInventoriesOpts{ResourceProviderGeneration: generation, Inventories: make(map[string]resourceproviders.Inventory, len(invs))}
 	for rc, inv := range invs {
-		if v.Less(ReservedEqualsTotal) && inv.Total > 0 && inv.Reserved >= inv.Total {
-			return 0, &Error{Op: op, kind: ErrUnsupported, Detail: fmt.Sprintf("%s: reserved == total needs microversion %s, server offers %s", rc, ReservedEqualsTotal, v)}
+		if v.Less(microversion.ReservedEqualTotal) && inv.Total > 0 && inv.Reserved >= inv.Total {
+			return 0, &Error{Op: op, kind: ErrUnsupported, Detail: fmt.Sprintf("%s: reserved == total needs microversion %s, server offers %s", rc, microversion.ReservedEqualTotal, v)}
 		}
 		body.Inventories[rc] = toGC(inv)
 	}
@@ -129,7 +131,7 @@ func (c *Client) PutInventories(ctx context.Context, uuid string, generation int
 // for tools that need it. In use, Placement answers 409
 // placement.concurrent_update (sic) for this call.
 func (c *Client) DeleteInventory(ctx context.Context, uuid, class string) error {
-	return send(ctx, c, "delete "+class+" inventory of "+uuid, anyVersion, ErrorCodes, uuid,
+	return send(ctx, c, "delete "+class+" inventory of "+uuid, anyVersion, microversion.ErrorCodes, uuid,
 		func(ctx context.Context, sc *gophercloud.ServiceClient, uuid string) resourceproviders.DeleteResult {
 			return resourceproviders.DeleteInventory(ctx, sc, uuid, class)
 		})
@@ -137,5 +139,5 @@ func (c *Client) DeleteInventory(ctx context.Context, uuid, class string) error 
 
 // DeleteInventories deletes all of a provider's inventory (1.5).
 func (c *Client) DeleteInventories(ctx context.Context, uuid string) error {
-	return send(ctx, c, "delete inventories of "+uuid, V1_5, ErrorCodes, uuid, resourceproviders.DeleteInventories)
+	return send(ctx, c, "delete inventories of "+uuid, microversion.DeleteAllInventories, microversion.ErrorCodes, uuid, resourceproviders.DeleteInventories)
 }

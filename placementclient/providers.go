@@ -7,6 +7,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Provider is a resource provider as Placement reports it.
@@ -36,26 +38,20 @@ type ListFilter struct {
 	Required string
 }
 
-// Versions of provider list filters.
-var (
-	requiredFilter  = Version{1, 18}
-	forbiddenTraits = Version{1, 22}
-)
-
 // ListProviders lists providers matching f.
 func (c *Client) ListProviders(ctx context.Context, f ListFilter) ([]Provider, error) {
 	const op = "list resource providers"
-	need := V1_0
+	need := microversion.Min
 	if f.InTree != "" {
-		need = NestedProviders
+		need = microversion.Nested
 	}
-	if f.Required != "" && need.Less(requiredFilter) {
-		need = requiredFilter
+	if f.Required != "" && need.Less(microversion.ProvidersRequired) {
+		need = microversion.ProvidersRequired
 	}
 	if strings.Contains(f.Required, "!") {
-		need = forbiddenTraits
+		need = microversion.ForbiddenTraits
 	}
-	sc, _, err := c.atLeast(ctx, op, need, ErrorCodes)
+	sc, _, err := c.atLeast(ctx, op, need, microversion.ErrorCodes)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +73,7 @@ func (c *Client) ListProviders(ctx context.Context, f ListFilter) ([]Provider, e
 
 // GetProvider returns one provider; ErrNotFound if there is none.
 func (c *Client) GetProvider(ctx context.Context, uuid string) (Provider, error) {
-	return get(ctx, c, "get resource provider "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.Get,
+	return get(ctx, c, "get resource provider "+uuid, anyVersion, microversion.ErrorCodes, uuid, resourceproviders.Get,
 		func(p *resourceproviders.ResourceProvider) Provider { return fromGC(*p) })
 }
 
@@ -93,17 +89,17 @@ type NewProvider struct {
 // Create rejects, so there the POST is raw and followed by a GET.
 func (c *Client) CreateProvider(ctx context.Context, np NewProvider) (Provider, error) {
 	op := "create resource provider " + np.Name
-	need := V1_0
+	need := microversion.Min
 	if np.ParentUUID != "" {
-		need = NestedProviders
+		need = microversion.Nested
 	}
 	// 1.23 rather than 1.20, so that a 409 carries its error code.
-	sc, v, err := c.atLeast(ctx, op, need, ErrorCodes)
+	sc, v, err := c.atLeast(ctx, op, need, microversion.ErrorCodes)
 	if err != nil {
 		return Provider{}, err
 	}
 	opts := resourceproviders.CreateOpts{Name: np.Name, UUID: np.UUID, ParentProviderUUID: np.ParentUUID}
-	if v.AtLeast(CreateReturnsBody) {
+	if v.AtLeast(microversion.ProviderPostBody) {
 		p, err := resourceproviders.Create(ctx, sc, opts).Extract()
 		if err != nil {
 			return Provider{}, wrapErr(op, err)
@@ -132,7 +128,7 @@ func (c *Client) CreateProvider(ctx context.Context, np NewProvider) (Provider, 
 
 // DeleteProvider deletes a provider.
 func (c *Client) DeleteProvider(ctx context.Context, uuid string) error {
-	return send(ctx, c, "delete resource provider "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.Delete)
+	return send(ctx, c, "delete resource provider "+uuid, anyVersion, microversion.ErrorCodes, uuid, resourceproviders.Delete)
 }
 
 // IsNotFound reports whether err is a 404.

@@ -7,10 +7,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceclasses"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/traits"
-)
 
-// V1_6 added traits.
-var V1_6 = Version{1, 6}
+	"github.com/placement-syncd/placement-syncd/microversion"
+)
 
 // Traits is a provider's trait set (sorted) and its generation.
 type Traits struct {
@@ -27,14 +26,14 @@ func traitsFromGC(r *resourceproviders.ResourceProviderTraits) Traits {
 
 // GetTraits reads a provider's traits.
 func (c *Client) GetTraits(ctx context.Context, uuid string) (Traits, error) {
-	return get(ctx, c, "get traits of "+uuid, V1_6, ErrorCodes, uuid, resourceproviders.GetTraits, traitsFromGC)
+	return get(ctx, c, "get traits of "+uuid, microversion.Traits, microversion.ErrorCodes, uuid, resourceproviders.GetTraits, traitsFromGC)
 }
 
 // PutTraits replaces a provider's traits, checked against generation, and
 // returns the new generation. Every trait must exist (EnsureTrait).
 func (c *Client) PutTraits(ctx context.Context, uuid string, generation int, names []string) (int, error) {
 	op := "put traits of " + uuid
-	sc, _, err := c.atLeast(ctx, op, V1_6, ErrorCodes)
+	sc, _, err := c.atLeast(ctx, op, microversion.Traits, microversion.ErrorCodes)
 	if err != nil {
 		return 0, err
 	}
@@ -50,11 +49,11 @@ func (c *Client) PutTraits(ctx context.Context, uuid string, generation int, nam
 
 // EnsureTrait creates a custom trait if it does not exist (idempotent).
 func (c *Client) EnsureTrait(ctx context.Context, name string) error {
-	return send(ctx, c, "ensure trait "+name, V1_6, ErrorCodes, name, traits.Create)
+	return send(ctx, c, "ensure trait "+name, microversion.Traits, microversion.ErrorCodes, name, traits.Create)
 }
 
 // EnsureResourceClass creates a custom resource class if it does not exist
 // (idempotent PUT, 1.7).
 func (c *Client) EnsureResourceClass(ctx context.Context, name string) error {
-	return send(ctx, c, "ensure resource class "+name, V1_7, ErrorCodes, name, resourceclasses.Update)
+	return send(ctx, c, "ensure resource class "+name, microversion.ResourceClassPut, microversion.ErrorCodes, name, resourceclasses.Update)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Usages is what is allocated against a provider, per class, and the
@@ -23,7 +25,7 @@ func usagesFromGC(r *resourceproviders.ResourceProviderUsage) Usages {
 
 // GetUsages reads a provider's usages.
 func (c *Client) GetUsages(ctx context.Context, uuid string) (Usages, error) {
-	return get(ctx, c, "get usages of "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.GetUsages, usagesFromGC)
+	return get(ctx, c, "get usages of "+uuid, anyVersion, microversion.ErrorCodes, uuid, resourceproviders.GetUsages, usagesFromGC)
 }
 
 // Allocations is the allocations against a provider by consumer.
@@ -43,5 +45,5 @@ func allocationsFromGC(r *resourceproviders.ResourceProviderAllocations) Allocat
 
 // GetProviderAllocations reads the allocations against a provider.
 func (c *Client) GetProviderAllocations(ctx context.Context, uuid string) (Allocations, error) {
-	return get(ctx, c, "get allocations of "+uuid, anyVersion, ErrorCodes, uuid, resourceproviders.GetAllocations, allocationsFromGC)
+	return get(ctx, c, "get allocations of "+uuid, anyVersion, microversion.ErrorCodes, uuid, resourceproviders.GetAllocations, allocationsFromGC)
 }

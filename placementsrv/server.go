@@ -25,10 +25,10 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/handlers"
 	"github.com/placement-syncd/placement-syncd/placementsrv/inventorymetrics"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
@@ -84,8 +84,9 @@ type Options struct {
 	// the scheduler service user's id).
 	SchedulerUsers []string
 	// MaxMicroversion caps the microversions this server offers (the
-	// zero value: 1.39, all of them), so that clients' fallbacks for
-	// older Placement servers can be exercised against this one.
+	// zero value: microversion.Max, all of them), so that clients'
+	// fallbacks for older Placement servers can be exercised against
+	// this one.
 	MaxMicroversion microversion.Version
 	// Registerer receives the API's metrics (request metrics and the
 	// inventory gauges); nil means a private registry.

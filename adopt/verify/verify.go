@@ -18,12 +18,9 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-)
 
-// Microversion is the version every request asks for: the newest of
-// Placement 8.0.0 and 15.0.0 alike, which shows the most (consumer
-// types, generations, roots).
-const Microversion = "1.39"
+	"github.com/placement-syncd/placement-syncd/microversion"
+)
 
 // Server is one Placement endpoint.
 type Server struct {
@@ -97,7 +94,10 @@ func (w *walker) get(ctx context.Context, s Server, path string) (answer, error)
 		return answer{}, err
 	}
 	req.Header.Set("X-Auth-Token", s.Token)
-	req.Header.Set("OpenStack-API-Version", "placement "+Microversion)
+	// Every request asks for the highest microversion, the newest of
+	// Placement 8.0.0 and 15.0.0 alike, which shows the most (consumer
+	// types, generations, roots).
+	req.Header.Set("OpenStack-API-Version", "placement "+microversion.Max.String())
 	req.Header.Set("Accept", "application/json")
 	resp, err := w.opts.Client.Do(req)
 	if err != nil {

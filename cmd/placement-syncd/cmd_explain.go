@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/handlers"
 )
 
@@ -26,8 +27,8 @@ const explainPath = "/_placement-syncd/explain/allocation_candidates"
 // is what answered the scheduler, and only the daemon knows whether the
 // OWNER_NOVA pre-filter is on (it follows the gate).
 func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("explain", "placement-syncd explain '<allocation candidates query>' [--microversion 1.39] [--config FILE] [--url URL] [--token TOKEN] [--user ID] [--misses N] [--json]", stderr, configSpec{})
-	mv := fs.String("microversion", "1.39", "Placement microversion to explain the query at (1.10 to 1.39, or latest)")
+	fs, common := newConfigFlagSet("explain", "placement-syncd explain '<allocation candidates query>' [--microversion "+microversion.Max.String()+"] [--config FILE] [--url URL] [--token TOKEN] [--user ID] [--misses N] [--json]", stderr, configSpec{})
+	mv := fs.String("microversion", microversion.Max.String(), "Placement microversion to explain the query at ("+microversion.AllocationCandidates.String()+" to "+microversion.Max.String()+", or latest)")
 	base := fs.String("url", "", "the daemon's base URL (default: http:// and api.listen)")
 	token := fs.String("token", "", "X-Auth-Token of an admin (default: reconciler.placement.token, \"admin\" under noauth2)")
 	user := fs.String("user", "", "apply the OWNER_NOVA pre-filter as for this user id (default: the first of reconciler.scheduler_users)")

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -26,7 +27,7 @@ const (
 	exitSchema  = 3 // database schema newer than the binary, or older and not migrated, or not ours
 )
 
-const usage = `usage: placement-syncd <command> [flags]
+const usageText = `usage: placement-syncd <command> [flags]
 
 commands:
   serve        run the Placement API server
@@ -53,13 +54,18 @@ commands:
   db verify --against URL
                compare our answers with a running Placement's
   policy list  print the effective policy rules
-  explain '<query>' [--microversion 1.39]
+  explain '<query>' [--microversion MAX]
                ask the running daemon why an allocation candidates
                query gets its candidates, or none
   version      print version, commit and Go version
 
 Run 'placement-syncd <command> -h' for a command's flags.
 `
+
+// usage is usageText with the highest microversion this binary speaks.
+func usage() string {
+	return strings.Replace(usageText, "MAX", microversion.Max.String(), 1)
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -84,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return usageError{errReported}
 	}
 	if cmd, ok := commands()[args[0]]; ok {
@@ -117,7 +123,7 @@ func commands() map[string]command {
 
 // cmdHelp prints the usage.
 func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprint(stdout, usage)
+	fmt.Fprint(stdout, usage())
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 

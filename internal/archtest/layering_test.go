@@ -96,6 +96,8 @@ var rules = []rule{
 		why:   "composing a backend and the ledger is storage, not HTTP"},
 	{pkgs: []string{"placementsrv"}, notest: true, never: []string{"placementsrv/store/sqlite", "placementsrv/store/mysql", "placementsrv/sqlitestore", "placementsrv/dbstore"},
 		why: "the server is handed a store; it does not open one"},
+	{pkgs: []string{"microversion"}, strict: true, never: []string{"...", "net/http"},
+		why: "microversions are one vocabulary of the server, the client and the tools: a leaf any of them may import"},
 	{pkgs: []string{"placementsrv/apierror", "placementsrv/jsonenc", "placementsrv/uuid4", "placementsrv/pyfmt"}, strict: true,
 		never: []string{"...", "net/http"},
 		why:   "error answers and JSON encoding are leaves every layer may use"},

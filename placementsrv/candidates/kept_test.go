@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // TestKeptAnchorsFollowPatches checks, on random worlds, that a renderer

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/query"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // BenchmarkCandidatesRenderWide measures engine plus JSON for the wide

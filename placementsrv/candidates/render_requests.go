@@ -3,8 +3,8 @@ package candidates
 import (
 	"slices"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 )
 
 // candidateJSON renders an answer a candidate at a time into b; with a

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // TestRenderedRequestsMatchCandidates renders streamed answers on the

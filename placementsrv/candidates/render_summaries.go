@@ -4,8 +4,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 )
 
 // appendSummaries writes the provider_summaries members: 1.27+ every

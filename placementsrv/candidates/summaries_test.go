@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // TestSummariesFollowPatches checks the summary fragments kept across

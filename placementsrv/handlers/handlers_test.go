@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"net/http/httptest"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
 )
 

@@ -1,7 +1,7 @@
 package handlers
 
 import (
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
 )
 

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 )
 
 // errorBody is Placement's error document.

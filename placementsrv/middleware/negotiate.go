@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
 )
 
@@ -38,7 +38,7 @@ func (r *Request) negotiate() *apierror.Error {
 	}
 	// Python reads the header as Latin-1, and its messages show it so.
 	value = pyfmt.Latin1(value)
-	v, err := parseLooseVersion(value)
+	v, err := parseHeaderVersion(value)
 	if err != nil {
 		return apierror.BadRequest("Invalid microversion: invalid version string: %s; %s", value, err)
 	}
@@ -57,11 +57,14 @@ func (r *Request) negotiate() *apierror.Error {
 	return nil
 }
 
-// parseLooseVersion is microversion_parse's parse_version_string: int()
-// of each side of the first '.', in Python's words, and a lone number is
-// the Version tuple's missing argument. A number too large for a version
-// becomes one that is not supported (406, as upstream).
-func parseLooseVersion(s string) (microversion.Version, error) {
+// parseHeaderVersion reads the OpenStack-API-Version header's version
+// as microversion_parse's parse_version_string does: int() of each side
+// of the first '.', in Python's words, and a lone number is the Version
+// tuple's missing argument. A number too large for a version becomes one
+// that is not supported (406, as upstream). It is not microversion.Parse
+// because it accepts what Python's int() accepts (spaces, signs, "1_0")
+// and fails with Python's messages, which the 400 answer quotes.
+func parseHeaderVersion(s string) (microversion.Version, error) {
 	maj, min, ok := strings.Cut(s, ".")
 	x, err := pyfmt.Int(maj)
 	if err != nil {

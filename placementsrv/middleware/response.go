@@ -9,9 +9,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 )
 
 // Response is what a handler returns on success; one writer

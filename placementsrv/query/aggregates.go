@@ -3,8 +3,8 @@ package query
 import (
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 )
 
 // Aggregates is a parsed set of `member_of` parameters: a provider must be

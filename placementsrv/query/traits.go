@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 )
 
 // Traits is a parsed set of `required` parameters: every inner slice of

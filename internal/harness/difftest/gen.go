@@ -6,10 +6,9 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"slices"
-)
 
-// MaxMinor is the highest microversion (1.39) of Placement 8.0.0 and 15.0.0.
-const MaxMinor = 39
+	"github.com/placement-syncd/placement-syncd/microversion"
+)
 
 // builder makes one request from the model as it is when the request is
 // due (nil when it no longer applies), so that a multi-request step reads
@@ -121,14 +120,14 @@ func (g *Generator) mv(lo int) int {
 	case r < 0.05:
 		return -1
 	case r < 0.15:
-		return g.intn(MaxMinor + 1)
+		return g.intn(microversion.Max.Minor + 1)
 	default:
-		return lo + g.intn(MaxMinor-lo+1)
+		return lo + g.intn(microversion.Max.Minor-lo+1)
 	}
 }
 
-// mvAtLeast picks a microversion in [lo, 1.39] only.
-func (g *Generator) mvAtLeast(lo int) int { return lo + g.intn(MaxMinor-lo+1) }
+// mvAtLeast picks a microversion in [lo, microversion.Max] only.
+func (g *Generator) mvAtLeast(lo int) int { return lo + g.intn(microversion.Max.Minor-lo+1) }
 
 func (g *Generator) uuid() string {
 	var b [16]byte

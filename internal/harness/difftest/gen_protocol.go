@@ -1,6 +1,10 @@
 package difftest
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
+)
 
 // readPaths are GET routes to send protocol errors to.
 func (g *Generator) readPaths() []string {
@@ -18,7 +22,7 @@ var versionHeaders = []string{"placement 1", "placement abc", "placement 1.40", 
 func kBadVersion(g *Generator) []builder {
 	r := req("bad_mvhdr", "GET", pick(g, g.readPaths()), -1, nil)
 	if g.chance(0.15) {
-		r.Headers = map[string]*string{legacyVersionHeader: hv("placement 1.39")}
+		r.Headers = map[string]*string{legacyVersionHeader: hv("placement " + microversion.Max.String())}
 		r.Note = "legacy " + legacyVersionHeader
 	} else {
 		v := pick(g, versionHeaders)

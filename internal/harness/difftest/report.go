@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Group is the mismatches of one class on one route: the first one is
@@ -149,10 +151,11 @@ func Uncovered(s Stats) []string {
 	return out
 }
 
-// MissingMinors lists the microversions 1.0-1.39 a run did not send.
+// MissingMinors lists the microversions 1.0 to microversion.Max a run did
+// not send.
 func MissingMinors(s Stats) []int {
 	var out []int
-	for v := 0; v <= MaxMinor; v++ {
+	for v := 0; v <= microversion.Max.Minor; v++ {
 		if s.Minors[v] == 0 {
 			out = append(out, v)
 		}

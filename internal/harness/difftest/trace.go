@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Record is one line of a trace: the JSONL format of ../shared/repro
@@ -141,7 +143,7 @@ func FromRecord(rec *Record) *Request {
 		r.MV = int(v)
 	case string:
 		if name, ok := strings.CutPrefix(v, "legacy "); ok {
-			hdr[name] = hv("placement 1.39")
+			hdr[name] = hv("placement " + microversion.Max.String())
 		} else {
 			// The shared traces write a raw header as Python's repr.
 			if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {

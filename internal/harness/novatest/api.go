@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // Token is the noauth2 token of an admin in project admin.
@@ -177,7 +178,7 @@ func (n *Nova) startStub() error {
 	// Version discovery, as Placement answers it.
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"versions": [{"id": "v1.0", "min_version": "1.0", "max_version": "1.39", "status": "CURRENT", "links": [{"rel": "self", "href": ""}]}]}`)
+		_, _ = io.WriteString(w, `{"versions": [{"id": "v1.0", "min_version": "1.0", "max_version": "`+microversion.Max.String()+`", "status": "CURRENT", "links": [{"rel": "self", "href": ""}]}]}`)
 	})
 	mux.HandleFunc("GET /resource_providers", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -21,10 +21,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
@@ -137,7 +137,7 @@ func StartOurs(t testing.TB, opts Options) *Server {
 		}
 		_ = st.Close()
 	})
-	v := "1.39"
+	v := microversion.Max.String()
 	if opts.MaxMicroversion != "" {
 		v = opts.MaxMicroversion
 	}
@@ -227,7 +227,7 @@ func StartReferenceWith(t testing.TB, opts ReferenceOptions) *Server {
 		log, _ := os.ReadFile(filepath.Join(runDir, "uwsgi.log"))
 		t.Fatalf("placementtest: reference placement %s did not start: %v\n%s", opts.Release, err, log)
 	}
-	return &Server{Kind: Reference, URL: url, Token: "admin", Version: "1.39", DB: db, Release: opts.Release}
+	return &Server{Kind: Reference, URL: url, Token: "admin", Version: microversion.Max.String(), DB: db, Release: opts.Release}
 }
 
 // Start starts a server of the given kind (Ours or Reference).

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
 )
 
 // directClient opens a connection per request: uWSGI's http-socket closes
@@ -64,7 +66,7 @@ func (s *Server) MustDo(t testing.TB, want int, method, path, version string, bo
 }
 
 // Allocate claims resources on one provider for consumer (a new consumer,
-// at 1.39), as Nova does when an instance lands.
+// at the highest microversion), as Nova does when an instance lands.
 func (s *Server) Allocate(t testing.TB, consumer, provider string, resources map[string]int) {
 	t.Helper()
 	body := map[string]any{
@@ -74,16 +76,16 @@ func (s *Server) Allocate(t testing.TB, consumer, provider string, resources map
 		"consumer_generation": nil,
 		"consumer_type":       "INSTANCE",
 	}
-	s.MustDo(t, http.StatusNoContent, http.MethodPut, "/allocations/"+consumer, "1.39", body)
+	s.MustDo(t, http.StatusNoContent, http.MethodPut, "/allocations/"+consumer, microversion.Max.String(), body)
 }
 
 // Deallocate removes all of consumer's allocations.
 func (s *Server) Deallocate(t testing.TB, consumer string) {
 	t.Helper()
-	s.MustDo(t, http.StatusNoContent, http.MethodDelete, "/allocations/"+consumer, "1.39", nil)
+	s.MustDo(t, http.StatusNoContent, http.MethodDelete, "/allocations/"+consumer, microversion.Max.String(), nil)
 }
 
-// Inventories reads a provider's inventories at 1.39; nil if the provider
+// Inventories reads a provider's inventories at Version; nil if the provider
 // does not exist.
 func (s *Server) Inventories(t testing.TB, provider string) (generation int, invs map[string]map[string]float64) {
 	t.Helper()
@@ -119,10 +121,11 @@ func (s *Server) Traits(t testing.TB, provider string) (generation int, traits [
 	return doc.Generation, doc.Traits
 }
 
-// helperVersion is Version, or 1.39 for a Server built without it.
+// helperVersion is Version, or the highest microversion for a Server
+// built without it.
 func (s *Server) helperVersion() string {
 	if s.Version == "" {
-		return "1.39"
+		return microversion.Max.String()
 	}
 	return s.Version
 }

@@ -2,7 +2,7 @@ package config
 
 import (
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
-	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
+	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 

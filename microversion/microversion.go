@@ -1,5 +1,13 @@
-// Package microversion parses and compares Placement API microversions and
-// names the version at which each behaviour appeared.
+// Package microversion is the one vocabulary of Placement API
+// microversions shared by the server, the client and the tools: the
+// Version type, its parser, comparison, the range this project speaks
+// (Min to Max) and the version at which each behaviour appeared. It is a
+// leaf: it imports only the standard library, so that any layer may name
+// a microversion without depending on another.
+//
+// The server's reading of the OpenStack-API-Version header is not here:
+// it must fail exactly as upstream's Python does, error text included,
+// so it stays with the server's negotiation (placementsrv/middleware).
 package microversion
 
 import (
@@ -14,10 +22,19 @@ type Version struct {
 	Major, Minor int
 }
 
+// The range this project speaks, server and client alike.
+var (
+	// Min is the base API, what a request without a version header gets.
+	Min = Version{1, 0}
+	// Max is the highest microversion, that of Placement 8.0.0 (no later
+	// release added one): the server's default cap, the client's highest
+	// and the tools' default.
+	Max = AnyTraits
+)
+
 // The versions at which behaviour changed, one constant per change; the
 // comment says what the version added.
 var (
-	Min                  = Version{1, 0}
 	Aggregates           = Version{1, 1}  // GET/PUT /resource_providers/{u}/aggregates
 	ResourceClasses      = Version{1, 2}  // /resource_classes
 	MemberOf             = Version{1, 3}  // member_of on GET /resource_providers
@@ -57,13 +74,15 @@ var (
 	Reparent             = Version{1, 37} // re-parenting and un-parenting providers
 	ConsumerTypes        = Version{1, 38} // consumer_type
 	AnyTraits            = Version{1, 39} // required=in:A,B
-	Max                  = AnyTraits
 )
 
 // ErrMalformed is returned by Parse for text that is not a version.
 var ErrMalformed = errors.New("malformed microversion")
 
-// Parse reads "X.Y" (no whitespace inside, as upstream's parser expects).
+// Parse reads "X.Y", two unsigned decimal numbers with nothing around
+// them. Use it for versions this project reads from configuration, flags
+// and version documents; a request's header goes through the server's
+// negotiation instead, which answers malformed text as upstream does.
 func Parse(s string) (Version, error) {
 	maj, min, ok := strings.Cut(s, ".")
 	if !ok {
