@@ -7,14 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/microversion"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 func TestMaxMicroversionCap(t *testing.T) {
-	st, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(t.Context(), filepath.Join(t.TempDir(), "p.db"), dbstore.Options{Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
@@ -95,24 +96,16 @@ type DatabaseConfig struct {
 // URL is the database the configuration names: Connection when set,
 // else the SQLite file Path.
 func (d DatabaseConfig) URL() (*dburl.URL, error) {
-	if d.Connection == "" {
-		return &dburl.URL{Driver: dburl.SQLite, Path: d.Path}, nil
-	}
-	u, err := dburl.Parse(d.Connection)
+	u, err := dbstore.Locate(d.Connection, d.Path)
 	if err != nil {
 		return nil, fmt.Errorf("database.connection: %w", err)
 	}
 	return u, nil
 }
 
-// dbName is how messages name a database: an SQLite file by its path, a
-// MySQL database by its URL without the password.
-func dbName(u *dburl.URL) string {
-	if u.Driver == dburl.SQLite {
-		return u.Path
-	}
-	return u.String()
-}
+// dbName is how messages name a database (dbstore.Name): a file by its
+// path, a database on a server by its URL without the password.
+func dbName(u *dburl.URL) string { return dbstore.Name(u) }
 
 // name is dbName of the configured database, for the start-up log; the
 // configuration was validated, so URL does not fail.
@@ -212,7 +205,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.API.AllocationCandidates.validate("api.allocation_candidates")...)
 	if c.Database.Connection != "" {
-		if _, err := dburl.Parse(c.Database.Connection); err != nil {
+		if _, err := dbstore.Locate(c.Database.Connection, c.Database.Path); err != nil {
 			bad("database.connection", "%v", err)
 		}
 	} else if c.Database.Path == "" {

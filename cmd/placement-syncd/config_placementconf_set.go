@@ -13,6 +13,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/osloconf"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 // setConnection maps [placement_database] connection onto our database:
@@ -24,8 +25,8 @@ func setConnection(pc *placementConf, f *osloconf.File, v osloconf.Value) error 
 		return err
 	}
 	pc.conn = &confConnection{file: f, value: v, url: u}
-	if u.Driver == dburl.SQLite {
-		pc.cfg.Database.Path = u.Path
+	if file := dbstore.File(u); file != "" {
+		pc.cfg.Database.Path = file
 		return nil
 	}
 	pc.cfg.Database.Connection = v.Text
@@ -44,10 +45,8 @@ type confConnection struct {
 // a copy of it in a database of ours. A database that cannot be opened
 // or read is not judged here; serve reports it when it opens it.
 func (c *confConnection) refusePlacementOwn() error {
-	if c.url.Driver == dburl.SQLite {
-		if _, err := os.Stat(c.url.Path); err != nil {
-			return nil // serve creates a new file of ours
-		}
+	if dbstore.Stat(c.url) != nil {
+		return nil // serve creates a new file of ours
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"go.uber.org/zap"
 
@@ -42,11 +41,11 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	latest := dbstore.LatestSchemaVersion(u.Driver)
+	latest := dbstore.LatestSchemaVersion(u)
 	if before > latest {
 		return schemaMismatch(name, before, latest, "")
 	}
-	st, err := openStore(ctx, cfg.Database, storeMode{migrate: true, adopt: *adopt}, zap.NewNop(), nil)
+	st, err := openStore(ctx, u, cfg.Database, storeMode{migrate: true, adopt: *adopt}, zap.NewNop(), nil)
 	if err != nil {
 		return err
 	}
@@ -61,13 +60,9 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return nil
 }
 
-// missingFile reports an SQLite database whose file does not exist yet.
+// missingFile reports a database file that does not exist yet.
 func missingFile(u *dburl.URL) bool {
-	if u.Driver != dburl.SQLite {
-		return false
-	}
-	_, err := os.Stat(u.Path)
-	return errors.Is(err, fs.ErrNotExist)
+	return errors.Is(dbstore.Stat(u), fs.ErrNotExist)
 }
 
 // cmdDBVersion prints both schema versions. Like 'serve', it exits 3 when
