@@ -13,10 +13,8 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 const (
@@ -38,7 +36,7 @@ type alEnv struct {
 func newAlEnv(t *testing.T) *alEnv {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(ctx, filepath.Join(t.TempDir(), "placement.db"), dbstore.Options{Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

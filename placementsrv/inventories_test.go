@@ -12,10 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 const invTestRP = "7260669a-e3d4-4867-aaa7-683e2ab6958c"
@@ -41,7 +39,7 @@ func newInvEnv(t *testing.T) *invEnv {
 
 func (e *invEnv) start() {
 	e.t.Helper()
-	st, err := sqlitestore.Open(context.Background(), e.path, sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(context.Background(), e.path, dbstore.Options{Migrate: true})
 	if err != nil {
 		e.t.Fatal(err)
 	}

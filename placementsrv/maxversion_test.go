@@ -8,13 +8,11 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 func TestMaxMicroversionCap(t *testing.T) {
-	st, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(t.Context(), filepath.Join(t.TempDir(), "p.db"), dbstore.Options{Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

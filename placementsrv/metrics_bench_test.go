@@ -11,9 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 // BenchmarkHotHandler measures what request metrics cost on the cheapest
@@ -54,7 +52,7 @@ func BenchmarkHotHandler(b *testing.B) {
 // instrumented or not.
 func benchServer(b *testing.B, instrumented bool) http.Handler {
 	b.Helper()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "p.db"), sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(context.Background(), filepath.Join(b.TempDir(), "p.db"), dbstore.Options{Migrate: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,9 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 // TestRequestLog checks that every request, whatever stops it, logs one
@@ -23,7 +21,7 @@ import (
 // request id the client got in x-openstack-request-id.
 func TestRequestLog(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(context.Background(), filepath.Join(t.TempDir(), "p.db"), dbstore.Options{Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 // BenchmarkScale measures the server at cloud sizes (scale_seed_test.go):
@@ -81,7 +79,7 @@ func benchStartup(b *testing.B, src string) {
 	ctx := context.Background()
 	path := copyDB(b, src)
 	for b.Loop() {
-		st, err := sqlitestore.Open(ctx, path, sqlite.Options{}, ledger.Options{})
+		st, err := dbstore.OpenFile(ctx, path, dbstore.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

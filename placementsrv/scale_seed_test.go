@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -76,7 +75,7 @@ func scaleDB(tb testing.TB, hosts int) string {
 func seedScaleWorld(tb testing.TB, path string, hosts int) {
 	tb.Helper()
 	ctx := context.Background()
-	l, err := sqlitestore.Open(ctx, path, sqlite.Options{Migrate: true}, ledger.Options{})
+	l, err := dbstore.OpenFile(ctx, path, dbstore.Options{Migrate: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

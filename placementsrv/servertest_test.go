@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // testServer is a real Placement server on 127.0.0.1 over a fresh SQLite
@@ -48,7 +47,7 @@ func startServerFile(t testing.TB, path string, storeEdit func(*ledger.Options),
 	if storeEdit != nil {
 		storeEdit(&lopts)
 	}
-	st, err := sqlitestore.Open(ctx, path, sqlite.Options{Migrate: true}, lopts)
+	st, err := dbstore.OpenFile(ctx, path, dbstore.Options{Migrate: true, Rules: lopts})
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)

@@ -10,10 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // taEnv is a server on a real SQLite file for the traits and aggregates
@@ -28,7 +26,7 @@ type taEnv struct {
 func newTAEnv(t *testing.T) *taEnv {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "placement.db")
-	st, err := sqlitestore.Open(context.Background(), db, sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(context.Background(), db, dbstore.Options{Migrate: true})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

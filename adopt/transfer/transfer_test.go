@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
@@ -21,7 +20,7 @@ func seeded(t *testing.T) *sqlite.Backend {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "p.db")
-	l, err := sqlitestore.Open(ctx, path, sqlite.Options{Migrate: true}, ledger.Options{})
+	l, err := dbstore.OpenFile(ctx, path, dbstore.Options{Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

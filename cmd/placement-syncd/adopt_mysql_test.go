@@ -72,7 +72,7 @@ func adoptRoundTrip(t *testing.T, maria *mariadbtest.Server, src string, ref *pl
 func mustURL(t *testing.T, db string) *dburl.URL {
 	t.Helper()
 	if !strings.Contains(db, "://") {
-		return &dburl.URL{Driver: dburl.SQLite, Path: db}
+		return dbstore.FileURL(db)
 	}
 	u, err := dburl.Parse(db)
 	if err != nil {

@@ -21,9 +21,8 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -51,7 +50,7 @@ func (c *testClock) Set(t time.Time) {
 func startClockedPlacement(t *testing.T, clock *testClock) *placementtest.Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true}, ledger.Options{Now: clock.Now})
+	st, err := dbstore.OpenFile(ctx, filepath.Join(t.TempDir(), "placement.db"), dbstore.Options{Migrate: true, Rules: ledger.Options{Now: clock.Now}})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

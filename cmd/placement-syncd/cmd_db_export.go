@@ -13,6 +13,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
@@ -108,14 +109,12 @@ func exportFailed(ctx context.Context, dst *dburl.URL, db *sql.DB, d upstream.Di
 	return err
 }
 
-// requireDatabase fails unless our SQLite file exists: reading a missing
-// one would create it empty. A MySQL database is checked by opening it.
+// requireDatabase fails unless our database file exists: reading a
+// missing one would create it empty. A database on a server is checked
+// by opening it.
 func requireDatabase(u *dburl.URL) error {
-	if u.Driver != dburl.SQLite {
-		return nil
-	}
-	if _, err := os.Stat(u.Path); err != nil {
-		return fmt.Errorf("database %s: %w", u.Path, err)
+	if err := dbstore.Stat(u); err != nil {
+		return fmt.Errorf("database %s: %w", dbName(u), err)
 	}
 	return nil
 }

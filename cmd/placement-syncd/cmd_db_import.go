@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/adopt/transfer"
@@ -16,7 +14,6 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // cmdDBImport copies an OpenStack Placement database (at 8.0.0's or
@@ -78,18 +75,11 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // openOurs opens our database, the one serve would (database.connection
-// or database.path, --db), as the bare store contract: an SQLite file's
+// or database.path, --db), as the bare store contract: a database file's
 // directory is created for an import, and its schema migrated, as serve's
 // first start would.
 func openOurs(ctx context.Context, u *dburl.URL, db config.DatabaseConfig, migrate bool) (store.Backend, error) {
-	if migrate && u.Driver == dburl.SQLite {
-		if dir := filepath.Dir(u.Path); dir != "" {
-			if err := os.MkdirAll(dir, 0o750); err != nil {
-				return nil, fmt.Errorf("create database directory: %w", err)
-			}
-		}
-	}
-	return dbstore.OpenBackend(ctx, u, dbstore.Options{Migrate: migrate, BusyTimeout: db.BusyTimeout})
+	return dbstore.OpenBackend(ctx, u, dbstore.Options{Migrate: migrate, Create: migrate, BusyTimeout: db.BusyTimeout})
 }
 
 // importError says that nothing changed.
@@ -120,24 +110,14 @@ func readUpstream(ctx context.Context, u *dburl.URL) (*store.Records, upstream.H
 	return recs, head, nil
 }
 
-// openUpstream opens the database u names: SQLite read-only (or created
-// new, for export), MySQL as given.
+// openUpstream opens the database u names (dbstore.OpenForeign): a file
+// read-only (or created new, for export), a server's as given. Its
+// dialect follows from where it lives: a file is SQLite.
 func openUpstream(ctx context.Context, u *dburl.URL, create bool) (*sql.DB, upstream.Dialect, error) {
-	if u.Driver == dburl.SQLite {
-		if create {
-			db, err := sqlite.CreateForeign(ctx, u.Path)
-			return db, upstream.SQLite, err
-		}
-		db, err := sqlite.OpenForeignReadOnly(ctx, u.Path)
-		return db, upstream.SQLite, err
+	dialect := upstream.MySQL
+	if dbstore.File(u) != "" {
+		dialect = upstream.SQLite
 	}
-	db, err := sql.Open("mysql", u.DSN())
-	if err != nil {
-		return nil, upstream.MySQL, fmt.Errorf("open %s: %w", u, err)
-	}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, upstream.MySQL, fmt.Errorf("connect to %s: %w", u, err)
-	}
-	return db, upstream.MySQL, nil
+	db, err := dbstore.OpenForeign(ctx, u, create)
+	return db, dialect, err
 }

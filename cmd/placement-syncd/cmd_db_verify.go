@@ -78,7 +78,7 @@ func serveForVerify(ctx context.Context, cfg config.Config) (url string, stop fu
 	if err := requireDatabase(u); err != nil {
 		return "", nil, err
 	}
-	st, err := openStore(ctx, cfg.Database, storeMode{}, zap.NewNop(), nil)
+	st, err := openStore(ctx, u, cfg.Database, storeMode{}, zap.NewNop(), nil)
 	if err != nil {
 		return "", nil, err
 	}

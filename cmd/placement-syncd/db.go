@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"go.uber.org/zap"
@@ -52,11 +51,11 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	latest := dbstore.LatestSchemaVersion(u.Driver)
+	latest := dbstore.LatestSchemaVersion(u)
 	if before > latest {
 		return schemaMismatch(name, before, latest, "")
 	}
-	st, err := openStore(ctx, cfg.Database, storeMode{migrate: true, adopt: *adopt}, zap.NewNop(), nil)
+	st, err := openStore(ctx, u, cfg.Database, storeMode{migrate: true, adopt: *adopt}, zap.NewNop(), nil)
 	if err != nil {
 		return err
 	}
@@ -71,13 +70,9 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return nil
 }
 
-// missingFile reports an SQLite database whose file does not exist yet.
+// missingFile reports a database file that does not exist yet.
 func missingFile(u *dburl.URL) bool {
-	if u.Driver != dburl.SQLite {
-		return false
-	}
-	_, err := os.Stat(u.Path)
-	return errors.Is(err, fs.ErrNotExist)
+	return errors.Is(dbstore.Stat(u), fs.ErrNotExist)
 }
 
 // cmdDBVersion prints both schema versions. Like 'serve', it exits 3 when
@@ -142,10 +137,8 @@ func schemaMismatch(path string, cur, latest int, why string) error {
 // a copy of it in a database of ours. A database that cannot be opened
 // or read is not judged here; serve reports it when it opens it.
 func refusePlacementOwn(c *config.ConfDatabase) error {
-	if c.URL.Driver == dburl.SQLite {
-		if _, err := os.Stat(c.URL.Path); err != nil {
-			return nil // serve creates a new file of ours
-		}
+	if dbstore.Stat(c.URL) != nil {
+		return nil // serve creates a new file of ours
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -162,14 +155,9 @@ func refusePlacementOwn(c *config.ConfDatabase) error {
 		"then name that database with database.connection (or database.path) in the --config YAML, or --db", c.URL, c.URL)}
 }
 
-// dbName is how messages name a database: an SQLite file by its path, a
-// MySQL database by its URL without the password.
-func dbName(u *dburl.URL) string {
-	if u.Driver == dburl.SQLite {
-		return u.Path
-	}
-	return u.String()
-}
+// dbName is how messages name a database (dbstore.Name): a file by its
+// path, a database on a server by its URL without the password.
+func dbName(u *dburl.URL) string { return dbstore.Name(u) }
 
 // dbDescription is dbName of the configured database, for the start-up
 // log; the configuration was validated, so URL does not fail.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -96,10 +95,14 @@ func serve(ctx context.Context, cfg config.Config, log *zap.Logger) error {
 // tripling instead while it loads, unless the operator set GOGC.
 func loadStore(ctx context.Context, db config.DatabaseConfig, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	start := time.Now()
+	u, err := db.URL()
+	if err != nil {
+		return nil, err
+	}
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
 	}
-	st, err := openStore(ctx, db, storeMode{migrate: db.AutoMigrate}, log, reg)
+	st, err := openStore(ctx, u, db, storeMode{migrate: db.AutoMigrate}, log, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -119,35 +122,23 @@ const loadGCPercent = 200
 // migrations, adopt lets them add our tables beside someone else's.
 type storeMode struct{ migrate, adopt bool }
 
-// openStore opens the database the configuration names, creating an
-// SQLite file's directory if needed. Schema errors match dbstore's
-// sentinels so that they map to exit code 3.
-func openStore(ctx context.Context, db config.DatabaseConfig, mode storeMode, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
-	u, err := db.URL()
-	if err != nil {
-		return nil, err
-	}
-	if u.Driver == dburl.SQLite {
-		if dir := filepath.Dir(u.Path); dir != "" {
-			if err := os.MkdirAll(dir, 0o750); err != nil {
-				return nil, fmt.Errorf("create database directory: %w", err)
-			}
-		}
-	}
+// openStore opens the database u, which db names, creating a database
+// file's directory if needed. Schema errors match the store's sentinels
+// so that they map to exit code 3.
+func openStore(ctx context.Context, u *dburl.URL, db config.DatabaseConfig, mode storeMode, log *zap.Logger, reg prometheus.Registerer) (*ledger.Ledger, error) {
 	if len(u.Ignored) > 0 {
 		log.Info("database URL options without meaning here are ignored", zap.Strings("options", u.Ignored))
 	}
 	st, err := dbstore.Open(ctx, u, dbstore.Options{
 		Migrate:     mode.migrate,
 		Adopt:       mode.adopt,
+		Create:      true,
 		BusyTimeout: db.BusyTimeout,
 		Logger:      log.Named("store"),
 		Rules:       ledger.Options{Registerer: reg},
 	})
-	if errors.Is(err, store.ErrSchemaTooNew) || errors.Is(err, store.ErrSchemaTooOld) {
-		if cur, latest, verr := dbstore.SchemaVersion(ctx, u); verr == nil {
-			return nil, schemaMismatch(dbName(u), cur, latest, "database.auto_migrate is false")
-		}
+	if se := (*store.SchemaError)(nil); errors.As(err, &se) {
+		return nil, schemaMismatch(dbName(u), se.Current, se.Latest, "database.auto_migrate is false")
 	}
 	if err != nil {
 		return nil, err

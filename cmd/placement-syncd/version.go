@@ -9,7 +9,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/microversion"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 // version and commit are set at link time:
@@ -69,6 +69,6 @@ func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	bi := readBuildInfo()
 	fmt.Fprintf(stdout, "placement-syncd %s\ncommit: %s\ngo: %s\nplatform: %s\nschema version: %d\nplacement API microversions: %s to %s\n",
-		bi.Version, bi.Commit, bi.GoVersion, bi.Platform, sqlite.LatestSchemaVersion(), microversion.Min, microversion.Max)
+		bi.Version, bi.Commit, bi.GoVersion, bi.Platform, dbstore.DefaultSchemaVersion(), microversion.Min, microversion.Max)
 	return nil
 }

@@ -11,7 +11,8 @@ import (
 var ErrRetry = errors.New("transaction aborted by a conflict; retry it")
 
 // Schema errors of every backend's Open and migrations: a schema the
-// binary cannot use, or a database that holds someone else's tables.
+// binary cannot use (as a *SchemaError, which carries the versions), or a
+// database that holds someone else's tables.
 var (
 	ErrSchemaTooNew    = errors.New("database schema is newer than this binary")
 	ErrSchemaTooOld    = errors.New("database schema is older than this binary")

@@ -23,12 +23,10 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
-	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
-	"github.com/placement-syncd/placement-syncd/placementsrv/sqlitestore"
-	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlite"
 )
 
 // Kinds of server.
@@ -86,7 +84,7 @@ type KeystoneAuth struct {
 func StartOurs(t testing.TB, opts Options) *Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "placement.db"), sqlite.Options{Migrate: true}, ledger.Options{})
+	st, err := dbstore.OpenFile(ctx, filepath.Join(t.TempDir(), "placement.db"), dbstore.Options{Migrate: true})
 	if err != nil {
 		cancel()
 		t.Fatalf("placementtest: open store: %v", err)

@@ -73,9 +73,9 @@ func initSchemaOnce(ctx context.Context, db *sql.DB, name string, opts Options) 
 	latest := LatestSchemaVersion()
 	switch {
 	case cur > latest:
-		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d: %w", name, cur, latest, store.ErrSchemaTooNew)
+		return &store.SchemaError{Database: name, Current: cur, Latest: latest}
 	case cur < latest && !opts.Migrate:
-		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run 'placement-syncd db migrate': %w", name, cur, latest, store.ErrSchemaTooOld)
+		return &store.SchemaError{Database: name, Current: cur, Latest: latest}
 	case cur < latest:
 		if err := applyMigrations(ctx, conn, cur, opts.Now()); err != nil {
 			return fmt.Errorf("migrate %s: %w", name, err)

@@ -1,7 +1,7 @@
 // Package sqlite stores Placement's records in an SQLite file: it
 // implements store.Backend (schema, migrations, connection settings and
 // the SQL for each record operation) and holds no Placement rule. Package
-// ledger applies those on top; package sqlitestore composes the two for a
+// ledger applies those on top; package dbstore composes the two for a
 // process.
 //
 // See DESIGN.md for the reasoning. In short: one connection in WAL mode
@@ -123,9 +123,9 @@ func initSchema(ctx context.Context, db *sql.DB, path string, opts Options) erro
 	migrate, now := opts.Migrate, opts.Now()
 	switch {
 	case cur > latest:
-		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d: %w", path, cur, latest, store.ErrSchemaTooNew)
+		return &store.SchemaError{Database: path, Current: cur, Latest: latest}
 	case cur < latest && !migrate:
-		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run 'placement-syncd db migrate': %w", path, cur, latest, store.ErrSchemaTooOld)
+		return &store.SchemaError{Database: path, Current: cur, Latest: latest}
 	case cur < latest:
 		if err := applyMigrations(ctx, db, cur, now); err != nil {
 			return fmt.Errorf("migrate %s: %w", path, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
@@ -85,10 +86,7 @@ type DatabaseConfig struct {
 // URL is the database the configuration names: Connection when set,
 // else the SQLite file Path.
 func (d DatabaseConfig) URL() (*dburl.URL, error) {
-	if d.Connection == "" {
-		return &dburl.URL{Driver: dburl.SQLite, Path: d.Path}, nil
-	}
-	u, err := dburl.Parse(d.Connection)
+	u, err := dbstore.Locate(d.Connection, d.Path)
 	if err != nil {
 		return nil, fmt.Errorf("database.connection: %w", err)
 	}

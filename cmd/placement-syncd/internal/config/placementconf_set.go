@@ -10,6 +10,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/internal/osloconf"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 // setConnection maps [placement_database] connection onto our database:
@@ -21,8 +22,8 @@ func setConnection(pc *placementConf, f *osloconf.File, v osloconf.Value) error 
 		return err
 	}
 	pc.Database = &ConfDatabase{URL: u, file: f, value: v}
-	if u.Driver == dburl.SQLite {
-		pc.cfg.Database.Path = u.Path
+	if file := dbstore.File(u); file != "" {
+		pc.cfg.Database.Path = file
 		return nil
 	}
 	pc.cfg.Database.Connection = v.Text

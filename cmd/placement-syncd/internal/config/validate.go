@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/dburl"
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
@@ -78,7 +78,7 @@ func checkAPI(c *Config, p *problems) {
 
 func checkDatabase(c *Config, p *problems) {
 	if c.Database.Connection != "" {
-		if _, err := dburl.Parse(c.Database.Connection); err != nil {
+		if _, err := dbstore.Locate(c.Database.Connection, c.Database.Path); err != nil {
 			p.bad("database.connection", "%v", err)
 		}
 	} else if c.Database.Path == "" {

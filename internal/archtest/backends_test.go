@@ -1,0 +1,60 @@
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// backendNamers may name a database driver (dburl.SQLite, dburl.MySQL):
+// dburl defines them and dbstore chooses a backend by them. Anywhere
+// else, a test of the driver is a backend-specific step that belongs in
+// dbstore, asked in terms that fit any backend.
+var backendNamers = []string{"internal/dburl", "placementsrv/dbstore"}
+
+func TestBackendNamedOnlyByDBStore(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(moduleRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(moduleRoot, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			name := d.Name()
+			if path != moduleRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "bin") ||
+				matchesAny(backendNamers, module+"/"+rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "dburl" && (sel.Sel.Name == "SQLite" || sel.Sel.Name == "MySQL") {
+				t.Errorf("%s: dburl.%s names a backend: only %s may (ask dbstore instead)", fset.Position(sel.Pos()), sel.Sel.Name, strings.Join(backendNamers, " and "))
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("walk %s: %v", moduleRoot, err)
+	}
+}
