@@ -83,13 +83,13 @@ type Client struct {
 	authMu  sync.Mutex
 	svcTok  string
 	svcExp  time.Time
-	metrics Stats
+	metrics stats
 	statsMu sync.Mutex
 }
 
-// Stats counts Keystone calls, for tests and diagnostics. InvalidHits
+// stats counts Keystone calls, for tests. InvalidHits
 // counts refusals answered from the invalid-token cache.
-type Stats struct {
+type stats struct {
 	ServiceAuths, Validations, CacheHits, InvalidHits int
 }
 
@@ -142,14 +142,14 @@ func v3Base(u string) string {
 	return u + "/v3"
 }
 
-// Stats returns the call counters.
-func (c *Client) Stats() Stats {
+// stats returns the call counters.
+func (c *Client) stats() stats {
 	c.statsMu.Lock()
 	defer c.statsMu.Unlock()
 	return c.metrics
 }
 
-func (c *Client) count(f func(*Stats)) {
+func (c *Client) count(f func(*stats)) {
 	c.statsMu.Lock()
 	f(&c.metrics)
 	c.statsMu.Unlock()
@@ -166,13 +166,13 @@ func (c *Client) Validate(ctx context.Context, token string) (*Token, error) {
 	var digest string
 	if c.cache != nil {
 		if t, ok := c.cache.get(token, now); ok {
-			c.count(func(s *Stats) { s.CacheHits++ })
+			c.count(func(s *stats) { s.CacheHits++ })
 			return t, nil
 		}
 		sum := sha256.Sum256([]byte(token))
 		digest = string(sum[:])
 		if _, refused := c.invalid.get(digest, now); refused {
-			c.count(func(s *Stats) { s.InvalidHits++ })
+			c.count(func(s *stats) { s.InvalidHits++ })
 			return nil, ErrInvalidToken
 		}
 	}
@@ -211,7 +211,7 @@ func (c *Client) validate(ctx context.Context, token string, retry bool) (*Token
 	req.Header.Set("X-Auth-Token", svc)
 	req.Header.Set("X-Subject-Token", token)
 	req.Header.Set("Accept", "application/json")
-	c.count(func(s *Stats) { s.Validations++ })
+	c.count(func(s *stats) { s.Validations++ })
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%w: validate token: %v", ErrUnavailable, err)
@@ -316,7 +316,7 @@ func (c *Client) authenticate(ctx context.Context) (string, time.Time, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	c.count(func(s *Stats) { s.ServiceAuths++ })
+	c.count(func(s *stats) { s.ServiceAuths++ })
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("%w: authenticate service user: %v", ErrUnavailable, err)

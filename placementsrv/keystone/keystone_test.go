@@ -80,7 +80,7 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-	if n := c.Stats().ServiceAuths; n != 1 {
+	if n := c.stats().ServiceAuths; n != 1 {
 		t.Errorf("%d service authentications, want 1", n)
 	}
 }
@@ -110,7 +110,7 @@ func TestCacheHitMakesNoCall(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s := c.Stats(); s.Validations != 1 || s.CacheHits != 2 {
+	if s := c.stats(); s.Validations != 1 || s.CacheHits != 2 {
 		t.Errorf("%d validations, %d cache hits; want 1 and 2", s.Validations, s.CacheHits)
 	}
 	// Revoked in Keystone: the cached answer stands until the TTL ends.
@@ -138,7 +138,7 @@ func TestCacheNeverOutlivesToken(t *testing.T) {
 	if _, err := c.Validate(context.Background(), tok.ID); !errors.Is(err, ErrInvalidToken) {
 		t.Errorf("got %v, want ErrInvalidToken", err)
 	}
-	if n := c.Stats().Validations; n != 2 {
+	if n := c.stats().Validations; n != 2 {
 		t.Errorf("%d validations, want 2 (the expired entry is not served)", n)
 	}
 }
@@ -171,7 +171,7 @@ func TestServiceTokenRenewal(t *testing.T) {
 	if _, err := c.Validate(ctx, tok); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.Stats().ServiceAuths; n != 2 {
+	if n := c.stats().ServiceAuths; n != 2 {
 		t.Errorf("%d service authentications, want 2", n)
 	}
 	clock = time.Now()
@@ -179,7 +179,7 @@ func TestServiceTokenRenewal(t *testing.T) {
 	if _, err := c.Validate(ctx, tok); err != nil {
 		t.Fatalf("after the service token was revoked: %v", err)
 	}
-	if n := c.Stats().ServiceAuths; n != 3 {
+	if n := c.stats().ServiceAuths; n != 3 {
 		t.Errorf("%d service authentications, want 3", n)
 	}
 }
@@ -297,12 +297,12 @@ func TestInvalidTokensAreCached(t *testing.T) {
 			t.Fatalf("got %v, want ErrInvalidToken", err)
 		}
 	}
-	if s := c.Stats(); s.Validations != 1 || s.InvalidHits != 2 {
+	if s := c.stats(); s.Validations != 1 || s.InvalidHits != 2 {
 		t.Errorf("%d validations, %d invalid-cache hits; want 1 and 2", s.Validations, s.InvalidHits)
 	}
 	clock = now.Add(11 * time.Second) // past the 10s default: Keystone is asked again
-	if _, err := c.Validate(ctx, junk); !errors.Is(err, ErrInvalidToken) || c.Stats().Validations != 2 {
-		t.Fatalf("after InvalidCacheTTL: %v, %d validations", err, c.Stats().Validations)
+	if _, err := c.Validate(ctx, junk); !errors.Is(err, ErrInvalidToken) || c.stats().Validations != 2 {
+		t.Fatalf("after InvalidCacheTTL: %v, %d validations", err, c.stats().Validations)
 	}
 
 	tok := ks.Token(t, keystonetest.DemoMember, demo)

@@ -276,8 +276,8 @@ func (e *Enforcer) Enforce(rule string, creds *Credentials, target *Target) Resu
 // order, then rules only the policy file defines.
 func (e *Enforcer) Rules() []*Rule { return slices.Clone(e.order) }
 
-// Lookup returns the effective rule by name.
-func (e *Enforcer) Lookup(name string) (*Rule, bool) {
+// lookup returns the effective rule by name.
+func (e *Enforcer) lookup(name string) (*Rule, bool) {
 	r, ok := e.rules[name]
 	return r, ok
 }

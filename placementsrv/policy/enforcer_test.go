@@ -234,11 +234,11 @@ func TestRulesListing(t *testing.T) {
 	if rules[0].Name != AdminAPI || rules[len(rules)-1].Name != "extra" || rules[len(rules)-1].Registered {
 		t.Errorf("order: first %s, last %s", rules[0].Name, rules[len(rules)-1].Name)
 	}
-	r, _ := enf.Lookup(SystemReaderAPI)
+	r, _ := enf.lookup(SystemReaderAPI)
 	if r.Check() != "(role:reader and system_scope:all)" || r.Source != "default" {
 		t.Errorf("system_reader_api = %q (%s)", r.Check(), r.Source)
 	}
-	r, _ = enf.Lookup(TotalUsages)
+	r, _ = enf.lookup(TotalUsages)
 	if r.Check() != "@" || r.Source != "file" || len(r.ScopeTypes) != 2 {
 		t.Errorf("usages = %q (%s) %v", r.Check(), r.Source, r.ScopeTypes)
 	}
@@ -261,14 +261,14 @@ func TestRulesListing15(t *testing.T) {
 		if n := len(enf.Rules()); n != len(Defaults(release.V15)) {
 			t.Errorf("%d rules, want %d", n, len(Defaults(release.V15)))
 		}
-		r, _ := enf.Lookup(AdminOrServiceAPI)
+		r, _ := enf.lookup(AdminOrServiceAPI)
 		if r.Check() != tc.check || r.Source != tc.source || !slices.Equal(r.ScopeTypes, []string{"project"}) {
 			t.Errorf("new defaults %v: admin_or_service_api = %q (%s) %v", tc.newDefaults, r.Check(), r.Source, r.ScopeTypes)
 		}
-		if r, _ := enf.Lookup(ProjectReaderAPI); r.ScopeTypes != nil {
+		if r, _ := enf.lookup(ProjectReaderAPI); r.ScopeTypes != nil {
 			t.Errorf("project_reader_api has scope types %v", r.ScopeTypes)
 		}
-		if _, ok := enf.Lookup(SystemReaderAPI); ok {
+		if _, ok := enf.lookup(SystemReaderAPI); ok {
 			t.Error("15.0.0 has 8.0.0's system_reader_api")
 		}
 	}

@@ -51,7 +51,7 @@ func compileValue(v any) (*Schema, error) {
 // Validate checks a document decoded by encoding/json (with UseNumber, so
 // that ints and floats stay distinct as in Python; plain float64 values are
 // treated as Python floats). Go maps are unordered, so where Python would
-// show keys in request order, sorted order is used; ValidateJSON avoids
+// show keys in request order, sorted order is used; validateJSON avoids
 // that. The result is nil, a *ValidationError, or an error for Go values
 // that JSON decoding cannot produce.
 func (s *Schema) Validate(doc any) error {
@@ -62,15 +62,15 @@ func (s *Schema) Validate(doc any) error {
 	return s.validateValue(v)
 }
 
-// ValidateJSON decodes body and validates it, keeping the key order of the
+// validateJSON decodes body and validates it, keeping the key order of the
 // request so that messages match upstream byte for byte. Malformed JSON is
 // reported as a plain error (never a *ValidationError); handlers should
 // have rejected it already with their own "Malformed JSON" message.
-func (s *Schema) ValidateJSON(body []byte) error {
+func (s *Schema) validateJSON(body []byte) error {
 	return s.ValidateJSONContext(context.Background(), body)
 }
 
-// ValidateJSONContext is ValidateJSON for a request: it stops, returning
+// ValidateJSONContext is validateJSON for a request: it stops, returning
 // ctx's error, once ctx ends (the client has gone). A document nested
 // deeper than MaxDepth is ErrTooDeep.
 func (s *Schema) ValidateJSONContext(ctx context.Context, body []byte) error {

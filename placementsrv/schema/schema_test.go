@@ -114,7 +114,7 @@ func TestAgainstPython(t *testing.T) {
 			err = s.ValidateQuery(q)
 			label = c.Schema + " ?" + q.Encode()
 		} else {
-			err = s.ValidateJSON([]byte(c.Instance))
+			err = s.validateJSON([]byte(c.Instance))
 		}
 		if c.Valid {
 			if err != nil {
@@ -224,17 +224,17 @@ func TestValidateGoTypes(t *testing.T) {
 	if err := s.Validate(map[string]any{"a": struct{}{}}); err == nil || errors.As(err, &ve) {
 		t.Errorf("unsupported type: got %v", err)
 	}
-	if err := s.ValidateJSON([]byte(`{"a": `)); err == nil || errors.As(err, &ve) {
+	if err := s.validateJSON([]byte(`{"a": `)); err == nil || errors.As(err, &ve) {
 		t.Errorf("malformed JSON: got %v", err)
 	}
-	if err := s.ValidateJSON([]byte(`{} {}`)); err == nil {
+	if err := s.validateJSON([]byte(`{} {}`)); err == nil {
 		t.Errorf("trailing data accepted")
 	}
 }
 
 func TestValidationErrorFields(t *testing.T) {
 	set := New()
-	err := set.AllocationsPut(0).ValidateJSON([]byte(`{"allocations": [{"resource_provider": {"uuid": "1f2b3c4d-0000-4000-8000-00000000000a"}, "resources": {"VCPU": 0}}]}`))
+	err := set.AllocationsPut(0).validateJSON([]byte(`{"allocations": [{"resource_provider": {"uuid": "1f2b3c4d-0000-4000-8000-00000000000a"}, "resources": {"VCPU": 0}}]}`))
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("got %v", err)
@@ -319,7 +319,7 @@ func TestConcurrentUse(t *testing.T) {
 			var msg string
 			for j := 0; j < 50; j++ {
 				var ve *ValidationError
-				if errors.As(set.AllocationsPut(28).ValidateJSON(body), &ve) {
+				if errors.As(set.AllocationsPut(28).validateJSON(body), &ve) {
 					msg = ve.Message
 				}
 			}
@@ -352,7 +352,7 @@ func FuzzValidate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, s := range schemas {
-			err := s.ValidateJSON(body)
+			err := s.validateJSON(body)
 			var ve *ValidationError
 			if errors.As(err, &ve) && (ve.Message == "" || !strings.HasPrefix(ve.Error(), ve.Message)) {
 				t.Fatalf("bad error %q", ve.Error())
