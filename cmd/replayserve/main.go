@@ -1,18 +1,19 @@
 // Command replayserve is the physical ceiling for read benchmarks: an
 // HTTP server that answers every GET with the identical bytes another
 // server gave for the same request, pre-rendered and held in memory.
-// Run against it over the same loopback with the same client (e.g.
-// ../shared/bench with --reuse), it measures what the network stack, the
-// HTTP server and the client cost with no parsing, search or rendering;
-// a real server's throughput as a fraction of it is how close to that
-// ceiling the server is.
+// Run against it over the same loopback with the same client (e.g. the
+// read benchmark of the README's Performance section, with --reuse), it
+// measures what the network stack, the HTTP server and the client cost
+// with no parsing, search or rendering; a real server's throughput as a
+// fraction of it is how close to that ceiling the server is.
 //
 //	go run ./cmd/replayserve --origin http://127.0.0.1:18620 --listen 127.0.0.1:18630
 //
 // The first request for a path (method, URI and OpenStack-API-Version)
-// goes to the origin; its status, headers and body are kept and replayed
-// from then on, so the benchmark's probe and warm-up fill the cache before
-// it measures. Anything but GET and HEAD is passed through uncached.
+// goes to the origin; a 200 answer's status, headers (Date aside) and body
+// are kept and replayed from then on, so the benchmark's probe and warm-up
+// fill the cache before it measures. Other answers are not kept, and
+// anything but GET and HEAD is passed through uncached.
 package main
 
 import (
