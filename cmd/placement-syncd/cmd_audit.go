@@ -29,10 +29,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs, common := newConfigFlagSet("audit", "placement-syncd audit [--delete] [--force] [--config FILE]", stderr, configSpec{})
 	del := fs.Bool("delete", false, "delete the orphaned consumers found (DELETE /allocations/{consumer}); without it, a dry run")
 	force := fs.Bool("force", false, "with --delete, delete more than reconciler.audit.max_removals")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	cfg, err := common.parseLoad(args)
 	if err != nil {
 		return err
 	}

@@ -25,10 +25,7 @@ func cmdDBExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	to := f.String("to", "", "the new Placement database: sqlite:////path/placement.sqlite (must not exist) or mysql+pymysql://user:pass@host/placement (must have no tables)")
 	rel := f.String("release", "", "the upstream Placement release that will serve the export, whose schema head it gets: "+
 		strings.Join(release.Names(), " or ")+" (default: api.release)")
-	if err := parseFlags(f, args); err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	cfg, err := common.parseLoad(args)
 	if err != nil {
 		return err
 	}

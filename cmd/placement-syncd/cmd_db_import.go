@@ -23,10 +23,7 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	f, common := newConfigFlagSet("db import", "placement-syncd db import --from URL [--replace] [--config FILE] [--db PATH|URL]", stderr, configSpec{})
 	from := f.String("from", "", "OpenStack Placement's database: sqlite:////path/placement.sqlite or mysql+pymysql://user:pass@host/placement")
 	replace := f.Bool("replace", false, "discard what our database holds instead of refusing a non-empty one")
-	if err := parseFlags(f, args); err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	cfg, err := common.parseLoad(args)
 	if err != nil {
 		return err
 	}

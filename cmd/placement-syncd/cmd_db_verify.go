@@ -25,10 +25,7 @@ func cmdDBVerify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	token := f.String("token", "admin", "X-Auth-Token for --against (noauth2: admin; keystone: an admin token)")
 	oursToken := f.String("ours-token", "", "X-Auth-Token for --ours (default: --token)")
 	parallel := f.Int("parallel", 4, "requests at once on each side")
-	if err := parseFlags(f, args); err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	cfg, err := common.parseLoad(args)
 	if err != nil {
 		return err
 	}

@@ -42,10 +42,7 @@ func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Wri
 	dryRun := fs.Bool("dry-run", false, "print the plan and write nothing")
 	force := fs.Bool("force", false, "apply a plan refused as a mass deletion (empty Nova answer, more than reconciler.aggregates.max_removals)")
 	verbose := fs.Bool("verbose", false, "also print what was read and providers already in sync")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	cfg, err := common.parseLoad(args)
 	if err != nil {
 		return err
 	}

@@ -18,12 +18,8 @@ import (
 )
 
 func dbFlags(name string, stderr io.Writer, args []string) (config.Config, error) {
-	f, common := newConfigFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH|URL]", stderr, configSpec{})
-	if err := parseFlags(f, args); err != nil {
-		return config.Config{}, err
-	}
-	cfg, _, err := common.load()
-	return cfg, err
+	_, common := newConfigFlagSet("db "+name, "placement-syncd db "+name+" [--config FILE] [--db PATH|URL]", stderr, configSpec{})
+	return common.parseLoad(args)
 }
 
 // cmdDBMigrate brings the database to the binary's schema version,
@@ -33,10 +29,7 @@ func dbFlags(name string, stderr io.Writer, args []string) (config.Config, error
 func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, common := newConfigFlagSet("db migrate", "placement-syncd db migrate [--config FILE] [--db PATH|URL] [--adopt]", stderr, configSpec{})
 	adopt := f.Bool("adopt", false, "add Placement's tables to a database that already has other tables")
-	if err := parseFlags(f, args); err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	cfg, err := common.parseLoad(args)
 	if err != nil {
 		return err
 	}

@@ -75,3 +75,12 @@ func (c *configFlags) dbOverride() []config.Override {
 	})
 	return out
 }
+
+// parseLoad parses a command's arguments, then loads its configuration.
+func (c *configFlags) parseLoad(args []string) (config.Config, error) {
+	if err := parseFlags(c.fs, args); err != nil {
+		return config.Config{}, err
+	}
+	cfg, _, err := c.load()
+	return cfg, err
+}
