@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -190,7 +191,7 @@ func (s *AggregateSync) applyPlan(ctx context.Context, nova NovaState, in Aggreg
 		g.Go(func() error {
 			a := s.applyOne(gctx, c, owned, full[c.Provider])
 			conflicts.Add(int64(a.Conflicts))
-			if errors.Is(a.Err, ErrGenerationConflict) {
+			if errors.Is(a.Err, placementclient.ErrConcurrentUpdate) {
 				giveUps.Add(1)
 			}
 			res.Applied[i] = a
@@ -419,7 +420,7 @@ func (s *AggregateSync) applyOne(ctx context.Context, c ProviderChange, owned ma
 			return out
 		}
 		switch {
-		case errors.Is(err, ErrGenerationConflict):
+		case errors.Is(err, placementclient.ErrConcurrentUpdate):
 			out.Conflicts++
 			s.log().Debug("generation conflict, re-reading", zap.String("provider", c.Provider), zap.Int("attempt", attempt))
 		case errors.Is(err, ErrUnavailable):

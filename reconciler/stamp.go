@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -70,7 +71,7 @@ func (s *OwnerStamp) Run(ctx context.Context, dryRun bool) (*StampResult, error)
 		g.Go(func() error {
 			n, ok, err := stampOne(gctx, s.Placement, p, retry)
 			conflicts.Add(int64(n))
-			if errors.Is(err, ErrGenerationConflict) {
+			if errors.Is(err, placementclient.ErrConcurrentUpdate) {
 				giveUps.Add(1)
 			}
 			stamped[i], errs[i] = ok, err
@@ -155,7 +156,7 @@ func stampOne(ctx context.Context, pl Placement, provider string, retry Retry) (
 			return conflicts, true, nil
 		}
 		switch {
-		case errors.Is(err, ErrGenerationConflict):
+		case errors.Is(err, placementclient.ErrConcurrentUpdate):
 			conflicts++
 		case errors.Is(err, ErrUnavailable):
 		default:
