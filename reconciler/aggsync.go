@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
@@ -27,7 +28,7 @@ type AggregateSync struct {
 	Logger    *zap.Logger
 	// Concurrency bounds parallel Placement requests (default 8).
 	Concurrency int
-	Retry       Retry
+	Retry       backoff.Policy
 	// MaxRemovals bounds one run's removals (nil: DefaultMaxRemovals).
 	MaxRemovals *removallimit.Limit
 	// OnRefuse, when set, is told each refusal's reason (the metric).
@@ -372,7 +373,7 @@ func (s *AggregateSync) applyOne(ctx context.Context, c ProviderChange, owned ma
 	haveKnown := known.Items != nil
 	retry := s.Retry
 	if retry.Attempts <= 0 {
-		retry = DefaultRetry
+		retry = DefaultRetry()
 	}
 	for attempt := 1; ; attempt++ {
 		cur := known

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -46,7 +47,7 @@ type Options struct {
 	// the same host and binary (e.g. a decommissioned compute, deleted).
 	Services    []ServiceRecord
 	Concurrency int
-	Retry       Retry
+	Retry       backoff.Policy
 	// MaxRemovals bounds the associations one aggregates run may remove
 	// (nil: DefaultMaxRemovals).
 	MaxRemovals *removallimit.Limit
@@ -130,7 +131,7 @@ func New(opts Options) (*Reconciler, error) {
 		opts.Concurrency = 8
 	}
 	if opts.Retry.Attempts <= 0 {
-		opts.Retry = DefaultRetry
+		opts.Retry = DefaultRetry()
 	}
 	switch opts.GateOverride {
 	case "", GateAuto, GateOpen, GateClosed:

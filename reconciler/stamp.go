@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
@@ -29,7 +30,7 @@ type OwnerStamp struct {
 	Gate        func() GateState
 	Logger      *zap.Logger
 	Concurrency int
-	Retry       Retry
+	Retry       backoff.Policy
 }
 
 // StampResult is one run of OwnerStamp.
@@ -60,7 +61,7 @@ func (s *OwnerStamp) Run(ctx context.Context, dryRun bool) (*StampResult, error)
 	}
 	retry := s.Retry
 	if retry.Attempts <= 0 {
-		retry = DefaultRetry
+		retry = DefaultRetry()
 	}
 	stamped := make([]bool, len(cands))
 	errs := make([]error, len(cands))
@@ -136,7 +137,7 @@ func (s *OwnerStamp) candidates(ctx context.Context) ([]string, error) {
 // generation-checked PUT, re-reading on conflict. It re-checks the fresh
 // traits each time: an OWNER_CYBORG that appeared meanwhile stops it.
 // It returns the conflicts met and whether it wrote.
-func stampOne(ctx context.Context, pl Placement, provider string, retry Retry) (int, bool, error) {
+func stampOne(ctx context.Context, pl Placement, provider string, retry backoff.Policy) (int, bool, error) {
 	conflicts := 0
 	for attempt := 1; ; attempt++ {
 		cur, err := pl.Traits(ctx, provider)

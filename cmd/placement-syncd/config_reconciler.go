@@ -143,7 +143,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		StateFile:          "reconciler-state.json",
 		RunTimeout:         5 * time.Minute,
 		Concurrency:        8,
-		RetryAttempts:      reconciler.DefaultRetry.Attempts,
+		RetryAttempts:      reconciler.DefaultRetry().Attempts,
 		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},
 		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
 		Audit:              AuditConfig{Grace: reconciler.DefaultAuditGrace, MaxRemovals: reconciler.DefaultAuditMaxRemovals().String()},
@@ -374,7 +374,7 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 		}
 		jobs[reconciler.JobAudit] = c.Jobs.Audit
 	}
-	retry := reconciler.DefaultRetry
+	retry := reconciler.DefaultRetry()
 	retry.Attempts = c.RetryAttempts
 	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
 	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token
