@@ -37,11 +37,11 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{errors.New("audit: --force only goes with --delete")}
 	}
 	rc := cfg.Reconciler
-	nova, err := novaSource(ctx, rc.Nova)
+	nova, err := reconciler.OpenNova(ctx, novaSettings(rc.Nova))
 	if err != nil {
 		return exitError{exitAuditNovaPartial, err}
 	}
-	opts, err := auditOptions(ctx, rc, novaWithTimeout(nova, rc.Nova), localURL(cfg.API.Listen))
+	opts, err := auditOptions(ctx, rc, nova, localURL(cfg.API.Listen))
 	if err != nil {
 		return err
 	}

@@ -161,7 +161,7 @@ func offlineGate(ctx context.Context, cfg Config) (reconciler.GateState, error) 
 		s.Authenticated = true
 		in.Records = append(in.Records, s)
 	}
-	src, err := computeSource(ctx, rc)
+	src, err := reconciler.OpenComputes(ctx, novaSettings(rc.Nova))
 	if err != nil {
 		return reconciler.GateState{}, err
 	}

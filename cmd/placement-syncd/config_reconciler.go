@@ -3,13 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
-
-	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
@@ -237,67 +233,15 @@ func validateNovaDatabases(c NovaConfig, bad func(key, format string, args ...an
 	}
 }
 
-// novaSource builds the configured Nova source; nil when none is set.
-func novaSource(ctx context.Context, c NovaConfig) (reconciler.NovaSource, error) {
-	switch {
-	case c.File != "":
-		return reconciler.NovaFile{Path: c.File}, nil
-	case c.Endpoint != "":
-		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: c.Timeout}}
-		pc.SetToken(c.Token)
-		return reconciler.NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(c.Endpoint), Type: "compute"}), nil
-	case c.Cloud != "":
-		// The usual clouds.yaml places; the entry's TLS settings apply.
-		entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: c.Cloud})
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		hc, err := entry.HTTPClient(nil)
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		sc, err := entry.ServiceClient(ctx, hc, "compute")
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		return reconciler.NewNovaAPI(sc), nil
-	}
-	return nil, nil
-}
-
-// computeSource is where the gate reads Nova's computes: the cell
-// databases when configured, else the Nova source (os-services or the
-// file's services); nil when there is none.
-func computeSource(ctx context.Context, c ReconcilerConfig) (reconciler.ComputeSource, error) {
-	nova, err := novaSource(ctx, c.Nova)
-	if err != nil {
-		return nil, err
-	}
-	return computesFrom(c.Nova, novaWithTimeout(nova, c.Nova)), nil
-}
-
-// computesFrom is computeSource over an already built Nova source. With
-// cell databases but no API database, Nova's own list (os-services) is
-// what tells a cell missing from the configuration.
-func computesFrom(c NovaConfig, nova reconciler.NovaSource) reconciler.ComputeSource {
-	listed, _ := nova.(reconciler.ComputeSource)
-	if len(c.CellDatabases) == 0 && c.APIDatabase == "" {
-		return listed
-	}
-	cells := reconciler.CellDatabases{APIDatabase: c.APIDatabase, Nova: listed, QueryTimeout: c.CellTimeout}
+// novaSettings maps reconciler.nova onto what the reconciler builds its
+// Nova clients from.
+func novaSettings(c NovaConfig) reconciler.NovaSettings {
+	s := reconciler.NovaSettings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, Timeout: c.Timeout,
+		APIDatabase: c.APIDatabase, CellTimeout: c.CellTimeout}
 	for _, cdb := range c.CellDatabases {
-		cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+		s.CellDatabases = append(s.CellDatabases, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
 	}
-	return cells
-}
-
-// novaWithTimeout applies reconciler.nova.timeout to a compute API source
-// however it was built (endpoint or clouds.yaml).
-func novaWithTimeout(nova reconciler.NovaSource, c NovaConfig) reconciler.NovaSource {
-	if api, ok := nova.(*reconciler.NovaAPI); ok {
-		api.Timeout = c.Timeout
-	}
-	return nova
+	return s
 }
 
 // configuredServices are the operator's records from gate.services.
@@ -340,11 +284,10 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 	if err != nil {
 		return nil, err
 	}
-	nova, err := novaSource(ctx, c.Nova)
+	nova, err := reconciler.OpenNova(ctx, novaSettings(c.Nova))
 	if err != nil {
 		return nil, err
 	}
-	nova = novaWithTimeout(nova, c.Nova)
 	state, err := reconciler.OpenStateFile(c.StateFile)
 	if err != nil {
 		return nil, err
@@ -358,7 +301,7 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 	}
 	services := configuredServices(c)
 	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
-		opts.Computes = computesFrom(c.Nova, nova)
+		opts.Computes = reconciler.ComputesFrom(novaSettings(c.Nova), nova)
 		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && opts.Logger != nil {
 			opts.Logger.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
 		}
