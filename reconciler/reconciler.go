@@ -24,9 +24,9 @@ type Options struct {
 	// State remembers ownership and service records; nil keeps them in
 	// memory only.
 	State *StateFile
-	// Jobs maps job names (JobAggregates, JobOwnerTraits) to cron
-	// schedules; a job that is absent is not run, an unknown name is an
-	// error (ErrUnknownJob).
+	// Jobs maps job names (JobNames) to cron schedules; a job that is
+	// absent, or lacks its prerequisite (the aggregates job without
+	// Nova), is not run; an unknown name is an error (ErrUnknownJob).
 	Jobs map[string]string
 	// RunTimeout bounds each run (0: no bound).
 	RunTimeout time.Duration

@@ -169,12 +169,9 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	if c.RetryAttempts < 1 {
 		bad("reconciler.retry_attempts", "must be at least 1, got %d", c.RetryAttempts)
 	}
-	for key, spec := range map[string]string{"reconciler.jobs.aggregates": c.Jobs.Aggregates, "reconciler.jobs.owner_traits": c.Jobs.OwnerTraits,
-		"reconciler.jobs.audit": c.Jobs.Audit} {
-		if spec != "" {
-			if err := reconciler.ParseSchedule(spec); err != nil {
-				bad(key, "invalid cron schedule %q: %v", spec, err)
-			}
+	for name, spec := range jobSchedules(c.Jobs) {
+		if err := reconciler.ParseSchedule(spec); err != nil {
+			bad("reconciler.jobs."+name, "invalid cron schedule %q: %v", spec, err)
 		}
 	}
 	if _, err := removallimit.Parse(c.Aggregates.MaxRemovals); err != nil {
@@ -208,6 +205,20 @@ func validateReconciler(c ReconcilerConfig, bad func(key, format string, args ..
 	if !slices.Contains([]string{"off", "on", "auto"}, c.OwnerNovaPrefilter) {
 		bad("reconciler.owner_nova_prefilter", "invalid value %q (off, on or auto)", c.OwnerNovaPrefilter)
 	}
+}
+
+// jobSchedules are the scheduled jobs of reconciler.jobs by name (the
+// reconciler's job names); the reconciler leaves out a job whose source
+// is missing.
+func jobSchedules(c ReconcilerJobsConfig) map[string]string {
+	jobs := map[string]string{}
+	for name, spec := range map[string]string{reconciler.JobAggregates: c.Aggregates, reconciler.JobOwnerTraits: c.OwnerTraits,
+		reconciler.JobAudit: c.Audit} {
+		if spec != "" {
+			jobs[name] = spec
+		}
+	}
+	return jobs
 }
 
 // validateNovaDatabases checks the API and cell database addresses (in
@@ -292,13 +303,7 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 	if err != nil {
 		return nil, err
 	}
-	jobs := map[string]string{}
-	if c.Jobs.Aggregates != "" && nova != nil {
-		jobs[reconciler.JobAggregates] = c.Jobs.Aggregates
-	}
-	if c.Jobs.OwnerTraits != "" {
-		jobs[reconciler.JobOwnerTraits] = c.Jobs.OwnerTraits
-	}
+	jobs := jobSchedules(c.Jobs)
 	services := configuredServices(c)
 	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
 		opts.Computes = reconciler.ComputesFrom(novaSettings(c.Nova), nova)
@@ -311,11 +316,10 @@ func newReconciler(ctx context.Context, c ReconcilerConfig, localURL string, opt
 		return nil, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
 	}
 	opts.MaxRemovals = &limit
-	if c.Jobs.Audit != "" {
+	if jobs[reconciler.JobAudit] != "" {
 		if opts.Audit, err = auditOptions(ctx, c, nova, localURL); err != nil {
 			return nil, err
 		}
-		jobs[reconciler.JobAudit] = c.Jobs.Audit
 	}
 	retry := reconciler.DefaultRetry()
 	retry.Attempts = c.RetryAttempts
