@@ -238,7 +238,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		wait := a.opts.Interval
 		if err := a.SyncOnce(ctx); err != nil && ctx.Err() == nil {
 			failures++
-			wait = backoff.Exponential(a.opts.BackoffBase, a.opts.Interval, failures)
+			wait = a.opts.passRetry().Delay(failures)
 			a.log.Warn("sync pass failed; backing off", zap.Error(err), zap.Int("failures", failures), zap.Duration("retry_in", wait))
 		} else {
 			failures = 0
@@ -252,6 +252,19 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		timer.Reset(wait)
 	}
+}
+
+// passRetry is the wait after failed passes: doubling from BackoffBase,
+// at most Interval, jittered so that agents failing together spread out.
+func (o Options) passRetry() backoff.Policy {
+	return backoff.Policy{Base: o.BackoffBase, Cap: o.Interval}
+}
+
+// conflictRetry is the wait before re-reading after a conflict: a draw
+// from [0, BackoffBase/10·n], at most maxConflictBackoffPerStep.
+func (o Options) conflictRetry() backoff.Policy {
+	return backoff.Policy{Base: o.BackoffBase / 10, Cap: maxConflictBackoffPerStep, Growth: backoff.Linear,
+		Jitter: backoff.FullJitter, Attempts: o.ConflictRetries + 1}
 }
 
 // Resync asks Run for a pass now (coalesced with one already asked for).

@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -204,9 +203,10 @@ func (a *Agent) applyGroups(ctx context.Context, driver string, plan treePlan, s
 // re-reads, re-plans and retries (bounded, with jittered backoff).
 func (a *Agent) syncProvider(ctx context.Context, pp providerPlan, reservedOK bool, t *tally) error {
 	have := pp.have
+	retry := a.opts.conflictRetry()
 	for attempt := 0; ; attempt++ {
 		err := a.apply(ctx, pp, &have, t)
-		if err == nil || !conflict(err) || attempt >= a.opts.ConflictRetries {
+		if err == nil || !conflict(err) || attempt+1 >= retry.Attempts {
 			return err
 		}
 		if placementclient.IsNotFound(err) {
@@ -216,7 +216,7 @@ func (a *Agent) syncProvider(ctx context.Context, pp providerPlan, reservedOK bo
 		t.add(func(t *tally) { t.conflicts++ })
 		a.metrics.conflicts.WithLabelValues(opOf(err)).Inc()
 		a.log.Debug("conflict; re-reading", zap.String("provider", pp.p.UUID), zap.Error(err), zap.Int("attempt", attempt+1))
-		if err := backoff.Sleep(ctx, backoff.Linear(a.opts.BackoffBase/10, maxConflictBackoffPerStep, attempt+1)); err != nil {
+		if err := retry.Wait(ctx, attempt+1); err != nil {
 			return err
 		}
 		obs, err := a.reobserve(ctx, pp.p, reservedOK)

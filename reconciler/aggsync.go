@@ -9,7 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -26,7 +28,7 @@ type AggregateSync struct {
 	Logger    *zap.Logger
 	// Concurrency bounds parallel Placement requests (default 8).
 	Concurrency int
-	Retry       Retry
+	Retry       backoff.Policy
 	// MaxRemovals bounds one run's removals (nil: DefaultMaxRemovals).
 	MaxRemovals *removallimit.Limit
 	// OnRefuse, when set, is told each refusal's reason (the metric).
@@ -190,7 +192,7 @@ func (s *AggregateSync) applyPlan(ctx context.Context, nova NovaState, in Aggreg
 		g.Go(func() error {
 			a := s.applyOne(gctx, c, owned, full[c.Provider])
 			conflicts.Add(int64(a.Conflicts))
-			if errors.Is(a.Err, ErrGenerationConflict) {
+			if errors.Is(a.Err, placementclient.ErrConcurrentUpdate) {
 				giveUps.Add(1)
 			}
 			res.Applied[i] = a
@@ -371,7 +373,7 @@ func (s *AggregateSync) applyOne(ctx context.Context, c ProviderChange, owned ma
 	haveKnown := known.Items != nil
 	retry := s.Retry
 	if retry.Attempts <= 0 {
-		retry = DefaultRetry
+		retry = DefaultRetry()
 	}
 	for attempt := 1; ; attempt++ {
 		cur := known
@@ -419,7 +421,7 @@ func (s *AggregateSync) applyOne(ctx context.Context, c ProviderChange, owned ma
 			return out
 		}
 		switch {
-		case errors.Is(err, ErrGenerationConflict):
+		case errors.Is(err, placementclient.ErrConcurrentUpdate):
 			out.Conflicts++
 			s.log().Debug("generation conflict, re-reading", zap.String("provider", c.Provider), zap.Int("attempt", attempt))
 		case errors.Is(err, ErrUnavailable):

@@ -12,10 +12,11 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
-var fastRetry = Retry{Attempts: 5, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+var fastRetry = backoff.Policy{Attempts: 5, Base: time.Millisecond, Cap: 5 * time.Millisecond}
 
 // TestAggregateSync_NovaDouble runs the aggregate mirroring scenarios
 // against our server and the reference Placement 8.0.0.

@@ -15,4 +15,14 @@
 // The package talks to Placement only through the Placement interface
 // and to Nova only through NovaSource, both declared here, so that it
 // runs unchanged against this project's server and OpenStack Placement.
+//
+// # Adding a job
+//
+// A job is data, a jobKind: its name, its prerequisites (needsNova
+// leaves it out without a Nova source; check refuses options it cannot
+// run with) and its run. A new job touches two places: its own file,
+// job_<name>.go, holding its Job<Name> constant and its jobKind
+// constructor, and one line in jobKinds (jobs.go). JobNames then lists
+// it, Options.Jobs schedules it by name, the endpoint runs it, and the
+// command's reconciler.jobs takes its schedule by that name.
 package reconciler

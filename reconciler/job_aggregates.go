@@ -5,16 +5,15 @@ import (
 	"fmt"
 )
 
-// aggregatesJob mirrors Nova host aggregates into Placement (AggregateSync).
+// JobAggregates mirrors Nova host aggregates into Placement.
+const JobAggregates = "aggregates"
+
+// aggregatesJob mirrors Nova host aggregates into Placement
+// (AggregateSync); without a Nova source it is left out.
 func aggregatesJob() jobKind {
 	return jobKind{
-		name: JobAggregates,
-		check: func(o Options) error {
-			if o.Nova == nil {
-				return errNeedsNova
-			}
-			return nil
-		},
+		name:      JobAggregates,
+		needsNova: true,
 		work: func(r *Reconciler) jobFunc {
 			return func(ctx context.Context) (outcome, error) {
 				res, err := r.aggs.Run(ctx, false)

@@ -5,6 +5,9 @@ import (
 	"fmt"
 )
 
+// JobOwnerTraits stamps OWNER_NOVA on Nova-owned providers.
+const JobOwnerTraits = "owner_traits"
+
 // ownerTraitsJob reads Nova's compute list, re-evaluates the gate and
 // stamps OWNER_NOVA while it is open (OwnerStamp); a run that leaves
 // nothing unstamped turns the pre-filter on.

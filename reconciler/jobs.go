@@ -1,16 +1,19 @@
 package reconciler
 
 import (
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// jobKind is one job the reconciler can run: what it needs and what it
-// does. A job is a file holding its constructor (aggregatesJob,
-// ownerTraitsJob), listed once in jobKinds.
+// jobKind is one job the reconciler can run: its name, what it needs
+// and what it does. A job is a file holding its constructor
+// (aggregatesJob, ownerTraitsJob, auditJob), listed once in jobKinds.
 type jobKind struct {
 	name string
+	// needsNova: without Options.Nova the job is left out, as if it were
+	// not scheduled (the aggregates job mirrors what Nova holds).
+	needsNova bool
 	// check refuses options the job cannot run with; nil accepts any.
 	check func(Options) error
 	// work builds the job's run from the reconciler's parts.
@@ -26,19 +29,28 @@ func jobKinds() []jobKind {
 	return []jobKind{aggregatesJob(), ownerTraitsJob(), auditJob()}
 }
 
-// addJobs schedules the configured jobs. A name no job answers to is an
-// error, never another job.
+// JobNames are the names of the jobs the reconciler can run (the keys of
+// Options.Jobs), in the order their start runs go.
+func JobNames() []string {
+	kinds := jobKinds()
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.name
+	}
+	return names
+}
+
+// addJobs schedules the configured jobs, leaving out those whose
+// prerequisites are missing. A name no job answers to is an error, never
+// another job.
 func (r *Reconciler) addJobs(given map[string]string) error {
 	schedules := make(map[string]string, len(given))
 	for name, spec := range given {
 		schedules[canonicalJob(name)] = spec
 	}
-	kinds := jobKinds()
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = k.name
+	for _, k := range jobKinds() {
 		spec, ok := schedules[k.name]
-		if !ok {
+		if !ok || (k.needsNova && r.opts.Nova == nil) {
 			continue
 		}
 		if k.check != nil {
@@ -50,13 +62,11 @@ func (r *Reconciler) addJobs(given map[string]string) error {
 			return err
 		}
 	}
+	names := JobNames()
 	for name := range schedules {
-		if r.run.byName[name] == nil {
+		if !slices.Contains(names, name) {
 			return fmt.Errorf("%w %q (want %s)", ErrUnknownJob, name, strings.Join(names, " or "))
 		}
 	}
 	return nil
 }
-
-// errNeedsNova refuses the aggregates job without a Nova source.
-var errNeedsNova = errors.New("the aggregates job needs a Nova source")

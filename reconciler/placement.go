@@ -8,7 +8,8 @@ import (
 // Placement is the part of the Placement API the reconciler uses, at
 // microversion >= 1.22 (1.19: aggregate generations; 1.22: forbidden
 // traits in listings). Implementations must return errors matching
-// ErrProviderNotFound and ErrGenerationConflict for 404 and 409.
+// ErrProviderNotFound for 404 and placementclient.ErrConcurrentUpdate for
+// a 409 generation conflict.
 type Placement interface {
 	// Providers lists the providers matching q.
 	Providers(ctx context.Context, q ProviderQuery) ([]Provider, error)
@@ -26,8 +27,7 @@ type Placement interface {
 
 // Sentinel errors a Placement implementation wraps.
 var (
-	ErrProviderNotFound   = errors.New("resource provider not found")
-	ErrGenerationConflict = errors.New("resource provider generation conflict")
+	ErrProviderNotFound = errors.New("resource provider not found")
 	// ErrUnavailable marks a transient failure (unreachable, 5xx): the
 	// write is retried a bounded number of times after re-reading, since
 	// it may or may not have been applied.

@@ -67,7 +67,7 @@ func mapClientErr(err error) error {
 	case errors.Is(err, placementclient.ErrNotFound):
 		return fmt.Errorf("%w: %w", ErrProviderNotFound, err)
 	case errors.Is(err, placementclient.ErrConcurrentUpdate):
-		return fmt.Errorf("%w: %w", ErrGenerationConflict, err)
+		return err // the client's sentinel is the reconciler's too
 	case placementclient.Retryable(err):
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}

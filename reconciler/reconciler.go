@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -23,9 +24,9 @@ type Options struct {
 	// State remembers ownership and service records; nil keeps them in
 	// memory only.
 	State *StateFile
-	// Jobs maps job names (JobAggregates, JobOwnerTraits) to cron
-	// schedules; a job that is absent is not run, an unknown name is an
-	// error (ErrUnknownJob).
+	// Jobs maps job names (JobNames) to cron schedules; a job that is
+	// absent, or lacks its prerequisite (the aggregates job without
+	// Nova), is not run; an unknown name is an error (ErrUnknownJob).
 	Jobs map[string]string
 	// RunTimeout bounds each run (0: no bound).
 	RunTimeout time.Duration
@@ -46,7 +47,7 @@ type Options struct {
 	// the same host and binary (e.g. a decommissioned compute, deleted).
 	Services    []ServiceRecord
 	Concurrency int
-	Retry       Retry
+	Retry       backoff.Policy
 	// MaxRemovals bounds the associations one aggregates run may remove
 	// (nil: DefaultMaxRemovals).
 	MaxRemovals *removallimit.Limit
@@ -130,7 +131,7 @@ func New(opts Options) (*Reconciler, error) {
 		opts.Concurrency = 8
 	}
 	if opts.Retry.Attempts <= 0 {
-		opts.Retry = DefaultRetry
+		opts.Retry = DefaultRetry()
 	}
 	switch opts.GateOverride {
 	case "", GateAuto, GateOpen, GateClosed:

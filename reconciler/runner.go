@@ -11,12 +11,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// Job names.
-const (
-	JobAggregates  = "aggregates"
-	JobOwnerTraits = "owner_traits"
-)
-
 // canonicalJob returns the job an older spelling stands for: the
 // stamping job was called owner-traits while its configuration key was
 // owner_traits, so both reach it.

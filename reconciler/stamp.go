@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
+	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -28,7 +30,7 @@ type OwnerStamp struct {
 	Gate        func() GateState
 	Logger      *zap.Logger
 	Concurrency int
-	Retry       Retry
+	Retry       backoff.Policy
 }
 
 // StampResult is one run of OwnerStamp.
@@ -59,7 +61,7 @@ func (s *OwnerStamp) Run(ctx context.Context, dryRun bool) (*StampResult, error)
 	}
 	retry := s.Retry
 	if retry.Attempts <= 0 {
-		retry = DefaultRetry
+		retry = DefaultRetry()
 	}
 	stamped := make([]bool, len(cands))
 	errs := make([]error, len(cands))
@@ -70,7 +72,7 @@ func (s *OwnerStamp) Run(ctx context.Context, dryRun bool) (*StampResult, error)
 		g.Go(func() error {
 			n, ok, err := stampOne(gctx, s.Placement, p, retry)
 			conflicts.Add(int64(n))
-			if errors.Is(err, ErrGenerationConflict) {
+			if errors.Is(err, placementclient.ErrConcurrentUpdate) {
 				giveUps.Add(1)
 			}
 			stamped[i], errs[i] = ok, err
@@ -135,7 +137,7 @@ func (s *OwnerStamp) candidates(ctx context.Context) ([]string, error) {
 // generation-checked PUT, re-reading on conflict. It re-checks the fresh
 // traits each time: an OWNER_CYBORG that appeared meanwhile stops it.
 // It returns the conflicts met and whether it wrote.
-func stampOne(ctx context.Context, pl Placement, provider string, retry Retry) (int, bool, error) {
+func stampOne(ctx context.Context, pl Placement, provider string, retry backoff.Policy) (int, bool, error) {
 	conflicts := 0
 	for attempt := 1; ; attempt++ {
 		cur, err := pl.Traits(ctx, provider)
@@ -155,7 +157,7 @@ func stampOne(ctx context.Context, pl Placement, provider string, retry Retry) (
 			return conflicts, true, nil
 		}
 		switch {
-		case errors.Is(err, ErrGenerationConflict):
+		case errors.Is(err, placementclient.ErrConcurrentUpdate):
 			conflicts++
 		case errors.Is(err, ErrUnavailable):
 		default:

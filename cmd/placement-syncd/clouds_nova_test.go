@@ -2,15 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/pem"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,34 +16,6 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
-
-// novaTLSDouble is a compute API double that records what reaches it (the
-// path and the token of each request): the real nova-api here serves
-// plain HTTP only, and these are TLS tests.
-type novaTLSDouble struct {
-	mu   sync.Mutex
-	seen []*http.Request
-}
-
-func (n *novaTLSDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n.mu.Lock()
-	n.seen = append(n.seen, r.Clone(context.Background()))
-	n.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"aggregates": [], "hypervisors": [], "services": []}`))
-}
-
-func (n *novaTLSDouble) first(t *testing.T) *http.Request {
-	t.Helper()
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if len(n.seen) == 0 {
-		t.Fatal("no request reached Nova")
-	}
-	r := n.seen[0]
-	n.seen = nil
-	return r
-}
 
 // novaClouds writes a clouds.yaml and points the usual search at it:
 // reconciler.nova.cloud has no file of its own.
@@ -59,48 +27,6 @@ func novaClouds(t *testing.T, body string) string {
 	}
 	t.Setenv("OS_CLIENT_CONFIG_FILE", path)
 	return path
-}
-
-// TestNovaCloudsTLS: the reconciler's Nova client honours cacert and
-// verify: false, refuses an untrusted server, and reports an entry
-// without auth: or endpoint as a configuration error, not a panic.
-func TestNovaCloudsTLS(t *testing.T) {
-	rec := &novaTLSDouble{}
-	srv := httptest.NewTLSServer(rec)
-	defer srv.Close()
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	common := "{auth_type: admin_token, auth: {token: admin, endpoint: " + srv.URL + "/compute/v2.1}"
-	path := novaClouds(t, "clouds:\n  cacert: "+common+", cacert: "+ca+"}\n  insecure: "+common+", verify: false}\n  plain: "+common+"}\n"+
-		"  bare: {region_name: r}\n  nowhere: {auth_type: none}\n")
-	ctx := context.Background()
-	for _, cloud := range []string{"cacert", "insecure"} {
-		nova, err := assemble.NovaSource(ctx, config.NovaConfig{Cloud: cloud})
-		if err != nil {
-			t.Fatalf("%s: %v", cloud, err)
-		}
-		_, _ = nova.NovaState(ctx) // what Nova answers is not this test's concern
-		if r := rec.first(t); r.URL.Path != "/compute/v2.1/os-aggregates" || r.Header.Get("X-Auth-Token") != "admin" {
-			t.Errorf("%s: %s with token %q", cloud, r.URL.Path, r.Header.Get("X-Auth-Token"))
-		}
-	}
-	nova, err := assemble.NovaSource(ctx, config.NovaConfig{Cloud: "plain"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := nova.NovaState(ctx); err == nil || !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
-		t.Errorf("untrusted server: %v", err)
-	}
-	for cloud, want := range map[string]string{
-		"bare":    path + ":5: clouds.bare.auth: required with auth_type password",
-		"nowhere": path + ":6: clouds.nowhere: auth_type none needs the compute endpoint",
-	} {
-		if _, err := assemble.NovaSource(ctx, config.NovaConfig{Cloud: cloud}); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: got %v, want %s", cloud, err, want)
-		}
-	}
 }
 
 // testNovaCloudsKeystone: the reconciler reaches the real nova-api,
@@ -154,7 +80,7 @@ func testNovaCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 			t.Errorf("host %s: aggregates %v, want %v", host, got, want)
 		}
 	}
-	computes, err := assemble.ComputeSource(ctx, config.ReconcilerConfig{Nova: config.NovaConfig{Cloud: "nova"}})
+	computes, err := reconciler.OpenComputes(ctx, assemble.NovaSettings(config.NovaConfig{Cloud: "nova"}))
 	if err != nil {
 		t.Fatal(err)
 	}

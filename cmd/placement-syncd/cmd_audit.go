@@ -37,7 +37,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{errors.New("audit: --force only goes with --delete")}
 	}
 	rc := cfg.Reconciler
-	nova, err := assemble.NovaSource(ctx, rc.Nova)
+	nova, err := reconciler.OpenNova(ctx, assemble.NovaSettings(rc.Nova))
 	if err != nil {
 		return exitError{exitAuditNovaPartial, err}
 	}

@@ -163,7 +163,7 @@ func offlineGate(ctx context.Context, cfg config.Config) (reconciler.GateState, 
 		s.Authenticated = true
 		in.Records = append(in.Records, s)
 	}
-	src, err := assemble.ComputeSource(ctx, rc)
+	src, err := reconciler.OpenComputes(ctx, assemble.NovaSettings(rc.Nova))
 	if err != nil {
 		return reconciler.GateState{}, err
 	}

@@ -1,6 +1,6 @@
 // Package backoff says how long to wait before trying again, and waits
-// that long unless the context ends first. The agent and the reconciler
-// share it, so that their retries spread out the same way.
+// that long unless the context ends first. The agent, the reconciler and
+// the ledger state their retries as one type, Policy.
 package backoff
 
 import (
@@ -9,35 +9,102 @@ import (
 	"time"
 )
 
-// Exponential is the wait before the nth retry (n counts from 1):
-// base·2^(n-1), capped at max, with "equal jitter" (a uniform draw from
-// the upper half), so that callers that failed together spread out. A
-// non-positive base waits max.
-func Exponential(base, max time.Duration, n int) time.Duration {
-	d := max
-	if base > 0 {
-		d = base
-		for i := 1; i < n && d < max; i++ {
-			d *= 2
-		}
-		d = min(d, max)
-	}
-	if d <= 0 {
-		return 0
-	}
-	half := d / 2
-	return half + rand.N(half+1)
+// Policy is how a caller retries: how many tries, and the wait before
+// each retry. The zero Growth and Jitter double the wait from Base and
+// draw it from its upper half.
+type Policy struct {
+	// Base is the bound on the wait before the first retry.
+	Base time.Duration
+	// Cap bounds every wait; a non-positive Cap means no wait at all.
+	// Doubling from a non-positive Base waits Cap.
+	Cap    time.Duration
+	Growth Growth
+	Jitter Jitter
+	// Attempts is the total number of tries, at least 1, for callers
+	// that count them.
+	Attempts int
 }
 
-// Linear is the wait before the nth retry (n counts from 1): a uniform
-// draw from [0, step·n], the bound capped at max ("full jitter", as
-// Nova's report client waits a random 0..2·n s).
-func Linear(step, max time.Duration, n int) time.Duration {
-	d := min(step*time.Duration(n), max)
+// Growth is how the bound on the wait grows with the retry number n
+// (counted from 1).
+type Growth int
+
+const (
+	// Doubling bounds retry n by Base·2^(n-1) (retry 0 as retry 1).
+	Doubling Growth = iota
+	// Linear bounds retry n by Base·n (retry 0 does not wait).
+	Linear
+)
+
+// Jitter is how the wait is drawn, so that callers that failed together
+// spread out.
+type Jitter int
+
+const (
+	// EqualJitter draws from the upper half of the bound, [d/2, d].
+	EqualJitter Jitter = iota
+	// FullJitter draws from [0, d], as Nova's report client waits a
+	// random 0..2·n s.
+	FullJitter
+	// StepJitter draws the step instead of the wait: Base plus a whole
+	// number of fifths of Base in [0, 10), so [Base, 3·Base), which then
+	// grows by Growth undrawn.
+	StepJitter
+)
+
+// Steps of StepJitter: fifths of Base, ten of them.
+const (
+	stepFraction = 5
+	stepCount    = 10
+)
+
+// Delay is the wait before retry n (n counts from 1), drawn from the
+// process's random source.
+func (p Policy) Delay(n int) time.Duration {
+	return p.delay(n, rand.Int64N)
+}
+
+// delay is Delay with the random draw given: draw(m) is uniform in
+// [0, m).
+func (p Policy) delay(n int, draw func(int64) int64) time.Duration {
+	base := p.Base
+	if p.Jitter == StepJitter {
+		base += time.Duration(draw(stepCount)) * (p.Base / stepFraction)
+	}
+	d := p.bound(base, n)
 	if d <= 0 {
 		return 0
 	}
-	return rand.N(d + 1)
+	switch p.Jitter {
+	case FullJitter:
+		return time.Duration(draw(int64(d) + 1))
+	case StepJitter:
+		return d
+	default:
+		half := d / 2
+		return half + time.Duration(draw(int64(half)+1))
+	}
+}
+
+// bound is the largest wait before retry n from base, at most Cap.
+func (p Policy) bound(base time.Duration, n int) time.Duration {
+	if p.Growth == Linear {
+		return min(base*time.Duration(n), p.Cap)
+	}
+	if base <= 0 {
+		return p.Cap
+	}
+	d := base
+	for i := 1; i < n && d < p.Cap; i++ {
+		d *= 2
+	}
+	return min(d, p.Cap)
+}
+
+// Wait sleeps before retry n (n counts from 1), or returns ctx's error
+// if it ends first.
+func (p Policy) Wait(ctx context.Context, n int) error {
+	return Sleep(ctx, p.Delay(n))
 }
 
 // Sleep waits d, or returns ctx's error if ctx ends first. A
@@ -54,21 +121,4 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// Retry bounds a retried write: how many tries, and the exponential wait
-// between them.
-type Retry struct {
-	// Attempts is the total number of tries, at least 1.
-	Attempts int
-	// BaseDelay is the wait before the second try; it doubles per try,
-	// up to MaxDelay, with jitter so that racing writers spread out.
-	BaseDelay time.Duration
-	MaxDelay  time.Duration
-}
-
-// Wait sleeps before try number attempt+1 (attempt counts from 1), or
-// returns ctx's error if it ends first.
-func (r Retry) Wait(ctx context.Context, attempt int) error {
-	return Sleep(ctx, Exponential(r.BaseDelay, r.MaxDelay, attempt))
 }

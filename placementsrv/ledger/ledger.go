@@ -13,12 +13,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -139,29 +139,26 @@ func (l *Ledger) writeKind(ctx context.Context, usageOnly bool, fn writeFunc) (e
 	defer l.wmu.Unlock()
 	start := time.Now()
 	defer func() { l.metrics.observeWrite(time.Since(start), err) }()
+	retry := writeRetry()
 	for attempt := 1; ; attempt++ {
 		err = l.attempt(ctx, usageOnly, fn)
-		if err == nil || !errors.Is(err, store.ErrRetry) || attempt == maxAttempts {
+		if err == nil || !errors.Is(err, store.ErrRetry) || attempt == retry.Attempts {
 			return err
 		}
 		l.metrics.retries.Inc()
-		if !backOff(ctx, attempt) {
+		if retry.Wait(ctx, attempt) != nil {
 			return err
 		}
 	}
 }
 
-// backOff pauses before attempt+1 of a write that met another writer: a
-// short, growing, jittered pause lets the other finish rather than meet
-// it again. It reports false when ctx ended first.
-func backOff(ctx context.Context, attempt int) bool {
-	pause := time.Duration(attempt) * time.Duration(5+rand.IntN(10)) * time.Millisecond
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(pause):
-		return true
-	}
+// writeRetry paces the tries of a write that met another writer: a
+// short, growing, jittered pause (n·5..14 ms before retry n) lets the
+// other finish rather than meet it again. Its Cap is never reached within
+// maxWriteAttempts.
+func writeRetry() backoff.Policy {
+	return backoff.Policy{Base: 5 * time.Millisecond, Cap: time.Second, Growth: backoff.Linear,
+		Jitter: backoff.StepJitter, Attempts: maxAttempts}
 }
 
 // attempt is one run of a write: its transaction, and the apply after a

@@ -24,43 +24,29 @@ const (
 // created up front, so a scrape shows zeros rather than nothing before the
 // first write.
 type ledgerMetrics struct {
-	txVec         *prometheus.HistogramVec
-	txDuration    map[string]prometheus.Observer // txVec's children by result
+	set           *metrics.Set
+	txDuration    map[string]prometheus.Observer // by result
 	conflicts     prometheus.Counter
 	retries       prometheus.Counter
-	snapshotBuild prometheus.Histogram
+	snapshotBuild prometheus.Observer
 }
 
 func newLedgerMetrics() *ledgerMetrics {
-	txVec := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: metrics.Namespace,
-		Subsystem: "store",
-		Name:      "transaction_duration_seconds",
-		Help:      "Time write transactions held the writer lock, from BEGIN to the in-memory apply after COMMIT, by result (committed, conflict, rejected, error).",
-		Buckets:   metrics.LatencyBuckets(),
-	}, []string{"result"})
+	s := metrics.NewSet("store")
+	txVec := s.HistogramVec("transaction_duration_seconds",
+		"Time write transactions held the writer lock, from BEGIN to the in-memory apply after COMMIT, by result (committed, conflict, rejected, error).",
+		metrics.LatencyBuckets(), "result")
 	m := &ledgerMetrics{
-		txVec:      txVec,
+		set:        s,
 		txDuration: map[string]prometheus.Observer{},
-		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: metrics.Namespace,
-			Subsystem: "store",
-			Name:      "generation_conflicts_total",
-			Help:      "Writes refused because a resource provider or consumer generation had moved (HTTP 409 placement.concurrent_update).",
-		}),
-		retries: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: metrics.Namespace,
-			Subsystem: "store",
-			Name:      "transaction_retries_total",
-			Help:      "Write transactions run again because the database aborted them for a conflict with other transactions (deadlock, lock wait timeout, cluster certification failure).",
-		}),
-		snapshotBuild: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: metrics.Namespace,
-			Subsystem: "store",
-			Name:      "snapshot_build_duration_seconds",
-			Help:      "Time to rebuild (or, after allocation-only writes, patch) the read model used by allocation candidates and the inventory metrics, once per burst of writes.",
-			Buckets:   metrics.LatencyBuckets(),
-		}),
+		conflicts: s.Counter("generation_conflicts_total",
+			"Writes refused because a resource provider or consumer generation had moved (HTTP 409 placement.concurrent_update)."),
+		retries: s.Counter("transaction_retries_total",
+			"Write transactions run again because the database aborted them for a conflict with other transactions (deadlock, lock wait timeout, cluster certification failure)."),
+		// Unlabelled: the vector's one child is the histogram.
+		snapshotBuild: s.HistogramVec("snapshot_build_duration_seconds",
+			"Time to rebuild (or, after allocation-only writes, patch) the read model used by allocation candidates and the inventory metrics, once per burst of writes.",
+			metrics.LatencyBuckets()).WithLabelValues(),
 	}
 	for _, r := range []string{resultCommitted, resultConflict, resultRejected, resultError} {
 		m.txDuration[r] = txVec.WithLabelValues(r)
@@ -71,11 +57,8 @@ func newLedgerMetrics() *ledgerMetrics {
 // register adds the metrics to reg, or to a private registry when reg is
 // nil.
 func (m *ledgerMetrics) register(reg prometheus.Registerer) error {
-	reg = metrics.Private(reg)
-	for _, c := range []prometheus.Collector{m.txVec, m.conflicts, m.retries, m.snapshotBuild} {
-		if err := reg.Register(c); err != nil {
-			return fmt.Errorf("register store metrics: %w", err)
-		}
+	if err := m.set.Register(metrics.Private(reg)); err != nil {
+		return fmt.Errorf("register store metrics: %w", err)
 	}
 	return nil
 }

@@ -170,7 +170,7 @@ func (l *Ledger) replicaWrite(ctx context.Context, usageOnly bool, fn writeFunc)
 		l.rep.metrics.retries.Inc()
 		// Writers of every replica meet on the same rows; without a pause
 		// the same one can lose every race while the others keep writing.
-		if !backOff(ctx, attempt) {
+		if writeRetry().Wait(ctx, attempt) != nil {
 			return err
 		}
 		if _, err := l.catchUp(ctx); err != nil {

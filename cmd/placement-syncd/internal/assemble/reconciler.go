@@ -4,81 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
-	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
-// NovaSource builds the configured Nova source with reconciler.nova.timeout;
-// nil when none is set.
-func NovaSource(ctx context.Context, c config.NovaConfig) (reconciler.NovaSource, error) {
-	nova, err := openNova(ctx, c)
-	if api, ok := nova.(*reconciler.NovaAPI); ok {
-		api.Timeout = c.Timeout // however it was built (endpoint or clouds.yaml)
-	}
-	return nova, err
-}
-
-// openNova builds the source reconciler.nova names.
-func openNova(ctx context.Context, c config.NovaConfig) (reconciler.NovaSource, error) {
-	switch {
-	case c.File != "":
-		return reconciler.NovaFile{Path: c.File}, nil
-	case c.Endpoint != "":
-		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: c.Timeout}}
-		pc.SetToken(c.Token)
-		return reconciler.NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(c.Endpoint), Type: "compute"}), nil
-	case c.Cloud != "":
-		// The usual clouds.yaml places; the entry's TLS settings apply.
-		entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: c.Cloud})
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		hc, err := entry.HTTPClient(nil)
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		sc, err := entry.ServiceClient(ctx, hc, "compute")
-		if err != nil {
-			return nil, fmt.Errorf("nova: %w", err)
-		}
-		return reconciler.NewNovaAPI(sc), nil
-	}
-	return nil, nil
-}
-
-// ComputeSource is where the gate reads Nova's computes: the cell
-// databases when configured, else the Nova source (os-services or the
-// file's services); nil when there is none.
-func ComputeSource(ctx context.Context, c config.ReconcilerConfig) (reconciler.ComputeSource, error) {
-	nova, err := NovaSource(ctx, c.Nova)
-	if err != nil {
-		return nil, err
-	}
-	return computesFrom(c.Nova, nova), nil
-}
-
-// computesFrom is ComputeSource over an already built Nova source. With
-// cell databases but no API database, Nova's own list (os-services) is
-// what tells a cell missing from the configuration.
-func computesFrom(c config.NovaConfig, nova reconciler.NovaSource) reconciler.ComputeSource {
-	listed, _ := nova.(reconciler.ComputeSource)
-	if len(c.CellDatabases) == 0 && c.APIDatabase == "" {
-		return listed
-	}
-	cells := reconciler.CellDatabases{APIDatabase: c.APIDatabase, Nova: listed, QueryTimeout: c.CellTimeout}
+// NovaSettings maps reconciler.nova onto what the reconciler builds its
+// Nova clients from (reconciler.OpenNova, OpenComputes).
+func NovaSettings(c config.NovaConfig) reconciler.NovaSettings {
+	s := reconciler.NovaSettings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, Timeout: c.Timeout,
+		APIDatabase: c.APIDatabase, CellTimeout: c.CellTimeout}
 	for _, cdb := range c.CellDatabases {
-		cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+		s.CellDatabases = append(s.CellDatabases, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
 	}
-	return cells
+	return s
 }
 
 // ConfiguredServices are the operator's records from gate.services.
@@ -124,7 +68,7 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 	if err != nil {
 		return opts, err
 	}
-	nova, err := NovaSource(ctx, c.Nova)
+	nova, err := reconciler.OpenNova(ctx, NovaSettings(c.Nova))
 	if err != nil {
 		return opts, err
 	}
@@ -132,16 +76,16 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 	if err != nil {
 		return opts, err
 	}
+	// The reconciler leaves out a job whose source is missing.
 	jobs := map[string]string{}
-	if c.Jobs.Aggregates != "" && nova != nil {
-		jobs[reconciler.JobAggregates] = c.Jobs.Aggregates
-	}
-	if c.Jobs.OwnerTraits != "" {
-		jobs[reconciler.JobOwnerTraits] = c.Jobs.OwnerTraits
+	for name, spec := range c.Jobs {
+		if spec != "" {
+			jobs[name] = spec
+		}
 	}
 	services := ConfiguredServices(c)
 	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
-		opts.Computes = computesFrom(c.Nova, nova)
+		opts.Computes = reconciler.ComputesFrom(NovaSettings(c.Nova), nova)
 		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && log != nil {
 			log.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
 		}
@@ -151,13 +95,12 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 		return opts, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
 	}
 	opts.MaxRemovals = &limit
-	if c.Jobs.Audit != "" {
+	if jobs[reconciler.JobAudit] != "" {
 		if opts.Audit, err = AuditOptions(ctx, c, nova, apiURL); err != nil {
 			return opts, err
 		}
-		jobs[reconciler.JobAudit] = c.Jobs.Audit
 	}
-	retry := reconciler.DefaultRetry
+	retry := reconciler.DefaultRetry()
 	retry.Attempts = c.RetryAttempts
 	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
 	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
@@ -24,27 +26,19 @@ type ReconcilerConfig struct {
 	RunTimeout  time.Duration `yaml:"run_timeout"`
 	Concurrency int           `yaml:"concurrency"`
 	// RetryAttempts bounds tries per provider write on 409 or 5xx.
-	RetryAttempts int                  `yaml:"retry_attempts"`
-	Jobs          ReconcilerJobsConfig `yaml:"jobs"`
-	Aggregates    AggregatesConfig     `yaml:"aggregates"`
-	Audit         AuditConfig          `yaml:"audit"`
-	Placement     ReconcilerPlacement  `yaml:"placement"`
-	Nova          NovaConfig           `yaml:"nova"`
-	Gate          GateConfig           `yaml:"gate"`
+	RetryAttempts int                 `yaml:"retry_attempts"`
+	Jobs          map[string]string   `yaml:"jobs"`
+	Aggregates    AggregatesConfig    `yaml:"aggregates"`
+	Audit         AuditConfig         `yaml:"audit"`
+	Placement     ReconcilerPlacement `yaml:"placement"`
+	Nova          NovaConfig          `yaml:"nova"`
+	Gate          GateConfig          `yaml:"gate"`
 	// OwnerNovaPrefilter is off, on or auto (follow the gate).
 	OwnerNovaPrefilter string `yaml:"owner_nova_prefilter"`
 	// SchedulerUsers are the users whose candidate requests are filtered.
 	SchedulerUsers []string `yaml:"scheduler_users"`
 	// Leader elects the replica that runs the jobs on a shared database.
 	Leader LeaderConfig `yaml:"leader"`
-}
-
-// ReconcilerJobsConfig holds each job's cron schedule; "" disables it.
-type ReconcilerJobsConfig struct {
-	Aggregates  string `yaml:"aggregates"`
-	OwnerTraits string `yaml:"owner_traits"`
-	// Audit compares Placement with Nova (off by default).
-	Audit string `yaml:"audit"`
 }
 
 // AuditConfig configures the audit, the job's and the audit command's.
@@ -137,8 +131,8 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		StateFile:          "reconciler-state.json",
 		RunTimeout:         5 * time.Minute,
 		Concurrency:        8,
-		RetryAttempts:      reconciler.DefaultRetry.Attempts,
-		Jobs:               ReconcilerJobsConfig{Aggregates: "@every 5m", OwnerTraits: "@every 10m"},
+		RetryAttempts:      reconciler.DefaultRetry().Attempts,
+		Jobs:               map[string]string{reconciler.JobAggregates: "@every 5m", reconciler.JobOwnerTraits: "@every 10m", reconciler.JobAudit: ""},
 		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
 		Audit:              AuditConfig{Grace: reconciler.DefaultAuditGrace, MaxRemovals: reconciler.DefaultAuditMaxRemovals().String()},
 		Placement:          ReconcilerPlacement{Token: "admin"},
@@ -168,14 +162,7 @@ func checkReconciler(cfg *Config, p *problems) {
 	if c.RetryAttempts < 1 {
 		p.bad("reconciler.retry_attempts", "must be at least 1, got %d", c.RetryAttempts)
 	}
-	for key, spec := range map[string]string{"reconciler.jobs.aggregates": c.Jobs.Aggregates, "reconciler.jobs.owner_traits": c.Jobs.OwnerTraits,
-		"reconciler.jobs.audit": c.Jobs.Audit} {
-		if spec != "" {
-			if err := reconciler.ParseSchedule(spec); err != nil {
-				p.bad(key, "invalid cron schedule %q: %v", spec, err)
-			}
-		}
-	}
+	checkJobs(c.Jobs, p)
 	if _, err := removallimit.Parse(c.Aggregates.MaxRemovals); err != nil {
 		p.bad("reconciler.aggregates.max_removals", "%v", err)
 	}
@@ -209,12 +196,30 @@ func checkReconciler(cfg *Config, p *problems) {
 	}
 }
 
+// checkJobs checks reconciler.jobs: a cron schedule ("" disables the job)
+// for each of the reconciler's jobs, named as the reconciler names them.
+func checkJobs(jobs map[string]string, p *problems) {
+	known := reconciler.JobNames()
+	for _, name := range slices.Sorted(maps.Keys(jobs)) {
+		spec := jobs[name]
+		switch {
+		case !slices.Contains(known, name):
+			p.bad("reconciler.jobs."+name, "unknown job %q (known: %s)", name, strings.Join(known, ", "))
+		case spec == "":
+		default:
+			if err := reconciler.ParseSchedule(spec); err != nil {
+				p.bad("reconciler.jobs."+name, "invalid cron schedule %q: %v", spec, err)
+			}
+		}
+	}
+}
+
 // checkAudit checks reconciler.audit, and that the audit job has a
 // source of Nova's instances: a Nova file has none.
 func checkAudit(cfg *Config, p *problems) {
 	rc := cfg.Reconciler
 	c := rc.Audit
-	if rc.Jobs.Audit != "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" && rc.Nova.File == "" && rc.Nova.APIDatabase == "" && len(rc.Nova.CellDatabases) == 0 {
+	if rc.Jobs[reconciler.JobAudit] != "" && rc.Nova.Endpoint == "" && rc.Nova.Cloud == "" && rc.Nova.File == "" && rc.Nova.APIDatabase == "" && len(rc.Nova.CellDatabases) == 0 {
 		p.bad("reconciler.jobs.audit", "the audit needs Nova's compute API (reconciler.nova.endpoint or cloud), a file of its answers (file) or its cell databases (api_database or cell_databases)")
 	}
 	if c.Grace < 0 {

@@ -1,0 +1,94 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
+)
+
+// NovaSettings say where Nova's state and compute list come from: at
+// most one of a file of its answers (File), a compute API reached with a
+// token (Endpoint, Token) or through a clouds.yaml entry (Cloud), and
+// optionally the API and cell databases.
+type NovaSettings struct {
+	// File holds {"aggregates": [...], "hypervisors": [...]}.
+	File     string
+	Endpoint string
+	Token    string
+	Cloud    string
+	// Timeout bounds each compute API listing (NovaAPI.Timeout).
+	Timeout time.Duration
+	// APIDatabase and CellDatabases, when set, are where the gate reads
+	// nova-compute services (CellDatabases); CellTimeout bounds each read.
+	APIDatabase   string
+	CellDatabases []CellDatabase
+	CellTimeout   time.Duration
+}
+
+// OpenNova builds the Nova source s selects, with Timeout applied to a
+// compute API however it is reached; nil when none is set.
+func OpenNova(ctx context.Context, s NovaSettings) (NovaSource, error) {
+	nova, err := openNova(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if api, ok := nova.(*NovaAPI); ok {
+		api.Timeout = s.Timeout
+	}
+	return nova, nil
+}
+
+// openNova is OpenNova before the timeout.
+func openNova(ctx context.Context, s NovaSettings) (NovaSource, error) {
+	switch {
+	case s.File != "":
+		return NovaFile{Path: s.File}, nil
+	case s.Endpoint != "":
+		pc := &gophercloud.ProviderClient{HTTPClient: http.Client{Timeout: s.Timeout}}
+		pc.SetToken(s.Token)
+		return NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(s.Endpoint), Type: "compute"}), nil
+	case s.Cloud != "":
+		// The usual clouds.yaml places; the entry's TLS settings apply.
+		entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: s.Cloud})
+		if err != nil {
+			return nil, fmt.Errorf("nova: %w", err)
+		}
+		hc, err := entry.HTTPClient(nil)
+		if err != nil {
+			return nil, fmt.Errorf("nova: %w", err)
+		}
+		sc, err := entry.ServiceClient(ctx, hc, "compute")
+		if err != nil {
+			return nil, fmt.Errorf("nova: %w", err)
+		}
+		return NewNovaAPI(sc), nil
+	}
+	return nil, nil
+}
+
+// OpenComputes is where the gate reads Nova's computes: the cell
+// databases when set, else the Nova source (os-services or the file's
+// services); nil when there is none.
+func OpenComputes(ctx context.Context, s NovaSettings) (ComputeSource, error) {
+	nova, err := OpenNova(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return ComputesFrom(s, nova), nil
+}
+
+// ComputesFrom is OpenComputes over an already built Nova source. With
+// cell databases but no API database, Nova's own list (os-services) is
+// what tells a cell missing from the settings.
+func ComputesFrom(s NovaSettings, nova NovaSource) ComputeSource {
+	listed, _ := nova.(ComputeSource)
+	if len(s.CellDatabases) == 0 && s.APIDatabase == "" {
+		return listed
+	}
+	return CellDatabases{APIDatabase: s.APIDatabase, Cells: s.CellDatabases, Nova: listed, QueryTimeout: s.CellTimeout}
+}
