@@ -22,11 +22,7 @@ import (
 func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := newConfigFlagSet("gate", "placement-syncd gate [show | set open|closed|auto] [--config FILE] [--json]", stderr, configSpec{})
 	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	rest, cfg, err := common.parseLoadInterleaved(args)
 	if err != nil {
 		return err
 	}

@@ -117,12 +117,8 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 
 // cmdJobs lists the reconciler's jobs or runs one now.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr, configSpec{})
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	cfg, _, err := common.load()
+	_, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr, configSpec{})
+	rest, cfg, err := common.parseLoadInterleaved(args)
 	if err != nil {
 		return err
 	}

@@ -33,11 +33,10 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	u, err := cfg.Database.URL()
+	u, name, err := configuredDB(cfg.Database)
 	if err != nil {
 		return err
 	}
-	name := dbName(u)
 	before := 0
 	if !missingFile(u) {
 		if before, _, err = dbstore.SchemaVersion(ctx, u); err != nil {
@@ -75,11 +74,10 @@ func cmdDBVersion(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	u, err := cfg.Database.URL()
+	u, name, err := configuredDB(cfg.Database)
 	if err != nil {
 		return err
 	}
-	name := dbName(u)
 	if missingFile(u) {
 		return fmt.Errorf("database %s does not exist; 'placement-syncd db migrate' or 'serve' creates it", name)
 	}
@@ -160,4 +158,14 @@ func dbDescription(d config.DatabaseConfig) string {
 		return "?"
 	}
 	return dbName(u)
+}
+
+// configuredDB is the database the configuration names and how messages
+// name it.
+func configuredDB(d config.DatabaseConfig) (*dburl.URL, string, error) {
+	u, err := d.URL()
+	if err != nil {
+		return nil, "", err
+	}
+	return u, dbName(u), nil
 }

@@ -84,3 +84,14 @@ func (c *configFlags) parseLoad(args []string) (config.Config, error) {
 	cfg, _, err := c.load()
 	return cfg, err
 }
+
+// parseLoadInterleaved is parseLoad for a command whose words and flags
+// may come in any order; it returns the words.
+func (c *configFlags) parseLoadInterleaved(args []string) ([]string, config.Config, error) {
+	words, err := parseInterleaved(c.fs, args)
+	if err != nil {
+		return nil, config.Config{}, err
+	}
+	cfg, _, err := c.load()
+	return words, cfg, err
+}
