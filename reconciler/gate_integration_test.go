@@ -91,7 +91,7 @@ func TestOwnerGate_NovaDouble(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, h := range []ServiceRecord{{Host: "cn1", Binary: ComputeBinary, Version: 73}, {Host: "cn2", Binary: ComputeBinary, Version: 72}} {
-				if err := r.Heartbeat(h); err != nil {
+				if err := r.heartbeat(h, true); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -113,13 +113,13 @@ func TestOwnerGate_NovaDouble(t *testing.T) {
 				}
 			}
 
-			if err := r.Heartbeat(ServiceRecord{Host: "cn2", Binary: ComputeBinary, Version: 73}); err != nil {
+			if err := r.heartbeat(ServiceRecord{Host: "cn2", Binary: ComputeBinary, Version: 73}, true); err != nil {
 				t.Fatal(err)
 			}
 			if g := r.Gate(); g.Open || !slices.Equal(g.Unknown, []string{"old"}) {
 				t.Fatalf("gate open while a listed compute has no version: %+v", g)
 			}
-			if err := r.Heartbeat(ServiceRecord{Host: "old", Binary: ComputeBinary, Version: 73}); err != nil {
+			if err := r.heartbeat(ServiceRecord{Host: "old", Binary: ComputeBinary, Version: 73}, true); err != nil {
 				t.Fatal(err)
 			}
 			if g := r.Gate(); !g.Open || g.PrefilterOn {

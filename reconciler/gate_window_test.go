@@ -55,7 +55,7 @@ func TestGate_OpeningNeverEmptiesCandidates(t *testing.T) {
 	gate.r.Store(r)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	if err := r.Heartbeat(ServiceRecord{Host: "conductor", Binary: ComputeBinary, Version: 72}); err != nil {
+	if err := r.heartbeat(ServiceRecord{Host: "conductor", Binary: ComputeBinary, Version: 72}, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.RefreshComputes(ctx); err != nil {
@@ -94,7 +94,7 @@ func TestGate_OpeningNeverEmptiesCandidates(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	if err := r.Heartbeat(ServiceRecord{Host: "conductor", Binary: ComputeBinary, Version: 73}); err != nil {
+	if err := r.heartbeat(ServiceRecord{Host: "conductor", Binary: ComputeBinary, Version: 73}, true); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.After(time.Minute)

@@ -242,12 +242,6 @@ func (r *Reconciler) SyncAggregates(ctx context.Context, flags RunFlags) (*Aggre
 	return r.aggs.RunWith(ctx, flags)
 }
 
-// Heartbeat stores a service record from a trusted caller and
-// re-evaluates the gate.
-func (r *Reconciler) Heartbeat(rec ServiceRecord) error {
-	return r.heartbeat(rec, true)
-}
-
 // heartbeat stores rec; only an authenticated record can give a listed
 // compute its version.
 func (r *Reconciler) heartbeat(rec ServiceRecord, authenticated bool) error {
