@@ -154,7 +154,7 @@ func checkAgent(cfg *Config, p *problems) {
 		p.bad("agent.placement.endpoint", "set an endpoint or a cloud")
 	}
 	if c.Local.Listen != "" {
-		if err := checkListen(c.Local.Listen); err != nil {
+		if err := listenError(c.Local.Listen); err != nil {
 			p.bad("agent.local.listen", "invalid address %q: %v", c.Local.Listen, err)
 		}
 	}

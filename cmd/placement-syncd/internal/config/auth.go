@@ -107,7 +107,7 @@ func checkAuth(c *Config, p *problems) {
 	}
 	k := c.KeystoneAuthToken
 	if c.API.AuthStrategy == "keystone" {
-		if err := checkHTTPURL(k.AuthURL); err != nil {
+		if err := httpURLError(k.AuthURL); err != nil {
 			p.bad("keystone_authtoken.auth_url", "%v (required with api.auth_strategy keystone)", err)
 		}
 		if k.Username == "" {
@@ -115,7 +115,7 @@ func checkAuth(c *Config, p *problems) {
 		}
 	}
 	if k.WWWAuthenticateURI != "" {
-		if err := checkHTTPURL(k.WWWAuthenticateURI); err != nil {
+		if err := httpURLError(k.WWWAuthenticateURI); err != nil {
 			p.bad("keystone_authtoken.www_authenticate_uri", "%v", err)
 		}
 	}
@@ -138,7 +138,8 @@ func checkAuth(c *Config, p *problems) {
 	}
 }
 
-func checkHTTPURL(s string) error {
+// httpURLError says what is wrong with s as an http(s) URL, or nil.
+func httpURLError(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("invalid URL %q: expected http(s)://host[:port][/path]", s)

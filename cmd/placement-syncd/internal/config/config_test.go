@@ -191,8 +191,8 @@ func TestCheckListen(t *testing.T) {
 		"127.0.0.1:8778": true, "0.0.0.0:8778": true, ":8778": true, "[::]:8778": true,
 		"localhost:0": true, "localhost": false, "1.2.3.4:99999": false, "a b:1": false, "": false,
 	} {
-		if err := checkListen(addr); (err == nil) != ok {
-			t.Errorf("checkListen(%q) = %v, want ok=%v", addr, err, ok)
+		if err := listenError(addr); (err == nil) != ok {
+			t.Errorf("listenError(%q) = %v, want ok=%v", addr, err, ok)
 		}
 	}
 }

@@ -24,7 +24,7 @@ func checkMetrics(c *Config, p *problems) {
 	if m.Listen == "" {
 		return
 	}
-	if err := checkListen(m.Listen); err != nil {
+	if err := listenError(m.Listen); err != nil {
 		p.bad("metrics.listen", "invalid address %q: %v", m.Listen, err)
 		return
 	}

@@ -147,7 +147,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 // checkReconciler checks the reconciler section.
 func checkReconciler(cfg *Config, p *problems) {
 	c := cfg.Reconciler
-	if err := checkListen(c.Listen); err != nil {
+	if err := listenError(c.Listen); err != nil {
 		p.bad("reconciler.listen", "invalid address %q: %v", c.Listen, err)
 	}
 	if c.StateFile == "" {
@@ -162,7 +162,7 @@ func checkReconciler(cfg *Config, p *problems) {
 	if c.RetryAttempts < 1 {
 		p.bad("reconciler.retry_attempts", "must be at least 1, got %d", c.RetryAttempts)
 	}
-	checkJobs(c.Jobs, p)
+	checkJobs(cfg, p)
 	if _, err := removallimit.Parse(c.Aggregates.MaxRemovals); err != nil {
 		p.bad("reconciler.aggregates.max_removals", "%v", err)
 	}
@@ -198,7 +198,8 @@ func checkReconciler(cfg *Config, p *problems) {
 
 // checkJobs checks reconciler.jobs: a cron schedule ("" disables the job)
 // for each of the reconciler's jobs, named as the reconciler names them.
-func checkJobs(jobs map[string]string, p *problems) {
+func checkJobs(cfg *Config, p *problems) {
+	jobs := cfg.Reconciler.Jobs
 	known := reconciler.JobNames()
 	for _, name := range slices.Sorted(maps.Keys(jobs)) {
 		spec := jobs[name]

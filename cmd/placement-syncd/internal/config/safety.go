@@ -36,7 +36,7 @@ func isPlaceholder(secret string) bool {
 // checkSafety checks the rules above.
 // An address that is not valid at all has its own error already.
 func checkSafety(c *Config, p *problems) {
-	exposed := func(listen string) bool { return checkListen(listen) == nil && !IsLoopback(listen) }
+	exposed := func(listen string) bool { return listenError(listen) == nil && !IsLoopback(listen) }
 	if c.API.AuthStrategy == "noauth2" && exposed(c.API.Listen) && !c.API.AllowInsecureNoauth {
 		p.bad("api.listen", "%q is reachable beyond loopback with api.auth_strategy noauth2, where any client can claim to be admin: "+
 			"set api.auth_strategy to keystone, listen on 127.0.0.1, or accept the risk with api.allow_insecure_noauth: true", c.API.Listen)

@@ -51,7 +51,7 @@ func (c *Config) Validate() error {
 }
 
 func checkAPIListen(c *Config, p *problems) {
-	if err := checkListen(c.API.Listen); err != nil {
+	if err := listenError(c.API.Listen); err != nil {
 		p.bad("api.listen", "invalid address %q: %v", c.API.Listen, err)
 	}
 }
@@ -103,9 +103,9 @@ var (
 	logFormats = []string{"json", "console"}
 )
 
-// checkListen accepts host:port with a numeric port; an empty host means
+// listenError accepts host:port with a numeric port; an empty host means
 // every interface.
-func checkListen(addr string) error {
+func listenError(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		var ae *net.AddrError
