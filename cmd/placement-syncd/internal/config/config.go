@@ -43,7 +43,7 @@ type APIConfig struct {
 	// "keystone".
 	AuthStrategy string `yaml:"auth_strategy"`
 	// AllowInsecureNoauth lets noauth2 listen beyond loopback (see
-	// config_safety.go); every start then logs a warning.
+	// safety.go); every start then logs a warning.
 	AllowInsecureNoauth bool `yaml:"allow_insecure_noauth"`
 	// ShutdownGrace is how long in-flight requests may run after a
 	// shutdown signal.
@@ -55,11 +55,11 @@ type APIConfig struct {
 	IdleTimeout    time.Duration `yaml:"idle_timeout"`
 	MaxConnections int           `yaml:"max_connections"`
 	// MaxMicroversion caps the microversions offered (for testing clients
-	// against an older Placement); see config_api.go.
+	// against an older Placement); see api.go.
 	MaxMicroversion string `yaml:"max_microversion"`
 	// Release is the upstream Placement release whose policy defaults and
 	// rules the API follows where releases differ: "15.0.0" (2026.1, the
-	// default) or "8.0.0" (2022.2); see config_api.go.
+	// default) or "8.0.0" (2022.2); see api.go.
 	Release string `yaml:"release"`
 	// AllocationCandidates tunes GET /allocation_candidates.
 	AllocationCandidates CandidatesConfig `yaml:"allocation_candidates"`
