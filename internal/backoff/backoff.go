@@ -46,16 +46,6 @@ const (
 	// FullJitter draws from [0, d], as Nova's report client waits a
 	// random 0..2·n s.
 	FullJitter
-	// StepJitter draws the step instead of the wait: Base plus a whole
-	// number of fifths of Base in [0, 10), so [Base, 3·Base), which then
-	// grows by Growth undrawn.
-	StepJitter
-)
-
-// Steps of StepJitter: fifths of Base, ten of them.
-const (
-	stepFraction = 5
-	stepCount    = 10
 )
 
 // Delay is the wait before retry n (n counts from 1), drawn from the
@@ -67,34 +57,26 @@ func (p Policy) Delay(n int) time.Duration {
 // delay is Delay with the random draw given: draw(m) is uniform in
 // [0, m).
 func (p Policy) delay(n int, draw func(int64) int64) time.Duration {
-	base := p.Base
-	if p.Jitter == StepJitter {
-		base += time.Duration(draw(stepCount)) * (p.Base / stepFraction)
-	}
-	d := p.bound(base, n)
+	d := p.bound(n)
 	if d <= 0 {
 		return 0
 	}
-	switch p.Jitter {
-	case FullJitter:
+	if p.Jitter == FullJitter {
 		return time.Duration(draw(int64(d) + 1))
-	case StepJitter:
-		return d
-	default:
-		half := d / 2
-		return half + time.Duration(draw(int64(half)+1))
 	}
+	half := d / 2
+	return half + time.Duration(draw(int64(half)+1))
 }
 
-// bound is the largest wait before retry n from base, at most Cap.
-func (p Policy) bound(base time.Duration, n int) time.Duration {
+// bound is the largest wait before retry n, at most Cap.
+func (p Policy) bound(n int) time.Duration {
 	if p.Growth == Linear {
-		return min(base*time.Duration(n), p.Cap)
+		return min(p.Base*time.Duration(n), p.Cap)
 	}
-	if base <= 0 {
+	if p.Base <= 0 {
 		return p.Cap
 	}
-	d := base
+	d := p.Base
 	for i := 1; i < n && d < p.Cap; i++ {
 		d *= 2
 	}

@@ -19,16 +19,17 @@ var (
 	agentConflict = Policy{Base: time.Second / 10, Cap: 2 * time.Second, Growth: Linear, Jitter: FullJitter, Attempts: 6}
 	// reconcilerWrite: the reconciler's DefaultRetry.
 	reconcilerWrite = Policy{Attempts: 5, Base: 50 * time.Millisecond, Cap: time.Second}
-	// ledgerWrite: n·(5..14 ms) between tries of an aborted write.
-	ledgerWrite = Policy{Base: 5 * time.Millisecond, Cap: time.Second, Growth: Linear, Jitter: StepJitter, Attempts: 5}
+	// ledgerWrite: n·(7..14 ms) between tries of an aborted write.
+	ledgerWrite = Policy{Base: 14 * time.Millisecond, Cap: time.Second, Growth: Linear, Attempts: 5}
 )
 
-// TestPolicy_PreviousDelays pins the delays of retries 0..8 that each
-// caller's formula gave before Policy (agent and reconciler:
-// Exponential(base, max, n) = base·2^(n-1) capped, then half + N(half+1);
-// agent conflicts: Linear(step, max, n) = N(min(step·n, max)+1); ledger:
-// n·(5+IntN(10)) ms), with the lowest draw, the highest, and a seeded
-// source drawn in sequence.
+// TestPolicy_PreviousDelays pins the delays of retries 0..8 of each
+// caller, with the lowest draw, the highest, and a seeded source drawn in
+// sequence. The agent's and the reconciler's are those their formulas
+// gave before Policy (Exponential(base, max, n) = base·2^(n-1) capped,
+// then half + N(half+1); agent conflicts: Linear(step, max, n) =
+// N(min(step·n, max)+1)). The ledger's own n·(5+IntN(10)) ms became
+// the shared equal jitter over n·14 ms: n·(7..14) ms.
 func TestPolicy_PreviousDelays(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -48,9 +49,9 @@ func TestPolicy_PreviousDelays(t *testing.T) {
 			[]time.Duration{50000000, 50000000, 100000000, 200000000, 400000000, 800000000, 1000000000, 1000000000, 1000000000},
 			[]time.Duration{44234332, 40410906, 89221400, 179659658, 246855254, 416482102, 749955878, 724691939, 566399669}},
 		{"ledger write", ledgerWrite,
-			[]time.Duration{0, 5000000, 10000000, 15000000, 20000000, 25000000, 30000000, 35000000, 40000000},
+			[]time.Duration{0, 7000000, 14000000, 21000000, 28000000, 35000000, 42000000, 49000000, 56000000},
 			[]time.Duration{0, 14000000, 28000000, 42000000, 56000000, 70000000, 84000000, 98000000, 112000000},
-			[]time.Duration{0, 11000000, 24000000, 36000000, 28000000, 25000000, 54000000, 63000000, 48000000}},
+			[]time.Duration{0, 12385613, 22630107, 37472988, 50304704, 43199669, 43730620, 73495676, 81165497}},
 	} {
 		var lo, hi, pcg []time.Duration
 		src := rand.New(rand.NewPCG(1, 2))

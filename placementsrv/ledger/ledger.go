@@ -153,12 +153,11 @@ func (l *Ledger) writeKind(ctx context.Context, usageOnly bool, fn writeFunc) (e
 }
 
 // writeRetry paces the tries of a write that met another writer: a
-// short, growing, jittered pause (n·5..14 ms before retry n) lets the
+// short, growing, jittered pause (n·7..14 ms before retry n) lets the
 // other finish rather than meet it again. Its Cap is never reached within
-// maxWriteAttempts.
+// maxAttempts.
 func writeRetry() backoff.Policy {
-	return backoff.Policy{Base: 5 * time.Millisecond, Cap: time.Second, Growth: backoff.Linear,
-		Jitter: backoff.StepJitter, Attempts: maxAttempts}
+	return backoff.Policy{Base: 14 * time.Millisecond, Cap: time.Second, Growth: backoff.Linear, Attempts: maxAttempts}
 }
 
 // attempt is one run of a write: its transaction, and the apply after a
