@@ -87,8 +87,19 @@ func OpenComputes(ctx context.Context, s NovaSettings) (ComputeSource, error) {
 // what tells a cell missing from the settings.
 func ComputesFrom(s NovaSettings, nova NovaSource) ComputeSource {
 	listed, _ := nova.(ComputeSource)
-	if len(s.CellDatabases) == 0 && s.APIDatabase == "" {
+	cells, ok := s.Cells()
+	if !ok {
 		return listed
 	}
-	return CellDatabases{APIDatabase: s.APIDatabase, Cells: s.CellDatabases, Nova: listed, QueryTimeout: s.CellTimeout}
+	cells.Nova = listed
+	return cells
+}
+
+// Cells are the cell databases the settings name, without Nova's own
+// list; false when they name none.
+func (s NovaSettings) Cells() (CellDatabases, bool) {
+	if len(s.CellDatabases) == 0 && s.APIDatabase == "" {
+		return CellDatabases{}, false
+	}
+	return CellDatabases{APIDatabase: s.APIDatabase, Cells: s.CellDatabases, QueryTimeout: s.CellTimeout}, true
 }

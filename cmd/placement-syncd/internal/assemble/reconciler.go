@@ -68,7 +68,8 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 	if err != nil {
 		return opts, err
 	}
-	nova, err := reconciler.OpenNova(ctx, NovaSettings(c.Nova))
+	settings := NovaSettings(c.Nova)
+	nova, err := reconciler.OpenNova(ctx, settings)
 	if err != nil {
 		return opts, err
 	}
@@ -84,8 +85,8 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 		}
 	}
 	services := ConfiguredServices(c)
-	if len(c.Nova.CellDatabases) > 0 || c.Nova.APIDatabase != "" {
-		opts.Computes = reconciler.ComputesFrom(NovaSettings(c.Nova), nova)
+	if _, ok := settings.Cells(); ok {
+		opts.Computes = reconciler.ComputesFrom(settings, nova)
 		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && log != nil {
 			log.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
 		}
@@ -135,11 +136,7 @@ func AuditOptions(ctx context.Context, c config.ReconcilerConfig, nova reconcile
 	case reconciler.NovaFile:
 		sources = append(sources, n)
 	}
-	if c.Nova.APIDatabase != "" || len(c.Nova.CellDatabases) > 0 {
-		cells := reconciler.CellDatabases{APIDatabase: c.Nova.APIDatabase, QueryTimeout: c.Nova.CellTimeout}
-		for _, cdb := range c.Nova.CellDatabases {
-			cells.Cells = append(cells.Cells, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
-		}
+	if cells, ok := NovaSettings(c.Nova).Cells(); ok {
 		sources = append(sources, cells)
 	}
 	if len(sources) == 0 {
