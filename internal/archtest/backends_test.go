@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,29 +17,13 @@ var backendNamers = []string{"internal/dburl", "placementsrv/dbstore"}
 
 func TestBackendNamedOnlyByDBStore(t *testing.T) {
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(moduleRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(moduleRoot, path)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			name := d.Name()
-			if path != moduleRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "bin") ||
-				matchesAny(backendNamers, module+"/"+rel) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
+	walkSources(t, func(path, rel string) {
+		if matchesAny(backendNamers, module+"/"+filepath.ToSlash(filepath.Dir(rel))) {
+			return
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatalf("parse %s: %v", rel, err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
@@ -52,9 +35,5 @@ func TestBackendNamedOnlyByDBStore(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatalf("walk %s: %v", moduleRoot, err)
-	}
 }

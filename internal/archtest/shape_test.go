@@ -27,6 +27,18 @@ const moduleRoot = "../.."
 
 func TestCodeShape(t *testing.T) {
 	fset := token.NewFileSet()
+	walkSources(t, func(path, rel string) {
+		if _, ok := shapeExempt[rel]; !ok {
+			checkShape(t, fset, path, rel)
+		}
+	})
+}
+
+// walkSources calls visit with the path, and the slash-separated path
+// relative to the module, of every non-test Go file of the module
+// (testdata, vendor, bin and hidden folders left out).
+func walkSources(t *testing.T, visit func(path, rel string)) {
+	t.Helper()
 	err := filepath.WalkDir(moduleRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -45,10 +57,7 @@ func TestCodeShape(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, ok := shapeExempt[filepath.ToSlash(rel)]; ok {
-			return nil
-		}
-		checkShape(t, fset, path, filepath.ToSlash(rel))
+		visit(path, filepath.ToSlash(rel))
 		return nil
 	})
 	if err != nil {
