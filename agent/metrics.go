@@ -75,7 +75,7 @@ func newMetrics(reg prometheus.Registerer) (*agentMetrics, error) {
 		cached: s.Gauge("cached_providers", "Provider states the agent holds in its cache (providers it reports, or retires)."),
 		held: s.GaugeVec("providers_held_refused",
 			"Vanished providers reserved in full because max_retirements refused to retire them (last pass); "+
-				"see the README for recovery.", "driver"),
+				"see docs/operations.md for recovery.", "driver"),
 	}
 	return m, s.Register(reg)
 }

@@ -304,7 +304,7 @@ func TestAggregates_RealNovaPaging(t *testing.T) {
 }
 
 // TestGate_RealNovaReadOnlyUser: a user granted only the columns the
-// gate reads (the README's grants) opens the gate on the real databases,
+// gate reads (docs/connecting.md, Nova) opens the gate on the real databases,
 // never reading Nova's own credentials from cell_mappings when every
 // cell is configured; a cell the configuration misses is then an error
 // naming it, and the gate stays closed.

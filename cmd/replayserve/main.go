@@ -2,7 +2,7 @@
 // HTTP server that answers every GET with the identical bytes another
 // server gave for the same request, pre-rendered and held in memory.
 // Run against it over the same loopback with the same client (e.g. the
-// read benchmark of the README's Performance section, with --reuse), it
+// read benchmark of docs/performance.md, with --reuse), it
 // measures what the network stack, the HTTP server and the client cost
 // with no parsing, search or rendering; a real server's throughput as a
 // fraction of it is how close to that ceiling the server is.

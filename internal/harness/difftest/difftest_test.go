@@ -14,7 +14,7 @@ import (
 
 // The differential run's budget and targets. With the defaults it is a
 // short end-to-end run against a fresh reference and a fresh server of
-// ours; CI and developers raise the budget (README, Testing).
+// ours; CI and developers raise the budget (docs/testing.md).
 var (
 	flagSeeds   = flag.String("difftest.seeds", "1", "comma-separated seeds, one fresh pair of servers each")
 	flagSteps   = flag.Int("difftest.steps", 120, "steps per seed (a scenario step sends several requests)")
