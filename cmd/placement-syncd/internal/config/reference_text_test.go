@@ -72,7 +72,7 @@ func markdownLine(line string, inCode *bool) string {
 		}
 		core := strings.TrimLeft(w, `("'`)
 		lead := w[:len(w)-len(core)]
-		trimmed := strings.TrimRight(core, `.,;:)"'`)
+		trimmed := trimTrailing(core)
 		words[i] = lead + "`" + trimmed + "`" + core[len(trimmed):]
 	}
 	out := strings.Join(words, " ")
@@ -82,11 +82,24 @@ func markdownLine(line string, inCode *bool) string {
 	return out
 }
 
+// trimTrailing drops the punctuation after a word: a closing bracket
+// only when the word does not open it.
+func trimTrailing(w string) string {
+	for w != "" {
+		c := w[len(w)-1]
+		if !strings.ContainsRune(`.,;:)"'`, rune(c)) && (c != '}' || strings.Contains(w, "{")) && (c != ']' || strings.Contains(w, "[")) {
+			break
+		}
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
 	writeText(&b, "Counted in placement_syncd_x_total, or \"*\" for\n"+
-		"any; `a b\nc_d` stays.\n- 1 is not a list.\n\nHow:\n  noauth2   trusted\n  keystone  checked\nThen <token>.")
-	want := "Counted in `placement_syncd_x_total`, or \"`*`\" for\nany; `a b\nc_d` stays.\n\\- 1 is not a list.\n\n" +
+		"any; `a b\nc_d` stays, {x, updated_at}, a_[b].\n- 1 is not a list.\n\nHow:\n  noauth2   trusted\n  keystone  checked\nThen <token>.")
+	want := "Counted in `placement_syncd_x_total`, or \"`*`\" for\nany; `a b\nc_d` stays, {x, `updated_at`}, `a_[b]`.\n\\- 1 is not a list.\n\n" +
 		"How:\n\n```text\nnoauth2   trusted\nkeystone  checked\n```\n\nThen `<token>`.\n\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
