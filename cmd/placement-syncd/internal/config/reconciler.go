@@ -136,7 +136,7 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
 		Audit:              AuditConfig{Grace: reconciler.DefaultAuditGrace, MaxRemovals: reconciler.DefaultAuditMaxRemovals().String()},
 		Placement:          ReconcilerPlacement{Token: "admin"},
-		Nova:               NovaConfig{Timeout: reconciler.DefaultNovaTimeout, CellTimeout: reconciler.DefaultCellQueryTimeout},
+		Nova:               NovaConfig{Timeout: reconciler.DefaultNovaTimeout, CellTimeout: reconciler.DefaultCellQueryTimeout, CellDatabases: []CellDatabaseConfig{}},
 		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
 		OwnerNovaPrefilter: "auto",
 		SchedulerUsers:     []string{"nova"},

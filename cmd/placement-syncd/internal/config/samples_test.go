@@ -1,7 +1,10 @@
 package config
 
 import (
+	"maps"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +82,38 @@ func TestIsLoopback(t *testing.T) {
 		if got := IsLoopback(addr); got != want {
 			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+// TestSample_EveryKey holds configs/placement-syncd.yaml to its promise,
+// "every option, with its default value": each key of Default() is in it
+// (the yaml tags of Config walked, a map's keys being the names its
+// default holds), each key in it is a key of Config, and each value is
+// the default but for the fill-ins.
+func TestSample_EveryKey(t *testing.T) {
+	inSample := map[string]*sampleEntry{}
+	for _, e := range readSample(t).root.leaves() {
+		inSample[e.name()] = e
+	}
+	for _, k := range defaultKeys() {
+		e, ok := inSample[k.name]
+		delete(inSample, k.name)
+		switch {
+		case !ok:
+			t.Errorf("%s lacks %s: add it with its default, %s, and a comment above it saying what it does", sampleName, k.name, formatValue(k.def))
+			continue
+		case fillIns[k.name] != nil:
+			continue
+		}
+		got := reflect.New(k.typ)
+		if err := e.value.Decode(got.Interface()); err != nil {
+			t.Errorf("%s:%d: %s: %v", sampleName, e.key.Line, k.name, err)
+		} else if !sameValue(got.Elem(), k.def) {
+			t.Errorf("%s:%d: %s is %s, but its default is %s", sampleName, e.key.Line, k.name, formatValue(got.Elem()), formatValue(k.def))
+		}
+	}
+	extra := slices.Sorted(maps.Keys(inSample))
+	for _, name := range extra {
+		t.Errorf("%s:%d: %s is not a key of the configuration", sampleName, inSample[name].key.Line, name)
 	}
 }

@@ -45,8 +45,12 @@ type Process struct {
 	Store    *ledger.Ledger
 	Auth     assemble.APIAuth
 	Registry *prometheus.Registry
-	Log      *zap.Logger
-	Build    assemble.Build
+	// Registerer, when set, is where the components register their
+	// metrics instead (it must register them in Registry too): the
+	// metrics reference records each collector through it.
+	Registerer prometheus.Registerer
+	Log        *zap.Logger
+	Build      assemble.Build
 	// Database is how the start-up log names the database.
 	Database string
 }
@@ -54,8 +58,12 @@ type Process struct {
 // Serve listens, starts every actor of the process in one errgroup and
 // waits for them. The caller closes the store once Serve has returned.
 func Serve(ctx context.Context, p Process) error {
-	cfg, st, log, reg := p.Config, p.Store, p.Log, p.Registry
-	mx := newMetricsEndpoint(cfg.Metrics, reg, log)
+	cfg, st, log := p.Config, p.Store, p.Log
+	mx := newMetricsEndpoint(cfg.Metrics, p.Registry, log)
+	var reg prometheus.Registerer = p.Registry
+	if p.Registerer != nil {
+		reg = p.Registerer
+	}
 	ln, err := net.Listen("tcp", cfg.API.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
