@@ -203,16 +203,19 @@ func knownVersion(c ComputeService, records []ServiceRecord) (version int, exclu
 
 // mergeRecords overlays the operator's configured records, trusted, on
 // the heartbeat records: a configured record replaces the one of the
-// same host and binary.
+// same host and binary, but keeps that heartbeat's time, when the host
+// last checked in (a configured record alone has none).
 func mergeRecords(heartbeats, configured []ServiceRecord) []ServiceRecord {
 	out := slices.Clone(configured)
 	for i := range out {
 		out[i].Authenticated = true
 	}
 	for _, r := range heartbeats {
-		if !slices.ContainsFunc(configured, func(c ServiceRecord) bool { return c.Host == r.Host && c.Binary == r.Binary }) {
-			out = append(out, r)
+		if i := slices.IndexFunc(configured, func(c ServiceRecord) bool { return c.Host == r.Host && c.Binary == r.Binary }); i >= 0 {
+			out[i].UpdatedAt = r.UpdatedAt
+			continue
 		}
+		out = append(out, r)
 	}
 	slices.SortFunc(out, compareRecords)
 	return out

@@ -3,6 +3,7 @@ package reconciler
 import (
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestEvaluateGate(t *testing.T) {
@@ -61,10 +62,16 @@ func TestEvaluateGate(t *testing.T) {
 }
 
 func TestMergeRecords(t *testing.T) {
-	hb := []ServiceRecord{{Host: "a", Binary: ComputeBinary, Version: 60}, {Host: "b", Binary: ComputeBinary, Version: 73}}
-	cfg := []ServiceRecord{{Host: "a", Binary: ComputeBinary, Version: 60, Deleted: true}}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	hb := []ServiceRecord{{Host: "a", Binary: ComputeBinary, Version: 60, UpdatedAt: at}, {Host: "b", Binary: ComputeBinary, Version: 73, UpdatedAt: at}}
+	cfg := []ServiceRecord{{Host: "a", Binary: ComputeBinary, Version: 60, Deleted: true}, {Host: "c", Binary: ComputeBinary, Version: 73}}
 	got := mergeRecords(hb, cfg)
-	if len(got) != 2 || !got[0].Deleted || !got[0].Authenticated || got[1].Host != "b" || got[1].Authenticated {
+	if len(got) != 3 || !got[0].Deleted || !got[0].Authenticated || got[1].Host != "b" || got[1].Authenticated || !got[2].Authenticated {
 		t.Fatalf("merge = %+v", got)
+	}
+	// The configured record of a keeps a's last check-in; c never
+	// checked in and has no time.
+	if !got[0].UpdatedAt.Equal(at) || !got[2].UpdatedAt.IsZero() {
+		t.Fatalf("merge times: a %v, c %v; want %v and none", got[0].UpdatedAt, got[2].UpdatedAt, at)
 	}
 }

@@ -74,11 +74,10 @@ type demoStep struct {
 	Program string
 }
 
-// demoSteps is the scenario; step 0 is the initial state, and the cycle
-// wraps around to it.
+// demoSteps is the scenario, steps 1 to 6, one per period, wrapping
+// around. The last step is the state `demo init` writes, so that every
+// round starts from it.
 var demoSteps = []demoStep{
-	{Note: "every node available; Nova aggregate rack-a holds demo-conductor (its 3 nodes)",
-		Nodes: [3]nodeState{available, available, available}},
 	{Note: "bm-gold-1 starts cleaning (reserved = total); Nova adds demo-compute to aggregate fpga-hosts",
 		Nodes: [3]nodeState{cleaning, available, available}, FPGAHosts: true},
 	{Note: "bm-gold-1 waits for cleaning; bm-gold-2 goes into maintenance; the FPGA is programmed with crypto-v2",
@@ -89,6 +88,8 @@ var demoSteps = []demoStep{
 		Nodes: [3]nodeState{available, available, available}},
 	{Note: "bm-silver-1 starts cleaning; the FPGA is programmed back to gzip-v1",
 		Nodes: [3]nodeState{available, available, cleaning}, Program: "gzip-v1"},
+	{Note: "bm-silver-1 is clean: every node available, as demo init wrote them; Nova aggregate rack-a holds demo-conductor (its 3 nodes)",
+		Nodes: [3]nodeState{available, available, available}},
 }
 
 // demoFiles are the sources the config's agent and reconciler read.
@@ -130,7 +131,7 @@ func (f demoFiles) writeInit() error {
 	if err := writeJSON(f.FPGA, devices); err != nil {
 		return err
 	}
-	return f.write(demoSteps[0])
+	return f.write(demoSteps[len(demoSteps)-1])
 }
 
 // write rewrites the Ironic and Nova files for a step.
@@ -216,7 +217,7 @@ type demoCycler struct {
 	readinessWindow                time.Duration
 }
 
-// run waits for the agent's endpoint, then makes steps 1, 2, ... one per
+// run waits for the agent's endpoint, then makes steps 1 to 6 one per
 // period, wrapping around, until ctx ends or, with steps > 0, that many
 // steps were made.
 func (c *demoCycler) run(ctx context.Context, steps int) error {
@@ -257,11 +258,13 @@ func (c *demoCycler) waitReady(ctx context.Context) error {
 	}
 }
 
-// step makes step n: rewrite the sources, ask for a pass and a run, and
-// program the FPGA if the step says so.
+// step makes the cycle's nth step (from 1), the scenario's step
+// (n-1)%6+1: rewrite the sources, ask for a pass and a run, and program
+// the FPGA if the step says so.
 func (c *demoCycler) step(ctx context.Context, n int) error {
-	s := demoSteps[n%len(demoSteps)]
-	c.log.Info(fmt.Sprintf("demo step %d: %s", n, s.Note))
+	i := (n - 1) % len(demoSteps)
+	s := demoSteps[i]
+	c.log.Info(fmt.Sprintf("demo step %d/%d: %s", i+1, len(demoSteps), s.Note))
 	if err := c.files.write(s); err != nil {
 		return err
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -68,6 +70,17 @@ func TestDemo(t *testing.T) {
 		}
 		if strings.Contains(cycleLog.String(), "demo step incomplete") {
 			t.Errorf("a demo step failed:\n%s", cycleLog.String())
+		}
+		// Steps are numbered as docs/demo.md numbers them, 1 to 6 in
+		// every round.
+		steps := regexp.MustCompile(`demo step (\d+)/(\d+): `).FindAllStringSubmatch(cycleLog.String(), -1)
+		for i, m := range steps {
+			if want := fmt.Sprintf("%d/%d", i%len(demoSteps)+1, len(demoSteps)); m[1]+"/"+m[2] != want || len(demoSteps) != 6 {
+				t.Errorf("the cycle's step %d logged as %q, want demo step %s of a 6-step scenario", i+1, m[0], want)
+			}
+		}
+		if len(steps) < 4 {
+			t.Errorf("the cycle logged %d steps, want at least 4:\n%s", len(steps), cycleLog.String())
 		}
 	}()
 
@@ -140,4 +153,87 @@ func TestDemo_Help(t *testing.T) {
 			t.Errorf("%v: stderr %q, want the demo's usage", args, stderr.String())
 		}
 	}
+}
+
+// TestDemo_GateFromHeartbeat checks what docs/demo.md says of the
+// OWNER_NOVA gate: configs/demo.yaml vouches for demo-conductor only, so
+// the gate opens from the agent's heartbeat for demo-compute (version
+// 73, trusted because it carries reconciler.token), whose record in
+// /v1/services bears the time it arrived; demo-conductor's configured
+// record, never sent, has no time. A heartbeat at a lower version closes
+// the gate until the agent's next one opens it again.
+func TestDemo_GateFromHeartbeat(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	start := time.Now()
+	dir := t.TempDir()
+	cfgPath := demoConfigFor(t, dir)
+	cfg, err := loadConfig(cfgPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, token := cfg.Agent.Host, cfg.Reconciler.Token
+	if token == "" {
+		t.Fatal("configs/demo.yaml: reconciler.token is empty, so no heartbeat is trusted")
+	}
+	for _, s := range cfg.Reconciler.Gate.Services {
+		if s.Host == host {
+			t.Fatalf("configs/demo.yaml: reconciler.gate.services vouches for %s: the gate would not wait for its heartbeat", host)
+		}
+	}
+	demoInit(t, ctx, cfgPath)
+	s := startAllInOne(t, ctx, cfgPath)
+
+	type gateState struct {
+		Open   bool
+		Reason string
+		Behind []string
+	}
+	gate := func() gateState {
+		var g gateState
+		do(t, ctx, http.MethodGet, s.reconciler+"/v1/gate", token, nil, http.StatusOK, &g)
+		return g
+	}
+	type record struct {
+		Host, Binary  string
+		Version       int
+		Authenticated bool
+		UpdatedAt     *time.Time `json:"updated_at"`
+	}
+	services := func() map[string]record {
+		var body struct{ Services []record }
+		do(t, ctx, http.MethodGet, s.reconciler+"/v1/services", token, nil, http.StatusOK, &body)
+		out := map[string]record{}
+		for _, r := range body.Services {
+			out[r.Host] = r
+		}
+		return out
+	}
+	fromAgentSince := func(r record, since time.Time) bool {
+		return r.Authenticated && r.Version == 73 && r.UpdatedAt != nil && !r.UpdatedAt.Before(since) && !r.UpdatedAt.After(time.Now())
+	}
+
+	eventually(t, ctx, "the gate opens", func() bool { return gate().Open })
+	recs := services()
+	if r := recs[host]; !fromAgentSince(r, start.Add(-time.Second)) {
+		t.Errorf("%s's record %+v, want the agent's heartbeat: version 73, trusted, updated since the test started", host, r)
+	}
+	if r, ok := recs[demoConductor]; !ok || !r.Authenticated || r.UpdatedAt != nil {
+		t.Errorf("%s's record %+v (listed %v), want the configured one, trusted, without updated_at", demoConductor, r, ok)
+	}
+
+	// The same host reporting version 72 closes the gate at once, unless
+	// the agent's own heartbeat came in between.
+	sent := time.Now()
+	do(t, ctx, http.MethodPost, s.reconciler+"/v1/services", token,
+		map[string]any{"host": host, "binary": "nova-compute", "version": 72}, http.StatusNoContent, nil)
+	if g := gate(); g.Open || !slices.Equal(g.Behind, []string{host}) {
+		if r := services()[host]; !fromAgentSince(r, sent) {
+			t.Errorf("after a heartbeat at version 72: gate %+v and %s's record %+v, want the gate closed with %s behind", g, host, r, host)
+		}
+	}
+	// agent.heartbeat_interval is 10 s.
+	eventually(t, ctx, "the agent's next heartbeat opens the gate again", func() bool {
+		return gate().Open && fromAgentSince(services()[host], sent)
+	})
 }

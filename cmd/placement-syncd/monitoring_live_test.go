@@ -52,7 +52,13 @@ type monExpr struct {
 //     rightly be empty: its threshold is not crossed), and every metric or
 //     recording rule it names returns data. The label matchers of an alert
 //     (result="error", code=~"5..") are not required to match: a healthy
-//     demo has no failures.
+//     demo has no failures;
+//   - every alert of the rules file is loaded and evaluates without error
+//     (health ok), none fires, and those a healthy demo must not trip
+//     (healthyAlerts) are inactive: their expression matches nothing;
+//   - PlacementSyncdTargetDown matches the third target of the scrape job,
+//     a closed port, and nothing else: it is pending there (firing waits
+//     out its 5 minutes of `for:`, which promtool's tests cover).
 func TestMonitoringLive(t *testing.T) {
 	if _, err := os.Stat(prometheusBin); err != nil {
 		t.Fatalf("%s: %v; install Debian's prometheus package (apt-get install prometheus)", prometheusBin, err)
@@ -68,11 +74,13 @@ func TestMonitoringLive(t *testing.T) {
 	inv := map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{"VCPU": map[string]any{"total": 8}}}
 	do(t, ctx, http.MethodPut, a.api+"/resource_providers/"+rp+"/inventories", "admin", inv, http.StatusOK, nil)
 	do(t, ctx, http.MethodPut, a.api+"/resource_providers/"+rp+"/inventories", "admin", inv, http.StatusConflict, nil)
-	prom := startPrometheus(t, ctx, []string{strings.TrimPrefix(a.api, "http://"), strings.TrimPrefix(replica, "http://")})
+	// A target nobody listens on, in the same scrape job.
+	closed := durFreeAddr(t)
+	prom := startPrometheus(t, ctx, []string{strings.TrimPrefix(a.api, "http://"), strings.TrimPrefix(replica, "http://"), closed})
 
 	// Two scrapes of each target at least, so that rate() has its two points.
-	eventually(t, ctx, "Prometheus scraped both targets 3 times", func() bool {
-		n, err := prom.query(ctx, `count_over_time(up{job="placement-syncd"}[1m]) >= 3`)
+	eventually(t, ctx, "Prometheus scraped both live targets 3 times", func() bool {
+		n, err := prom.query(ctx, `count_over_time(up{job="placement-syncd"}[1m]) >= 3 and up == 1`)
 		return err == nil && n == 2
 	})
 	// Data may take a demo step or two to appear (a job run, a feed
@@ -91,6 +99,91 @@ func TestMonitoringLive(t *testing.T) {
 	if checked < 40 {
 		t.Errorf("only %d expressions checked; the dashboard and the rules hold more", checked)
 	}
+	checkAlertStates(t, ctx, prom, exprs, closed)
+}
+
+// healthyAlerts must match nothing on the demo: the API has no 5xx and
+// answers within a second, every agent driver has passed, every job run
+// succeeded, one replica leads and the gate has opened. The others may
+// rightly be pending: the demo holds nodes back (cleaning, programming),
+// and its second replica runs no reconciler, so its pre-filter is off.
+var healthyAlerts = []string{"PlacementSyncdAPIErrorsHigh", "PlacementSyncdAPILatencyHigh", "PlacementSyncdAgentNoSuccessfulPass",
+	"PlacementSyncdAgentPassesFailing", "PlacementSyncdReconcilerJobFailing", "PlacementSyncdCapacityLow", "PlacementSyncdFeedLagHigh",
+	"PlacementSyncdReconcilerLeaderLost", "PlacementSyncdOwnerNovaGateClosed", "PlacementSyncdAuditFailing"}
+
+// checkAlertStates asserts what TestMonitoringLive says of the alerts'
+// states, waiting for PlacementSyncdTargetDown to go pending.
+func checkAlertStates(t *testing.T, ctx context.Context, prom *promServer, exprs []monExpr, closed string) {
+	t.Helper()
+	var rules map[string]promAlertRule
+	eventually(t, ctx, "PlacementSyncdTargetDown is pending or firing", func() bool {
+		var err error
+		rules, err = prom.alertRules(ctx)
+		return err == nil && rules["PlacementSyncdTargetDown"].State != "inactive" && rules["PlacementSyncdTargetDown"].State != ""
+	})
+	for _, e := range exprs {
+		if e.kind != "alert" {
+			continue
+		}
+		r, ok := rules[e.name]
+		switch {
+		case !ok:
+			t.Errorf("FAIL    alert %s: not loaded by Prometheus", e.name)
+		case r.Health != "ok":
+			t.Errorf("FAIL    alert %s: health %q: %s", e.name, r.Health, r.LastError)
+		case r.State == "firing":
+			t.Errorf("FAIL    alert %s: firing on the demo: %v", e.name, r.Alerts)
+		case slices.Contains(healthyAlerts, e.name) && r.State != "inactive":
+			t.Errorf("FAIL    alert %s: %s on a healthy demo: %v", e.name, r.State, r.Alerts)
+		default:
+			t.Logf("ok      alert %s: health ok, %s %v", e.name, r.State, r.Alerts)
+		}
+	}
+	down := rules["PlacementSyncdTargetDown"].Alerts
+	if len(down) != 1 || down[0].Labels["instance"] != closed || down[0].Labels["job"] != "placement-syncd" || down[0].Labels["severity"] != "critical" {
+		t.Errorf("PlacementSyncdTargetDown: alerts %v, want one for the closed port %s in job placement-syncd", down, closed)
+	}
+}
+
+// promAlertRule is an alerting rule as Prometheus's /api/v1/rules shows it.
+type promAlertRule struct {
+	Name, State, Health, LastError string
+	Alerts                         []struct {
+		Labels map[string]string
+		State  string
+	}
+}
+
+// alertRules returns Prometheus's alerting rules by name.
+func (p *promServer) alertRules(ctx context.Context) (map[string]promAlertRule, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/api/v1/rules?type=alert", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string
+		Data   struct {
+			Groups []struct{ Rules []promAlertRule }
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("rules: HTTP %d: %w", resp.StatusCode, err)
+	}
+	if body.Status != "success" {
+		return nil, fmt.Errorf("rules: HTTP %d: status %q", resp.StatusCode, body.Status)
+	}
+	out := map[string]promAlertRule{}
+	for _, g := range body.Data.Groups {
+		for _, r := range g.Rules {
+			out[r.Name] = r
+		}
+	}
+	return out, nil
 }
 
 // oneLine is expr on one line, for the log.
@@ -213,8 +306,8 @@ type promServer struct {
 
 // startPrometheus runs Debian's prometheus in its own process group on a
 // free loopback port, with a temporary data directory, scraping targets
-// every second and evaluating the rules every second; the test's cleanup
-// stops the whole group.
+// (one scrape job, placement-syncd) every second and evaluating the rules
+// every second; the test's cleanup stops the whole group.
 func startPrometheus(t *testing.T, ctx context.Context, targets []string) *promServer {
 	t.Helper()
 	dir := t.TempDir()
@@ -222,8 +315,12 @@ func startPrometheus(t *testing.T, ctx context.Context, targets []string) *promS
 	if err != nil {
 		t.Fatal(err)
 	}
+	quoted := make([]string, len(targets))
+	for i, tg := range targets {
+		quoted[i] = fmt.Sprintf("%q", tg)
+	}
 	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [%q]\n"+
-		"scrape_configs:\n  - job_name: placement-syncd\n    static_configs:\n      - targets: [%q, %q]\n", rules, targets[0], targets[1])
+		"scrape_configs:\n  - job_name: placement-syncd\n    static_configs:\n      - targets: [%s]\n", rules, strings.Join(quoted, ", "))
 	writeFile(t, filepath.Join(dir, "prometheus.yml"), cfg)
 	addr := durFreeAddr(t)
 	var log bytes.Buffer

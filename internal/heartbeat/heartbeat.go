@@ -35,9 +35,11 @@ type Record struct {
 	Version int `json:"version"`
 	// Deleted and ForcedDown exclude the record from the gate, as Nova's
 	// minimum-version query does.
-	Deleted    bool      `json:"deleted,omitempty"`
-	ForcedDown bool      `json:"forced_down,omitempty"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	Deleted    bool `json:"deleted,omitempty"`
+	ForcedDown bool `json:"forced_down,omitempty"`
+	// UpdatedAt is when the record last arrived; an operator's record
+	// for a host that never sent one has none, and leaves it out.
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
 	// Authenticated is set by the receiver, never taken from the body:
 	// the record arrived with the endpoint's token (or was configured by
 	// the operator). Only such records give the gate a version.
