@@ -1,6 +1,7 @@
 // Command placement-syncd runs the Placement API server and its companions.
 //
-// Usage and exit codes are documented in README.md and in usage below.
+// Usage and exit codes are documented in README.md; the commands are
+// the table of commands.go, from which help and the man page are made.
 package main
 
 import (
