@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -154,6 +155,13 @@ func testFPGA(t *testing.T, srv *placementtest.Server) {
 		}
 		if code, _ := post("wrong", agent.ProgramRequest{Device: devB, Image: "v1"}); code != http.StatusUnauthorized {
 			t.Fatalf("bad token: %d", code)
+		}
+		if code, r := post("local-secret", agent.ProgramRequest{Device: "0000:ff:00.0", Image: "v1"}); code != http.StatusNotFound ||
+			r.Error != "unknown device: 0000:ff:00.0" {
+			t.Fatalf("unknown device: %d %+v, want 404 and the error", code, r)
+		}
+		if code, r := post("local-secret", agent.ProgramRequest{Device: devB}); code != http.StatusBadRequest || !strings.Contains(r.Error, "image is missing") {
+			t.Fatalf("no image: %d %+v, want 400 saying so", code, r)
 		}
 		code, r := post("local-secret", agent.ProgramRequest{Device: devB, Image: "v1"})
 		if code != http.StatusConflict || r.Result != "refused" {

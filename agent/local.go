@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/internal/httpserve"
 	"github.com/placement-syncd/placement-syncd/internal/localapi"
 )
@@ -20,11 +21,16 @@ const answer = localapi.Compact
 //
 //	POST /v1/resync         ask for a pass now (202)
 //	POST /v1/fpga/program   {"device","image","force"} -> ProgramResult;
-//	                        200 success, 409 refused, 502 failure, 504 timeout
+//	                        200 success, 400 bad body, 404 unknown device,
+//	                        409 refused or busy, 502 failure, 504 timeout,
+//	                        503 Placement not read or written
 //	POST /v1/fpga/clear     {"device"} -> ProgramResult; clears a failed
-//	                        programming (200), 409 when not failed
+//	                        programming (200), 404 unknown device, 409 when
+//	                        not failed
 //	GET  /v1/status         last pass results and device states
 //	GET  /v1/service        the ServiceRecord
+//
+// Every error answer carries the error's text in "error".
 func (a *Agent) LocalHandler(token string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/resync", func(w http.ResponseWriter, r *http.Request) {
@@ -49,33 +55,60 @@ type ProgramRequest struct {
 
 func (a *Agent) serveProgram(w http.ResponseWriter, r *http.Request) {
 	var req ProgramRequest
-	if err := localapi.DecodeJSON(w, r, &req); err != nil || req.Device == "" || req.Image == "" {
-		answer.WriteError(w, http.StatusBadRequest, "body must be {\"device\": ..., \"image\": ..., \"force\": bool}")
+	if msg := badRequest(w, r, &req, true); msg != "" {
+		answer.WriteError(w, http.StatusBadRequest, msg)
 		return
 	}
 	res, err := a.Program(r.Context(), req.Device, req.Image, req.Force)
-	status := http.StatusOK
-	switch {
-	case err == nil:
-	case res.Result == "refused" || errors.Is(err, ErrDeviceInUse):
-		status = http.StatusConflict
-	case res.Result == "timeout":
-		status = http.StatusGatewayTimeout
-	case res.Result == "failure":
-		status = http.StatusBadGateway
-	default:
-		status = http.StatusServiceUnavailable
-	}
 	if err != nil && res.Error == "" {
 		res.Error = err.Error()
 	}
-	answer.WriteJSON(w, status, res)
+	answer.WriteJSON(w, programStatus(res, err), res)
+}
+
+// badRequest decodes a programming (withImage) or clear request into req
+// and says what is wrong with it, or "".
+func badRequest(w http.ResponseWriter, r *http.Request, req *ProgramRequest, withImage bool) string {
+	want := `body must be {"device": ...}`
+	if withImage {
+		want = `body must be {"device": ..., "image": ..., "force": bool}`
+	}
+	switch err := localapi.DecodeJSON(w, r, req); {
+	case err != nil:
+		return want + ": " + err.Error()
+	case req.Device == "":
+		return want + ": device is missing"
+	case withImage && req.Image == "":
+		return want + ": image is missing"
+	}
+	return ""
+}
+
+// programStatus is the status of a programming request's answer: the
+// caller's mistakes (unknown device, nothing programs devices) and
+// refusals are told apart from the device's and Placement's failures.
+func programStatus(res ProgramResult, err error) int {
+	switch {
+	case err == nil:
+		return http.StatusOK
+	case errors.Is(err, drivers.ErrUnknownDevice), errors.Is(err, ErrNoProgrammer):
+		return http.StatusNotFound
+	case res.Result == "refused", errors.Is(err, ErrDeviceInUse), errors.Is(err, drivers.ErrDeviceBusy):
+		return http.StatusConflict
+	case res.Result == "timeout":
+		return http.StatusGatewayTimeout
+	case res.Result == "failure":
+		return http.StatusBadGateway
+	}
+	// Placement could not be read or written, or the driver is not set
+	// up to program (no command): nothing the request can change.
+	return http.StatusServiceUnavailable
 }
 
 func (a *Agent) serveClear(w http.ResponseWriter, r *http.Request) {
 	var req ProgramRequest
-	if err := localapi.DecodeJSON(w, r, &req); err != nil || req.Device == "" {
-		answer.WriteError(w, http.StatusBadRequest, "body must be {\"device\": ...}")
+	if msg := badRequest(w, r, &req, false); msg != "" {
+		answer.WriteError(w, http.StatusBadRequest, msg)
 		return
 	}
 	res, err := a.ClearFailed(r.Context(), req.Device)
@@ -84,7 +117,7 @@ func (a *Agent) serveClear(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 	case res.Result == "cleared":
 		status = http.StatusServiceUnavailable // Placement not updated yet
-	case errors.Is(err, ErrNoProgrammer):
+	case errors.Is(err, ErrNoProgrammer), errors.Is(err, drivers.ErrUnknownDevice):
 		status = http.StatusNotFound
 	default:
 		status = http.StatusConflict

@@ -113,6 +113,15 @@ const (
 	ReasonProgramFailed = "program_failed"
 )
 
+// Errors a driver's device operations (programming) share, so that the
+// agent's local endpoint can answer each with its status.
+var (
+	// ErrUnknownDevice: the driver has no device at that address (404).
+	ErrUnknownDevice = errors.New("unknown device")
+	// ErrDeviceBusy: the device is in the middle of another operation (409).
+	ErrDeviceBusy = errors.New("device is being programmed")
+)
+
 // Reasons lists every reason, for metrics.
 var Reasons = []string{ReasonMaintenance, ReasonCleaning, ReasonPower, ReasonNotAvailable, ReasonInUse, ReasonProgramming, ReasonProgramFailed}
 

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 )
@@ -82,5 +85,48 @@ func auditOutcome(res *AuditResult, err error) outcome {
 	if err != nil && !errors.Is(err, ErrNovaUnavailable) && !errors.Is(err, ErrRefused) {
 		o.detail += "; " + err.Error()
 	}
+	o.logFields = auditLogFields(res)
 	return o
+}
+
+// Bounds of the findings an audit run's log line quotes: the rest are in
+// 'placement-syncd jobs list' and the audit command's output.
+const (
+	auditLogExamples    = 10
+	auditLogDetailBytes = 300
+)
+
+// auditLogFields are the findings on the audit's "job run" log line: the
+// count of each kind and the first few findings, so that the journal
+// alone says what was found.
+func auditLogFields(res *AuditResult) []zap.Field {
+	examples := make([]string, 0, min(len(res.Findings), auditLogExamples))
+	for _, f := range res.Findings[:min(len(res.Findings), auditLogExamples)] {
+		line := f.Kind + ": " + f.Detail
+		if len(line) > auditLogDetailBytes {
+			line = strings.ToValidUTF8(line[:auditLogDetailBytes], "") + "…"
+		}
+		if f.Unconfirmed != "" {
+			line += " (unconfirmed)"
+		}
+		examples = append(examples, line)
+	}
+	fields := []zap.Field{
+		zap.Int("orphaned_consumers", res.Count(FindingOrphanedConsumer)),
+		zap.Int("stale_providers", res.Count(FindingStaleProvider)),
+		zap.Int("over_capacity", res.Count(FindingOverCapacity)),
+		zap.Int("incomplete_consumers", res.Count(FindingIncompleteConsumer)),
+	}
+	confirmed := 0
+	for _, f := range fields {
+		confirmed += int(f.Integer)
+	}
+	return append(fields,
+		// Suspicions only: Nova was read in part.
+		zap.Int("unconfirmed", len(res.Findings)-confirmed),
+		zap.Int("within_grace", len(res.Fresh)),
+		zap.Int("deleted", len(res.Deleted)),
+		zap.Strings("findings", examples),
+		zap.Int("findings_not_listed", len(res.Findings)-len(examples)),
+	)
 }

@@ -68,6 +68,8 @@ type outcome struct {
 	changes, drift, conflicts, giveUps int
 	unmapped                           []string
 	detail                             string
+	// logFields are the job's own fields on its "job run" log line.
+	logFields []zap.Field
 }
 
 // jobFunc is one job's work.
@@ -159,11 +161,11 @@ func (r *runner) run(ctx context.Context, name, trigger string) (RunRecord, erro
 	if err != nil {
 		rec.Result, rec.Error = ResultError, err.Error()
 	}
-	r.record(j, rec)
+	r.record(j, rec, out.logFields...)
 	return rec, err
 }
 
-func (r *runner) record(j *job, rec RunRecord) {
+func (r *runner) record(j *job, rec RunRecord, extra ...zap.Field) {
 	j.mu.Lock()
 	j.history = append(j.history, rec)
 	if len(j.history) > historySize {
@@ -187,6 +189,7 @@ func (r *runner) record(j *job, rec RunRecord) {
 	fields := []zap.Field{zap.String("job", rec.Job), zap.String("trigger", rec.Trigger), zap.String("result", rec.Result),
 		zap.Duration("duration", rec.Duration), zap.Int("changes", rec.Changes), zap.Int("drift", rec.Drift),
 		zap.Int("conflicts", rec.Conflicts), zap.Int("give_ups", rec.GiveUps), zap.Int("hosts_without_provider", len(rec.HostsWithoutProvider))}
+	fields = append(fields, extra...)
 	if rec.Result == ResultError {
 		r.log.Warn("job run failed", append(fields, zap.String("error", rec.Error))...)
 		return

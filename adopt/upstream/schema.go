@@ -107,33 +107,51 @@ type querier interface {
 // checkRevision returns the database's head, or fails with ErrRevision
 // unless alembic_version holds exactly one known head.
 func checkRevision(ctx context.Context, q querier) (Head, error) {
+	revs, err := readRevisions(ctx, q)
+	if err != nil {
+		return Head{}, err
+	}
+	if h, ok := knownHead(revs); ok {
+		return h, nil
+	}
+	return Head{}, revisionError(revs)
+}
+
+// readRevisions reads alembic_version's rows; a database without the
+// table fails with ErrRevision.
+func readRevisions(ctx context.Context, q querier) ([]string, error) {
 	rows, err := q.QueryContext(ctx, `SELECT version_num FROM alembic_version`)
 	if err != nil {
 		if strings.Contains(err.Error(), "no such table") || strings.Contains(err.Error(), "doesn't exist") {
-			return Head{}, fmt.Errorf("%w: it has no alembic_version table", ErrRevision)
+			return nil, fmt.Errorf("%w: it has no alembic_version table", ErrRevision)
 		}
-		return Head{}, fmt.Errorf("read alembic_version: %w", err)
+		return nil, fmt.Errorf("read alembic_version: %w", err)
 	}
 	defer rows.Close()
 	var revs []string
 	for rows.Next() {
 		var v string
 		if err := rows.Scan(&v); err != nil {
-			return Head{}, fmt.Errorf("read alembic_version: %w", err)
+			return nil, fmt.Errorf("read alembic_version: %w", err)
 		}
 		revs = append(revs, v)
 	}
 	if err := rows.Err(); err != nil {
-		return Head{}, fmt.Errorf("read alembic_version: %w", err)
+		return nil, fmt.Errorf("read alembic_version: %w", err)
 	}
+	return revs, nil
+}
+
+// knownHead is the head revs names when it is exactly one known head.
+func knownHead(revs []string) (Head, bool) {
 	if len(revs) == 1 {
 		for _, h := range Heads() {
 			if revs[0] == h.Revision {
-				return h, nil
+				return h, true
 			}
 		}
 	}
-	return Head{}, revisionError(revs)
+	return Head{}, false
 }
 
 // revisionError explains a revision that is none of the known heads.

@@ -14,6 +14,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/daemon"
+	"github.com/placement-syncd/placement-syncd/internal/localapi"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 )
 
@@ -160,10 +161,14 @@ func postLocal(ctx context.Context, cfg config.Config, sub string, body agent.Pr
 		return fmt.Errorf("fpga %s: the agent's local endpoint: %w", sub, err)
 	}
 	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("fpga %s: read the agent's answer: %w", sub, err)
+	}
 	fmt.Fprintf(stdout, "%s", out)
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("fpga %s: %s", sub, http.StatusText(resp.StatusCode))
+		// The agent's error text, e.g. 404 Not Found: unknown device: ...
+		return fmt.Errorf("fpga %s: %w", sub, localapi.ReadError(resp.StatusCode, out))
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ const (
 
 // cmdAudit is the one-shot audit of Placement against Nova.
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("audit", "placement-syncd audit [--delete] [--force] [--config FILE]", stderr, configSpec{})
+	fs, common := newConfigFlagSet("audit", "placement-syncd audit [--delete] [--force] [--config FILE]", stderr, configSpec{noDB: true})
 	del := fs.Bool("delete", false, "delete the orphaned consumers found (DELETE /allocations/{consumer}); without it, a dry run")
 	force := fs.Bool("force", false, "with --delete, delete more than reconciler.audit.max_removals")
 	cfg, err := common.parseLoad(args)

@@ -27,8 +27,9 @@ const explainPath = "/_placement-syncd/explain/allocation_candidates"
 // is what answered the scheduler, and only the daemon knows whether the
 // OWNER_NOVA pre-filter is on (it follows the gate).
 func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("explain", "placement-syncd explain '<allocation candidates query>' [--microversion "+microversion.Max.String()+"] [--config FILE] [--url URL] [--token TOKEN] [--user ID] [--misses N] [--json]", stderr, configSpec{})
-	mv := fs.String("microversion", microversion.Max.String(), "Placement microversion to explain the query at ("+microversion.AllocationCandidates.String()+" to "+microversion.Max.String()+", or latest)")
+	fs, common := newConfigFlagSet("explain", "placement-syncd explain '<allocation candidates query>' [--microversion "+microversion.Max.String()+"] [--config FILE] [--url URL] [--token TOKEN] [--user ID] [--misses N] [--json]", stderr, configSpec{noDB: true})
+	mv := fs.String("microversion", "", "Placement microversion to explain the query at ("+microversion.AllocationCandidates.String()+" to "+microversion.Max.String()+
+		", or latest; default: api.max_microversion, or "+microversion.Max.String()+" with --url)")
 	base := fs.String("url", "", "the daemon's base URL (default: http:// and api.listen)")
 	token := fs.String("token", "", "X-Auth-Token of an admin (default: reconciler.placement.token, \"admin\" under noauth2)")
 	user := fs.String("user", "", "apply the OWNER_NOVA pre-filter as for this user id (default: the first of reconciler.scheduler_users)")
@@ -41,12 +42,23 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(words) != 1 {
 		return usageError{errors.New("explain: want exactly one query string, e.g. 'resources=VCPU:4,MEMORY_MB:8192'")}
 	}
+	if _, err := explainMicroversion(*mv, microversion.Max, "this binary"); err != nil {
+		return err
+	}
 	cfg, _, err := common.load()
 	if err != nil {
 		return err
 	}
+	// The daemon of the configuration speaks up to api.max_microversion;
+	// another one (--url) is not known here and answers for itself.
+	limit, limitBy := cfg.API.MaxMicroversionValue(), "api.max_microversion"
 	if *base == "" {
 		*base = assemble.LocalURL(cfg.API.Listen)
+	} else {
+		limit, limitBy = microversion.Max, "this binary"
+	}
+	if *mv, err = explainMicroversion(*mv, limit, limitBy); err != nil {
+		return err
 	}
 	if *token == "" {
 		*token = cfg.Reconciler.Placement.Token
@@ -69,6 +81,28 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	printExplain(stdout, &ex)
 	return nil
+}
+
+// explainMicroversion checks --microversion before any request, as the
+// daemon would: the explain route answers GET /allocation_candidates,
+// which exists from 1.10 (below, the daemon answers 404), up to limit
+// (above, 406). Empty is limit; latest is sent as is.
+func explainMicroversion(flagValue string, limit microversion.Version, limitBy string) (string, error) {
+	if flagValue == "" {
+		return limit.String(), nil
+	}
+	if flagValue == "latest" {
+		return flagValue, nil
+	}
+	v, err := microversion.Parse(flagValue)
+	if err != nil {
+		return "", usageError{fmt.Errorf("explain: --microversion: %w; want %s to %s, or latest", err, microversion.AllocationCandidates, limit)}
+	}
+	if v.Less(microversion.AllocationCandidates) || limit.Less(v) {
+		return "", usageError{fmt.Errorf("explain: --microversion %s: allocation candidates are explained at microversions %s to %s (the highest set by %s), or latest",
+			flagValue, microversion.AllocationCandidates, limit, limitBy)}
+	}
+	return v.String(), nil
 }
 
 // explainQuery is the query to send: the operator's, with the explain

@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -200,4 +204,45 @@ func lineFields(out, first string) []string {
 		}
 	}
 	return nil
+}
+
+// TestExplain_MicroversionRange: a --microversion the daemon would refuse
+// (below 1.10, where allocation candidates do not exist: 404; above the
+// highest, the binary's or api.max_microversion: 406) or cannot read is
+// a usage error (2) found before any request: the daemon's port sees no
+// connection.
+func TestExplain_MicroversionRange(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg := filepath.Join(t.TempDir(), "explain.yaml")
+	writeFile(t, cfg, "api:\n  listen: "+ln.Addr().String()+"\n  max_microversion: \"1.30\"\n")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--microversion", "1.5", "--url", "http://" + ln.Addr().String()}, "--microversion 1.5: allocation candidates are explained at microversions 1.10 to 1.39 (the highest set by this binary), or latest"},
+		{[]string{"--microversion", "1.40", "--url", "http://" + ln.Addr().String()}, "--microversion 1.40: allocation candidates are explained at microversions 1.10 to 1.39 (the highest set by this binary), or latest"},
+		{[]string{"--microversion", "2.0", "--config", cfg}, "--microversion 2.0: allocation candidates are explained at microversions 1.10 to 1.39 (the highest set by this binary), or latest"},
+		{[]string{"--microversion", "1.31", "--config", cfg}, "--microversion 1.31: allocation candidates are explained at microversions 1.10 to 1.30 (the highest set by api.max_microversion), or latest"},
+		{[]string{"--microversion", "one", "--config", cfg}, `--microversion: malformed microversion: "one"; want 1.10 to 1.39, or latest`},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"explain", "resources=VCPU:1"}, tt.args...), &stdout, &stderr)
+		if want := "placement-syncd: explain: " + tt.want + "\n"; code != exitUsage || stderr.String() != want {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tt.args, code, stderr.String(), exitUsage, want)
+		}
+	}
+	if err := ln.(*net.TCPListener).SetDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ln.Accept(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("the daemon's port was contacted (accept: %v)", err)
+	}
 }

@@ -20,7 +20,7 @@ import (
 // the operator's override (`gate set open|closed|auto`). Both go to the
 // running reconciler, or, when it is not reachable, to the state file.
 func cmdGate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("gate", "placement-syncd gate [show | set open|closed|auto] [--config FILE] [--json]", stderr, configSpec{})
+	fs, common := newConfigFlagSet("gate", "placement-syncd gate [show | set open|closed|auto] [--config FILE] [--json]", stderr, configSpec{noDB: true})
 	asJSON := fs.Bool("json", false, "print JSON")
 	rest, cfg, err := common.parseLoadInterleaved(args)
 	if err != nil {

@@ -38,7 +38,7 @@ func (e exitError) Unwrap() error { return e.err }
 
 // cmdSyncAggregates is the one-shot aggregate mirroring.
 func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--force] [--verbose] [--config FILE]", stderr, configSpec{})
+	fs, common := newConfigFlagSet("sync-aggregates", "placement-syncd sync-aggregates [--dry-run] [--force] [--verbose] [--config FILE]", stderr, configSpec{noDB: true})
 	dryRun := fs.Bool("dry-run", false, "print the plan and write nothing")
 	force := fs.Bool("force", false, "apply a plan refused as a mass deletion (empty Nova answer, more than reconciler.aggregates.max_removals)")
 	verbose := fs.Bool("verbose", false, "also print what was read and providers already in sync")
@@ -117,7 +117,7 @@ func printAggregateResult(w io.Writer, res *reconciler.AggregateResult, verbose 
 
 // cmdJobs lists the reconciler's jobs or runs one now.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	_, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr, configSpec{})
+	_, common := newConfigFlagSet("jobs", "placement-syncd jobs [--config FILE] [list | run JOB]", stderr, configSpec{noDB: true})
 	rest, cfg, err := common.parseLoadInterleaved(args)
 	if err != nil {
 		return err

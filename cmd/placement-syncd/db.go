@@ -37,6 +37,9 @@ func cmdDBMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	if err := placementOwn(ctx, u); err != nil {
+		return err
+	}
 	before := 0
 	if !missingFile(u) {
 		if before, _, err = dbstore.SchemaVersion(ctx, u); err != nil {
@@ -81,6 +84,9 @@ func cmdDBVersion(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if missingFile(u) {
 		return fmt.Errorf("database %s does not exist; 'placement-syncd db migrate' or 'serve' creates it", name)
 	}
+	if err := placementOwn(ctx, u); err != nil {
+		return err
+	}
 	cur, latest, err := dbstore.SchemaVersion(ctx, u)
 	if err != nil {
 		return err
@@ -123,27 +129,54 @@ func schemaMismatch(path string, cur, latest int, why string) error {
 	}
 }
 
+// placementOwn fails with store.ErrForeignDatabase (exit 3) when u names
+// OpenStack Placement's own database, which no migration of ours makes
+// ours: it says which Placement's it is and which import copies it. A
+// database that cannot be opened or read is not judged here.
+func placementOwn(ctx context.Context, u *dburl.URL) error {
+	id, own := placementIdentity(ctx, u)
+	if !own {
+		return nil
+	}
+	return &schemaError{
+		msg: fmt.Sprintf("database %s is OpenStack Placement's own (%s), not one of placement-syncd's, and no migration makes it one: "+
+			"copy it into a database of ours (a new file, or an empty MySQL database) with "+
+			"'placement-syncd db import --from %s --db NEW-PATH-OR-URL', then serve that one", dbName(u), id, u),
+		kind: store.ErrForeignDatabase,
+	}
+}
+
+// placementIdentity tells whether u names OpenStack Placement's own
+// database, and which; it only reads, and says no when the database
+// cannot be opened or read.
+func placementIdentity(ctx context.Context, u *dburl.URL) (upstream.Identity, bool) {
+	if dbstore.Stat(u) != nil {
+		return upstream.Identity{}, false // a file serve or migrate would create
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	db, dialect, err := openUpstream(ctx, u, false)
+	if err != nil {
+		return upstream.Identity{}, false
+	}
+	defer db.Close()
+	// alembic_version exists but cannot be read: still Placement's.
+	id, own, _ := upstream.Identify(ctx, db, dialect)
+	return id, own
+}
+
 // refusePlacementOwn fails when the connection names OpenStack
 // Placement's own database: we do not serve Placement's schema, we serve
 // a copy of it in a database of ours. A database that cannot be opened
 // or read is not judged here; serve reports it when it opens it.
 func refusePlacementOwn(c *config.ConfDatabase) error {
-	if dbstore.Stat(c.URL) != nil {
-		return nil // serve creates a new file of ours
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	db, dialect, err := openUpstream(ctx, c.URL, false)
-	if err != nil {
+	id, own := placementIdentity(context.Background(), c.URL)
+	if !own {
 		return nil
 	}
-	defer db.Close()
-	if own, err := upstream.IsPlacement(ctx, db, dialect); err != nil || !own {
-		return nil
-	}
-	return exitError{code: exitSchema, err: c.Bad("%s is OpenStack Placement's own database (it has alembic_version), and placement-syncd serves a database of its own: "+
-		"copy it with 'placement-syncd db import --from %s --db URL-OR-PATH' into an empty database of ours, "+
-		"then name that database with database.connection (or database.path) in the --config YAML, or --db", c.URL, c.URL)}
+	return exitError{code: exitSchema, err: c.Bad("%s is OpenStack Placement's own database (%s), and placement-syncd serves a database of its own: "+
+		"copy it with 'placement-syncd db import --from %s --db NEW-PATH-OR-URL' into an empty database of ours, "+
+		"then name that database with database.connection (or database.path) in the --config YAML, or --db", c.URL, id, c.URL)}
 }
 
 // dbName is how messages name a database (dbstore.Name): a file by its

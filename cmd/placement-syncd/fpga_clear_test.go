@@ -15,36 +15,53 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 )
 
-// TestFPGAClear: an agent started with a state file that records a failed
-// programming keeps the device reserved; `fpga clear` releases it, and a
-// second clear is refused (exit 1, 409).
-func TestFPGAClear(t *testing.T) {
+// fpgaAgent is an agent run by `placement-syncd agent` with one FPGA,
+// fpgaDev, on host h1 of a Placement server of ours.
+type fpgaAgent struct {
+	srv   *placementtest.Server
+	cfg   string // its configuration file
+	state string // the FPGA driver's state file
+	uuid  string // fpgaDev's provider
+}
+
+const fpgaDev = "0000:5e:00.0"
+
+// startFPGAAgent starts the agent with state as the FPGA driver's state
+// file's content and waits for its first pass to reserve reserved.
+func startFPGAAgent(t *testing.T, state string, reserved float64) fpgaAgent {
+	t.Helper()
 	srv := placementtest.StartOurs(t, placementtest.Options{})
 	srv.MustDo(t, http.StatusOK, http.MethodPost, "/resource_providers", "1.39", map[string]any{"name": "h1", "uuid": "5e1d0f00-0000-4000-8000-000000000001"})
 	dir := t.TempDir()
-	const dev = "0000:5e:00.0"
-	devices, state := filepath.Join(dir, "devices.json"), filepath.Join(dir, "fpga-state.json")
-	writeFile(t, devices, `{"devices":[{"pci_address":"`+dev+`","vendor":"8086","product":"0b30","function":"f1","regions":2}]}`)
-	writeFile(t, state, `{"devices":{"`+dev+`":{"state":"failed","error":"bitstream rejected","at":"2026-11-24T20:00:00Z"}}}`)
+	a := fpgaAgent{srv: srv, cfg: filepath.Join(dir, "agent.yaml"), state: filepath.Join(dir, "fpga-state.json"), uuid: fpga.ProviderUUID("h1", fpgaDev)}
+	devices := filepath.Join(dir, "devices.json")
+	writeFile(t, devices, `{"devices":[{"pci_address":"`+fpgaDev+`","vendor":"8086","product":"0b30","function":"f1","regions":2}]}`)
+	writeFile(t, a.state, state)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	listen := ln.Addr().String()
 	ln.Close()
-	cfg := filepath.Join(dir, "agent.yaml")
-	writeFile(t, cfg, "log: {format: console}\nagent:\n  host: h1\n  interval: 1h\n  placement: {endpoint: \""+srv.URL+"\", token: admin}\n"+
+	writeFile(t, a.cfg, "log: {format: console}\nagent:\n  host: h1\n  interval: 1h\n  placement: {endpoint: \""+srv.URL+"\", token: admin}\n"+
 		"  local: {listen: \""+listen+"\", token: s3cret}\n"+
-		"  fpga: {enabled: true, file: \""+devices+"\", state_file: \""+state+"\", program_command: [\"true\"]}\n")
+		"  fpga: {enabled: true, file: \""+devices+"\", state_file: \""+a.state+"\", program_command: [\"true\"]}\n")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"agent", "--config", cfg}, &bytes.Buffer{}, &bytes.Buffer{}) }()
-	defer func() { cancel(); <-done }()
-	uuid := fpga.ProviderUUID("h1", dev)
-	waitReserved(t, srv, uuid, 2)
+	go func() { done <- run(ctx, []string{"agent", "--config", a.cfg}, &bytes.Buffer{}, &bytes.Buffer{}) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitReserved(t, srv, a.uuid, reserved)
+	return a
+}
 
+// TestFPGAClear: an agent started with a state file that records a failed
+// programming keeps the device reserved; `fpga clear` releases it, and a
+// second clear is refused (exit 1, 409).
+func TestFPGAClear(t *testing.T) {
+	a := startFPGAAgent(t, `{"devices":{"`+fpgaDev+`":{"state":"failed","error":"bitstream rejected","at":"2026-11-24T20:00:00Z"}}}`, 2)
+	srv, cfg, state, uuid := a.srv, a.cfg, a.state, a.uuid
 	var stdout, stderr bytes.Buffer
-	if code := run(t.Context(), []string{"fpga", "clear", "--config", cfg, "--device", dev}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), `"result":"cleared"`) {
+	if code := run(t.Context(), []string{"fpga", "clear", "--config", cfg, "--device", fpgaDev}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), `"result":"cleared"`) {
 		t.Fatalf("fpga clear: exit %d: %s %s", code, stdout.String(), stderr.String())
 	}
 	if _, invs := srv.Inventories(t, uuid); invs["FPGA"]["reserved"] != 0 {
@@ -54,8 +71,29 @@ func TestFPGAClear(t *testing.T) {
 		t.Fatalf("state file still records the failure: %s", b)
 	}
 	stdout.Reset()
-	if code := run(t.Context(), []string{"fpga", "clear", "--config", cfg, "--device", dev}, &stdout, &stderr); code != exitFailure || !strings.Contains(stdout.String(), "not failed") {
+	if code := run(t.Context(), []string{"fpga", "clear", "--config", cfg, "--device", fpgaDev}, &stdout, &stderr); code != exitFailure || !strings.Contains(stdout.String(), "not failed") {
 		t.Fatalf("second fpga clear: exit %d: %s", code, stdout.String())
+	}
+}
+
+// TestFPGA_UnknownDevice: the agent answers a device it does not have
+// with 404 and the error's text, which the command prints (exit 1).
+func TestFPGA_UnknownDevice(t *testing.T) {
+	a := startFPGAAgent(t, `{"devices":{}}`, 0)
+	const unknown = "0000:ff:00.0"
+	for _, args := range [][]string{
+		{"fpga", "program", "--config", a.cfg, "--device", unknown, "--image", "f2"},
+		{"fpga", "clear", "--config", a.cfg, "--device", unknown},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), args, &stdout, &stderr)
+		want := "placement-syncd: " + strings.Join(args[:2], " ") + ": 404 Not Found: unknown device: " + unknown + "\n"
+		if code != exitFailure || stderr.String() != want {
+			t.Errorf("%s: exit %d, stderr %q, want exit %d and %q", strings.Join(args[:2], " "), code, stderr.String(), exitFailure, want)
+		}
+	}
+	if _, invs := a.srv.Inventories(t, a.uuid); invs["FPGA"]["reserved"] != 0 {
+		t.Errorf("a request for an unknown device changed the known one: %v", invs)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Command placement-syncd runs the Placement API server and its companions.
 //
-// Usage and exit codes are documented in README.md and in usage below.
+// Usage and exit codes are documented in README.md; the commands are
+// the table of commands.go, from which help and the man page are made.
 package main
 
 import (
@@ -15,7 +16,6 @@ import (
 	"syscall"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
-	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -26,46 +26,6 @@ const (
 	exitUsage   = 2 // bad command line or configuration file
 	exitSchema  = 3 // database schema newer than the binary, or older and not migrated, or not ours
 )
-
-const usageText = `usage: placement-syncd <command> [flags]
-
-commands:
-  serve        run the Placement API server
-  agent        run the drivers and sync this host's hardware into Placement
-  fpga program program an FPGA through the local agent
-  fpga clear   release an FPGA whose programming failed
-  sync-aggregates [--dry-run] [--verbose]
-               mirror Nova host aggregates into Placement once
-  audit [--delete] [--force]
-               compare Placement with Nova: orphaned consumers, stale
-               providers, usage above capacity, incomplete consumers
-  gate         show the OWNER_NOVA version gate
-  jobs [list | run JOB]
-               show the reconciler's jobs and runs, or run one now
-  demo init | demo cycle
-               write the demo's source files, or play Ironic and Nova
-               for the demo (scripts/run-demo)
-  db migrate   apply pending database schema migrations
-  db version   print the database's schema version and the binary's
-  db import --from URL [--replace]
-               copy an OpenStack Placement 8.0.0 database into ours
-  db export --to URL
-               write ours as an OpenStack Placement 8.0.0 database
-  db verify --against URL
-               compare our answers with a running Placement's
-  policy list  print the effective policy rules
-  explain '<query>' [--microversion MAX]
-               ask the running daemon why an allocation candidates
-               query gets its candidates, or none
-  version      print version, commit and Go version
-
-Run 'placement-syncd <command> -h' for a command's flags.
-`
-
-// usage is usageText with the highest microversion this binary speaks.
-func usage() string {
-	return strings.Replace(usageText, "MAX", microversion.Max.String(), 1)
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -101,59 +61,6 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // command runs one command with the arguments after its name.
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-
-// commands are the commands by name, as usage lists them.
-func commands() map[string]command {
-	return map[string]command{
-		"serve":           cmdServe,
-		"agent":           cmdAgent,
-		"fpga":            cmdFPGA,
-		"demo":            cmdDemo,
-		"sync-aggregates": cmdSyncAggregates,
-		"audit":           cmdAudit,
-		"gate":            cmdGate,
-		"jobs":            cmdJobs,
-		"db":              cmdDB,
-		"policy":          cmdPolicy,
-		"explain":         cmdExplain,
-		"version":         cmdVersion, "--version": cmdVersion,
-		"help": cmdHelp, "-h": cmdHelp, "-help": cmdHelp, "--help": cmdHelp,
-	}
-}
-
-// cmdHelp prints the usage.
-func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprint(stdout, usage())
-	return nil
-}
-
-// cmdDB runs `placement-syncd db migrate|version`.
-func cmdDB(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) < 1 {
-		return usageError{errors.New("db: missing subcommand (migrate, version, import, export or verify)")}
-	}
-	switch args[0] {
-	case "migrate":
-		return cmdDBMigrate(ctx, args[1:], stdout, stderr)
-	case "version":
-		return cmdDBVersion(ctx, args[1:], stdout, stderr)
-	case "import":
-		return cmdDBImport(ctx, args[1:], stdout, stderr)
-	case "export":
-		return cmdDBExport(ctx, args[1:], stdout, stderr)
-	case "verify":
-		return cmdDBVerify(ctx, args[1:], stdout, stderr)
-	}
-	return usageError{fmt.Errorf("db: unknown subcommand %q (migrate, version, import, export or verify)", args[0])}
-}
-
-// cmdPolicy runs `placement-syncd policy list`.
-func cmdPolicy(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) < 1 || args[0] != "list" {
-		return usageError{errors.New("policy: expected subcommand list")}
-	}
-	return cmdPolicyList(args[1:], stdout, stderr)
-}
 
 var (
 	// errHelp: -h was given; the flag package already printed the usage.

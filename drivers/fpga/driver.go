@@ -308,7 +308,7 @@ func (d *Driver) provider(dv Device, state string) drivers.Provider {
 }
 
 // ErrUnknownDevice: no device has that PCI address.
-var ErrUnknownDevice = errors.New("unknown FPGA device")
+var ErrUnknownDevice = drivers.ErrUnknownDevice
 
 // TimeoutError: the programming command ran past its timeout.
 type TimeoutError struct{ After time.Duration }
@@ -319,7 +319,7 @@ func (e *TimeoutError) Error() string { return "programming timed out after " + 
 func (e *TimeoutError) Timeout() bool { return true }
 
 // ErrBusy: the device is being programmed already.
-var ErrBusy = errors.New("device is being programmed")
+var ErrBusy = drivers.ErrDeviceBusy
 
 // DeviceProvider returns the provider uuid of the device at bdf.
 func (d *Driver) DeviceProvider(bdf string) (string, error) {

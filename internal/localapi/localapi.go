@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -88,4 +89,34 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 		return ErrTrailingData
 	}
 	return nil
+}
+
+// StatusError is an endpoint's error answer as its client reads it.
+type StatusError struct {
+	Status int
+	// Text is the answer's "error", or its body when it has none.
+	Text string
+}
+
+func (e *StatusError) Error() string {
+	s := strconv.Itoa(e.Status) + " " + http.StatusText(e.Status)
+	if e.Text != "" {
+		s += ": " + e.Text
+	}
+	return s
+}
+
+// ReadError is the StatusError of an answer with status and body that is
+// not a success: the text of {"error": ...}, or the body itself (on one
+// line) when it is not that JSON, e.g. net/http's answer to an unknown
+// route.
+func ReadError(status int, body []byte) *StatusError {
+	var e struct {
+		Error string `json:"error"`
+	}
+	text := strings.Join(strings.Fields(string(body)), " ")
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		text = e.Error
+	}
+	return &StatusError{Status: status, Text: text}
 }

@@ -100,3 +100,21 @@ func TestDecodeJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestReadError: a client reads the error answer's text, or the body
+// itself when it is not {"error": ...}.
+func TestReadError(t *testing.T) {
+	tests := []struct {
+		body string
+		want string
+	}{
+		{`{"error":"unknown device: 0000:ff:00.0","result":""}` + "\n", "404 Not Found: unknown device: 0000:ff:00.0"},
+		{"404 page not found\n", "404 Not Found: 404 page not found"},
+		{"", "404 Not Found"},
+	}
+	for _, tt := range tests {
+		if got := ReadError(http.StatusNotFound, []byte(tt.body)).Error(); got != tt.want {
+			t.Errorf("ReadError(404, %q) = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}

@@ -135,7 +135,7 @@ func refuseForeign(ctx context.Context, conn *sql.Conn, name string, adopt bool)
 	switch {
 	case slices.Contains(names, "alembic_version"):
 		return fmt.Errorf("database %s is OpenStack Placement's own (it has alembic_version and %d other tables), not one of placement-syncd's: "+
-			"copy it into an empty database of ours with 'placement-syncd db import --from URL' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
+			"copy it into an empty database of ours with 'placement-syncd db import --from URL --db NEW-PATH-OR-URL' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
 			name, len(names)-1, store.ErrForeignDatabase)
 	// Our own schema_migrations at version 0 is a migration under way in
 	// another process (Galera nodes do not share the migration lock) or

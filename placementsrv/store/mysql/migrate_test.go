@@ -71,7 +71,7 @@ func TestSchemaRefusals(t *testing.T) {
 	for _, adopt := range []bool{false, true} {
 		err := open(own, mysql.Options{Migrate: true, Adopt: adopt})
 		if !errors.Is(err, store.ErrForeignDatabase) || !strings.Contains(err.Error(), "OpenStack Placement's own") ||
-			!strings.Contains(err.Error(), "'placement-syncd db import --from URL'") {
+			!strings.Contains(err.Error(), "'placement-syncd db import --from URL --db NEW-PATH-OR-URL'") {
 			t.Errorf("Placement's own database, adopt=%v: %v", adopt, err)
 		}
 	}

@@ -78,7 +78,7 @@ func TestPlacementsOwnDatabase(t *testing.T) {
 	db.Close()
 	for _, adopt := range []bool{false, true} {
 		_, err := Open(context.Background(), path, Options{Migrate: true, Adopt: adopt})
-		if !errors.Is(err, store.ErrForeignDatabase) || !strings.Contains(err.Error(), "db import --from sqlite:///"+path) {
+		if !errors.Is(err, store.ErrForeignDatabase) || !strings.Contains(err.Error(), "db import --from sqlite:///"+path+" --db NEW-PATH-OR-URL'") {
 			t.Fatalf("Open (adopt %v): %v, want store.ErrForeignDatabase with the import command", adopt, err)
 		}
 	}

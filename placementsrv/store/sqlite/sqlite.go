@@ -146,7 +146,7 @@ func refuseForeign(ctx context.Context, db *sql.DB, path string, adopt bool) err
 	}
 	if placements > 0 {
 		return fmt.Errorf("database %s is OpenStack Placement's own (it has alembic_version), not one of placement-syncd's: "+
-			"copy it into a new file with 'placement-syncd db import --from sqlite:///%s' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
+			"copy it into a new file with 'placement-syncd db import --from sqlite:///%s --db NEW-PATH-OR-URL' and serve that one (--adopt cannot add our tables beside Placement's, they share names): %w",
 			path, path, store.ErrForeignDatabase)
 	}
 	if adopt {
