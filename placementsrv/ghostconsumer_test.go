@@ -89,3 +89,74 @@ func TestGhostConsumer(t *testing.T) {
 func compact(b []byte) string {
 	return strings.NewReplacer(`": `, `":`, `, "`, `,"`).Replace(string(b))
 }
+
+const (
+	gfRP = "66666666-0000-0000-0000-000000000002"
+	gfA  = "88888888-0000-0000-0000-000000000001"
+	gfB  = "88888888-0000-0000-0000-000000000002"
+	gfC  = "88888888-0000-0000-0000-000000000003"
+	gfD  = "88888888-0000-0000-0000-000000000004"
+	gfX  = "88888888-0000-0000-0000-000000000005"
+	gfY  = "88888888-0000-0000-0000-000000000006"
+	gfE  = "88888888-0000-0000-0000-000000000007"
+	gfF  = "88888888-0000-0000-0000-000000000008"
+	gfG  = "88888888-0000-0000-0000-000000000009"
+)
+
+// gfSteps are the other forms of the same behaviour, each at its
+// microversion: a write that leaves a new consumer without allocations
+// keeps it at generation 0 (PUT and POST); an unknown provider leaves new
+// consumers in every form (the list form before 1.12, without a
+// generation check before 1.28, POST, the reshaper) but never changes an
+// existing one (its project stays); a failure after the providers are
+// found removes the new consumers again, even an empty one.
+func gfSteps() []gcStep {
+	ok := func(gen string) string { return gcBody(gfRP, "VCPU", "1", gen) }
+	unknown := gcBody(gcBad, "VCPU", "1", "null")
+	moved := `{"allocations":{"` + gcBad + `":{"resources":{"VCPU":1}}},"consumer_generation":1,"project_id":"p2","user_id":"u2"}`
+	inv := `"` + gfRP + `":{"resource_provider_generation":5,"inventories":{"VCPU":{"total":4}}}`
+	return []gcStep{
+		{"provider", "POST", "/resource_providers@1.20", `{"uuid":"` + gfRP + `","name":"ghost forms"}`, 200, ""},
+		{"inventory", "PUT", "/resource_providers/" + gfRP + "/inventories@1.20", `{"resource_provider_generation":0,"inventories":{"VCPU":{"total":4}}}`, 200, ""},
+		{"put empty for a new consumer", "PUT", "/allocations/" + gfA + "@1.28", `{"allocations":{},"consumer_generation":null,` + ocPU + `}`, 204, ""},
+		{"kept without allocations", "GET", "/allocations/" + gfA + "@1.28", "", 200, `{"allocations":{}}`},
+		{"kept at 0", "PUT", "/allocations/" + gfA + "@1.28", ok("null"), 409, "expected 0 but got None"},
+		{"post empty for a new consumer", "POST", "/allocations@1.13", `{"` + gfB + `":{"allocations":{},` + ocPU + `}}`, 204, ""},
+		{"kept at 0 too", "PUT", "/allocations/" + gfB + "@1.28", ok("null"), 409, "expected 0 but got None"},
+		{"list form on an unknown provider", "PUT", "/allocations/" + gfC + "@1.0",
+			`{"allocations":[{"resource_provider":{"uuid":"` + gcBad + `"},"resources":{"VCPU":1}}]}`, 400, "does not exist"},
+		{"left at 0", "PUT", "/allocations/" + gfC + "@1.28", ok("null"), 409, "expected 0 but got None"},
+		{"written at 0", "PUT", "/allocations/" + gfC + "@1.28", ok("0"), 204, ""},
+		{"1.12 on an unknown provider", "PUT", "/allocations/" + gfD + "@1.12", `{"allocations":{"` + gcBad + `":{"resources":{"VCPU":1}}},` + ocPU + `}`, 400, "does not exist"},
+		{"written without a generation", "PUT", "/allocations/" + gfD + "@1.12", `{"allocations":{"` + gfRP + `":{"resources":{"VCPU":1}}},` + ocPU + `}`, 204, ""},
+		{"then at 1", "GET", "/allocations/" + gfD + "@1.28", "", 200, `"consumer_generation":1`},
+		{"an existing consumer", "PUT", "/allocations/" + gfX + "@1.28", ok("null"), 204, ""},
+		{"moved to an unknown provider by another project", "PUT", "/allocations/" + gfX + "@1.28", moved, 400, "does not exist"},
+		{"post: a new consumer and the existing one moved", "POST", "/allocations@1.28", `{"` + gfY + `":` + ok("null") + `,"` + gfX + `":` + moved + `}`, 400, "does not exist"},
+		{"the existing one's project unchanged", "GET", "/allocations/" + gfX + "@1.28", "", 200, ocPU},
+		{"nor its generation", "GET", "/allocations/" + gfX + "@1.28", "", 200, `"consumer_generation":1`},
+		{"the new one left", "PUT", "/allocations/" + gfY + "@1.28", ok("null"), 409, "expected 0 but got None"},
+		{"post: an empty new consumer and one over capacity", "POST", "/allocations@1.28",
+			`{"` + gfE + `":{"allocations":{},"consumer_generation":null,` + ocPU + `},"` + gfF + `":` + gcBody(gfRP, "VCPU", "9", "null") + `}`, 409, "capacity"},
+		{"neither left", "PUT", "/allocations/" + gfE + "@1.28", ok("null"), 204, ""},
+		{"reshaper on an unknown provider", "POST", "/reshaper@1.30", `{"inventories":{` + inv + `},"allocations":{"` + gfG + `":` + unknown + `}}`, 400, "does not exist"},
+		{"left by the reshaper", "PUT", "/allocations/" + gfG + "@1.28", ok("null"), 409, "expected 0 but got None"},
+		{"usages count consumers with allocations only", "GET", "/usages?project_id=" + oc1 + "@1.38", "", 200, `{"usages":{"unknown":{"VCPU":4,"consumer_count":4}}}`},
+	}
+}
+
+func TestGhostConsumerForms(t *testing.T) {
+	forReleases(t, func(t *testing.T, s *placementtest.Server) {
+		for _, st := range gfSteps() {
+			path, version, _ := strings.Cut(st.path, "@")
+			status, _, b := call(t, s, st.method, path, version, "admin", st.body)
+			if status != st.status {
+				t.Errorf("%s: %s %s: status %d, want %d under %s: %s", st.name, st.method, st.path, status, st.status, s.Release, b)
+				continue
+			}
+			if st.contains != "" && !strings.Contains(compact(b), st.contains) {
+				t.Errorf("%s: body lacks %q: %s", st.name, st.contains, b)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -78,7 +79,7 @@ func TestRemoteApplyMatchesWriter(t *testing.T) {
 	var committed [][]feed.Op
 	w.be = capturingBackend{Backend: w.be, committed: &committed}
 	idx := newIDIndex(r.st)
-	for step, write := range remoteScenario() {
+	for step, write := range append(remoteScenario(), leftConsumerScenario()...) {
 		if err := write(ctx, w); err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
@@ -295,7 +296,7 @@ func TestLoadIndexesIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	for step, write := range remoteScenario() {
+	for step, write := range append(remoteScenario(), leftConsumerScenario()...) {
 		if err := write(ctx, w); err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
@@ -353,4 +354,25 @@ func newIDIndex(st *state) *idIndex {
 		x.users[id] = ext
 	}
 	return x
+}
+
+// leftConsumerScenario follows remoteScenario: a write naming an unknown
+// provider, which commits its new consumer (and its new project, user and
+// type) though it is refused, then the write that fills that consumer at
+// generation 0.
+func leftConsumerScenario() []func(context.Context, *Ledger) error {
+	const root, left = "11111111-0000-4000-8000-000000000001", "22222222-0000-4000-8000-000000000002"
+	return []func(context.Context, *Ledger) error{
+		func(ctx context.Context, l *Ledger) error {
+			req := alReq(left, nil, alOn("11111111-0000-4000-8000-0000000000ff", "VCPU", 1))
+			req.ProjectID, req.UserID, req.ConsumerType = "left-p", "left-u", "LEFT"
+			if err := l.ReplaceAllocations(ctx, []store.ConsumerAllocations{req}); !errors.Is(err, store.ErrInvalid) {
+				return fmt.Errorf("write naming an unknown provider: %v, want %v", err, store.ErrInvalid)
+			}
+			return nil
+		},
+		func(ctx context.Context, l *Ledger) error {
+			return l.ReplaceAllocations(ctx, []store.ConsumerAllocations{alReq(left, alGen(0), alOn(root, "VCPU", 1))})
+		},
+	}
 }

@@ -48,6 +48,8 @@ func Run(t *testing.T, newStorage func(t *testing.T) Storage) {
 		{"ledger/capacity", testCapacity},
 		{"ledger/concurrent claims", testConcurrentClaims},
 		{"ledger/consumer generation", testConsumerGeneration},
+		{"ledger/failed writes leave upstream's consumers (8.0.0's capacity rule)", testLeftConsumers(store.CapacityStrict)},
+		{"ledger/failed writes leave upstream's consumers (15.0.0's capacity rule)", testLeftConsumers(store.CapacityNoWorse)},
 		{"ledger/snapshot follows writes", testSnapshotFollowsWrites},
 		{"ledger/snapshot concurrent readers", testSnapshotConcurrentReaders},
 		{"ledger/failed writes leave nothing", testFailedWrites},
