@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
@@ -129,8 +130,8 @@ func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) error {
 
 // cmdDB runs `placement-syncd db migrate|version`.
 func cmdDB(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) < 1 {
-		return usageError{errors.New("db: missing subcommand (migrate, version, import, export or verify)")}
+	if err := checkSubcommand("db", args); err != nil {
+		return err
 	}
 	switch args[0] {
 	case "migrate":
@@ -149,8 +150,8 @@ func cmdDB(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // cmdPolicy runs `placement-syncd policy list`.
 func cmdPolicy(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) < 1 || args[0] != "list" {
-		return usageError{errors.New("policy: expected subcommand list")}
+	if err := checkSubcommand("policy", args); err != nil {
+		return err
 	}
 	return cmdPolicyList(args[1:], stdout, stderr)
 }
@@ -175,12 +176,14 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
+	case errors.As(err, &ue), errors.As(err, new(config.Error)), errors.As(err, new(*cloudsyaml.Error)):
+		// First: a configuration error is 2 whatever a command's own
+		// code for the step that found it (audit's 5 for Nova).
+		return exitUsage
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.Is(err, store.ErrSchemaTooNew), errors.Is(err, store.ErrSchemaTooOld), errors.Is(err, store.ErrForeignDatabase):
 		return exitSchema
-	case errors.As(err, &ue), errors.As(err, new(config.Error)):
-		return exitUsage
 	}
 	return exitFailure
 }

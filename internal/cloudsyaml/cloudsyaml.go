@@ -114,9 +114,27 @@ type Entry struct {
 	tls   *tls.Config    // nil: the entry sets nothing about TLS
 }
 
+// Error is an error of Read: the entry, its clouds.yaml or secure.yaml
+// cannot be used as written. Read touches no network, so an Error is
+// always a configuration error, whoever reads the entry.
+type Error struct{ Err error }
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
 // Read reads src's entry and checks what can be checked without a
 // network: the auth type, the credentials it needs and the TLS files.
+// Its errors are *Error.
 func Read(src Source) (*Entry, error) {
+	e, err := read(src)
+	if err != nil {
+		return nil, &Error{Err: err}
+	}
+	return e, nil
+}
+
+// read is Read before its errors are marked.
+func read(src Source) (*Entry, error) {
 	if src.Cloud == "" {
 		return nil, errors.New("clouds.yaml: no cloud named")
 	}
@@ -229,13 +247,13 @@ func entryNode(root *yaml.Node, path, cloud string) (*yaml.Node, int, error) {
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
 		doc = doc.Content[0]
 	}
-	clouds, _ := child(doc, "clouds")
+	clouds, cloudsLine := child(doc, "clouds")
 	if clouds == nil || clouds.Kind != yaml.MappingNode {
 		return nil, 0, fmt.Errorf("%s: no clouds: section", path)
 	}
 	node, line := child(clouds, cloud)
 	if node == nil {
-		return nil, 0, fmt.Errorf("%s: cloud %q not found (clouds: %s)", path, cloud, strings.Join(keys(clouds), ", "))
+		return nil, 0, fmt.Errorf("%s:%d: clouds: cloud %q not found (clouds: %s)", path, cloudsLine, cloud, strings.Join(keys(clouds), ", "))
 	}
 	if node.Kind != yaml.MappingNode {
 		return nil, 0, fmt.Errorf("%s:%d: clouds.%s: expected a mapping", path, line, cloud)

@@ -17,7 +17,7 @@ import (
 // NovaSettings maps reconciler.nova onto what the reconciler builds its
 // Nova clients from (reconciler.OpenNova, OpenComputes).
 func NovaSettings(c config.NovaConfig) reconciler.NovaSettings {
-	s := reconciler.NovaSettings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, Timeout: c.Timeout,
+	s := reconciler.NovaSettings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, CloudsFile: c.CloudsFile, Timeout: c.Timeout,
 		APIDatabase: c.APIDatabase, CellTimeout: c.CellTimeout}
 	for _, cdb := range c.CellDatabases {
 		s.CellDatabases = append(s.CellDatabases, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
