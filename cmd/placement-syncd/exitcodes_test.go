@@ -196,7 +196,7 @@ func badConfigs() map[string]setup {
 		"bad secure.yaml": {nova: clouds("nova"), files: map[string]string{
 			"clouds.yaml": "clouds:\n  nova:\n    auth_type: admin_token\n    auth: {token: t, endpoint: \"http://127.0.0.1:1\"}\n",
 			"secure.yaml": "clouds: [\n"},
-			want: []mark{nova, {"secure.yaml", ""}}},
+			want: []mark{nova, {"secure.yaml", "clouds: ["}}},
 		"bad policy file": {policy: "policy.yaml", files: map[string]string{
 			"policy.yaml": "\"placement:resource_providers:list\": \"role:admin and (\"\n"},
 			want: []mark{{"policy.yaml", ""}}},

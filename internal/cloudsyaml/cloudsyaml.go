@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -148,7 +149,7 @@ func read(src Source) (*Entry, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, syntaxError(path, err)
 	}
 	node, line, err := entryNode(&root, path, src.Cloud)
 	if err != nil {
@@ -183,7 +184,7 @@ func (e *Entry) mergeSecure(path string) error {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return syntaxError(path, err)
 	}
 	node, line, err := entryNode(&root, path, e.Cloud)
 	if err != nil {
@@ -215,6 +216,17 @@ func overlay(dst, src reflect.Value) {
 		}
 	}
 }
+
+// syntaxError is a YAML syntax error as path:line: message, the way
+// every other error of an entry names its place.
+func syntaxError(path string, err error) error {
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
+	}
+	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // locate finds the clouds.yaml to read.
 func locate(file string) (string, error) {

@@ -54,6 +54,7 @@ func TestReadErrors(t *testing.T) {
 			`:4: clouds.c.interface: "private" is not an interface`},
 		{"unknown cloud", "clouds:\n  other: {}\n", `:1: clouds: cloud "c" not found (clouds: other)`},
 		{"no clouds", "other: 1\n", `no clouds: section`},
+		{"syntax", "clouds:\n  c:\n    auth: [\n", `:3: did not find expected node content`},
 		{"system scope", "clouds:\n  c:\n    auth:\n      auth_url: http://k/v3\n      username: u\n      password: p\n      system_scope: x\n",
 			`:7: clouds.c.auth.system_scope: "x" is not supported`},
 	} {

@@ -93,7 +93,7 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 	}
 	limit, err := removallimit.Parse(c.Aggregates.MaxRemovals)
 	if err != nil {
-		return opts, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
+		return opts, config.Error{Err: fmt.Errorf("reconciler.aggregates.max_removals: %w", err)}
 	}
 	opts.MaxRemovals = &limit
 	if jobs[reconciler.JobAudit] != "" {
