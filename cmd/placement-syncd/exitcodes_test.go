@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
-	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +18,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 )
 
 // configCommand is one command line that reads the configuration: a
@@ -125,8 +129,10 @@ type setup struct {
 	files                           map[string]string // name in the directory → content
 	placementConf                   bool              // pass --placement-conf placement.conf
 	// want are the file (config.yaml or one of files) and line (the
-	// first holding the text, none for "") stderr must name.
+	// first holding the text, none for "") stderr must name; also, more
+	// text it must hold.
 	want []mark
+	also []string
 }
 
 // mark is a place an error must name: file, and the line of text in it.
@@ -185,7 +191,7 @@ func badConfigs() map[string]setup {
 			"placement.conf": "[DEFAULT]\ndebug = maybe\n"},
 			want: []mark{{"placement.conf", "maybe"}}},
 		"clouds.yaml auth_type v3oidc": {nova: clouds("oidc"), files: map[string]string{
-			"clouds.yaml": "clouds:\n  oidc:\n    auth_type: v3oidc\n    auth: {auth_url: \"http://127.0.0.1:1/v3\"}\n"},
+			"clouds.yaml": "clouds:\n  oidc:\n    auth_type: v3oidc\n    auth: {auth_url: \"http://LISTENER/v3\"}\n"},
 			want: []mark{nova, {"clouds.yaml", "v3oidc"}}},
 		"clouds.yaml entry without auth": {nova: clouds("bare"), files: map[string]string{
 			"clouds.yaml": "clouds:\n  bare:\n    region_name: RegionOne\n"},
@@ -194,12 +200,12 @@ func badConfigs() map[string]setup {
 			"clouds.yaml": "clouds:\n  other:\n    auth_type: none\n"},
 			want: []mark{nova, {"clouds.yaml", "clouds:"}}},
 		"bad secure.yaml": {nova: clouds("nova"), files: map[string]string{
-			"clouds.yaml": "clouds:\n  nova:\n    auth_type: admin_token\n    auth: {token: t, endpoint: \"http://127.0.0.1:1\"}\n",
+			"clouds.yaml": "clouds:\n  nova:\n    auth_type: admin_token\n    auth: {token: t, endpoint: \"http://LISTENER/v2.1\"}\n",
 			"secure.yaml": "clouds: [\n"},
 			want: []mark{nova, {"secure.yaml", "clouds: ["}}},
 		"bad policy file": {policy: "policy.yaml", files: map[string]string{
 			"policy.yaml": "\"placement:resource_providers:list\": \"role:admin and (\"\n"},
-			want: []mark{{"policy.yaml", ""}}},
+			want: []mark{{"policy.yaml", ""}}, also: []string{`rule "placement:resource_providers:list": line 1: policy rule syntax error`}},
 		"malformed database URL":      {connection: "mysql+pymysql://placement:secret@db:port/placement", want: []mark{{"config.yaml", "connection:"}}},
 		"malformed cell database DSN": {nova: "{api_database: \"nova_ro@tcp(db1/nova_api\"}", want: []mark{nova}},
 	}
@@ -249,6 +255,7 @@ func TestExitCodes_ConfigErrors(t *testing.T) {
 			}
 		}) {
 			bc := cases[name]
+			// placement.conf is read only by a command that takes it.
 			if bc.placementConf && !cmd.placementConf {
 				continue
 			}
@@ -279,7 +286,9 @@ func runBadConfig(t *testing.T, argv []string, bc setup, ls *listeners) (int, st
 	dir := t.TempDir()
 	t.Chdir(dir)
 	content := map[string]string{"config.yaml": bc.yaml(dir, ls)}
-	maps.Copy(content, bc.files)
+	for name, body := range bc.files {
+		content[name] = strings.ReplaceAll(body, "LISTENER", ls.api)
+	}
 	cfg := filepath.Join(dir, "config.yaml")
 	for name, body := range content {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
@@ -301,6 +310,11 @@ func runBadConfig(t *testing.T, argv []string, bc setup, ls *listeners) (int, st
 	for _, m := range bc.want {
 		if want := m.names(dir, content); !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr does not name %s:\n%s", want, stderr.String())
+		}
+	}
+	for _, want := range bc.also {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not say %s:\n%s", want, stderr.String())
 		}
 	}
 	if after := treeOf(t, dir); !slices.Equal(before, after) {
@@ -385,5 +399,26 @@ func TestReadmeExitCodes_Parse(t *testing.T) {
 	}
 	if !slices.Equal(keys(got), keys(want)) || got[2] != want[2] {
 		t.Errorf("table %v, want %v", got, want)
+	}
+}
+
+// TestExitCode_ConfigFirst: a configuration error is 2 even when a
+// command wrapped it in its own code for the step that found it (audit's
+// Nova open), and a command's code stands for anything else.
+func TestExitCode_ConfigFirst(t *testing.T) {
+	entry := &cloudsyaml.Error{Err: errors.New("clouds.yaml:3: clouds.x.auth_type: \"v3oidc\" is not supported")}
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{exitError{exitAuditNovaPartial, fmt.Errorf("nova: %w", entry)}, exitUsage},
+		{exitError{exitAuditNovaPartial, config.Error{Err: errors.New("audit: no source")}}, exitUsage},
+		{fmt.Errorf("placementclient: %w", entry), exitUsage},
+		{exitError{exitAuditNovaPartial, errors.New("connection refused")}, exitAuditNovaPartial},
+		{errors.New("connection refused"), exitFailure},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }
