@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -41,13 +42,7 @@ func flagLineRE(name string) *regexp.Regexp {
 func configCommands(t *testing.T) []configCommand {
 	t.Helper()
 	var lines [][]string
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for name := range commands() {
-			if !yield(name) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(commands())) {
 		lines = append(lines, []string{name})
 		for _, sub := range subcommands()[name] {
 			lines = append(lines, []string{name, sub})
@@ -247,13 +242,7 @@ func TestExitCodes_ConfigErrors(t *testing.T) {
 	observed := map[int][]string{}
 	cases := badConfigs()
 	for _, cmd := range cmds {
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for n := range cases {
-				if !yield(n) {
-					return
-				}
-			}
-		}) {
+		for _, name := range slices.Sorted(maps.Keys(cases)) {
 			bc := cases[name]
 			// placement.conf is read only by a command that takes it.
 			if bc.placementConf && !cmd.placementConf {
