@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -378,15 +377,7 @@ func TestReadmeExitCodes_Parse(t *testing.T) {
 	}
 	got := readmeExitCodes(t, path)
 	want := map[int]string{0: "ok", 2: "usage or configuration error"}
-	keys := func(m map[int]string) []int {
-		var k []int
-		for c := range m {
-			k = append(k, c)
-		}
-		sort.Ints(k)
-		return k
-	}
-	if !slices.Equal(keys(got), keys(want)) || got[2] != want[2] {
+	if !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want))) || got[2] != want[2] {
 		t.Errorf("table %v, want %v", got, want)
 	}
 }
