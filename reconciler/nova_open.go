@@ -13,14 +13,16 @@ import (
 
 // NovaSettings say where Nova's state and compute list come from: at
 // most one of a file of its answers (File), a compute API reached with a
-// token (Endpoint, Token) or through a clouds.yaml entry (Cloud), and
-// optionally the API and cell databases.
+// token (Endpoint, Token) or through a clouds.yaml entry (Cloud, in
+// CloudsFile or the usual places when empty), and optionally the API and
+// cell databases.
 type NovaSettings struct {
 	// File holds {"aggregates": [...], "hypervisors": [...]}.
-	File     string
-	Endpoint string
-	Token    string
-	Cloud    string
+	File       string
+	Endpoint   string
+	Token      string
+	Cloud      string
+	CloudsFile string
 	// Timeout bounds each compute API listing (NovaAPI.Timeout).
 	Timeout time.Duration
 	// APIDatabase and CellDatabases, when set, are where the gate reads
@@ -53,8 +55,8 @@ func openNova(ctx context.Context, s NovaSettings) (NovaSource, error) {
 		pc.SetToken(s.Token)
 		return NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(s.Endpoint), Type: "compute"}), nil
 	case s.Cloud != "":
-		// The usual clouds.yaml places; the entry's TLS settings apply.
-		entry, err := cloudsyaml.Read(cloudsyaml.Source{Cloud: s.Cloud})
+		// The entry's TLS settings apply.
+		entry, err := cloudsyaml.Read(cloudsyaml.Source{File: s.CloudsFile, Cloud: s.Cloud})
 		if err != nil {
 			return nil, fmt.Errorf("nova: %w", err)
 		}

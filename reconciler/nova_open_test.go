@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"encoding/pem"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 )
 
 // novaTLSDouble is a compute API double that records what reaches it (the
@@ -120,5 +123,33 @@ func TestOpenNova_Settings(t *testing.T) {
 	cs := ComputesFrom(NovaSettings{CellDatabases: cells, CellTimeout: time.Second}, api)
 	if db, ok := cs.(CellDatabases); !ok || db.Nova != ComputeSource(api) || len(db.Cells) != 1 || db.QueryTimeout != time.Second {
 		t.Errorf("with cell databases: %#v", cs)
+	}
+}
+
+// TestNovaCloudsFile: CloudsFile names the clouds.yaml the entry is read
+// from, instead of the usual places; an entry that cannot be used is a
+// cloudsyaml.Error, which the commands take for a configuration error.
+func TestNovaCloudsFile(t *testing.T) {
+	rec := &novaTLSDouble{}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	novaClouds(t, "clouds:\n  elsewhere: {auth_type: none, endpoint_override: http://127.0.0.1:1}\n")
+	path := filepath.Join(t.TempDir(), "nova-clouds.yaml")
+	body := "clouds:\n  nova: {auth_type: admin_token, auth: {token: tok, endpoint: " + srv.URL + "/v2.1}}\n  oidc: {auth_type: v3oidc}\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	nova, err := OpenNova(ctx, NovaSettings{Cloud: "nova", CloudsFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = nova.NovaState(ctx) // what Nova answers is not this test's concern
+	if r := rec.first(t); r.URL.Path != "/v2.1/os-aggregates" || r.Header.Get("X-Auth-Token") != "tok" {
+		t.Errorf("%s with token %q, want the entry of %s", r.URL.Path, r.Header.Get("X-Auth-Token"), path)
+	}
+	_, err = OpenNova(ctx, NovaSettings{Cloud: "oidc", CloudsFile: path})
+	if want := path + `:3: clouds.oidc.auth_type: "v3oidc" is not supported`; err == nil || !strings.Contains(err.Error(), want) || !errors.As(err, new(*cloudsyaml.Error)) {
+		t.Errorf("got %v, want a cloudsyaml.Error %s", err, want)
 	}
 }

@@ -107,9 +107,7 @@ func printPlans(w io.Writer, plans []agent.Plan) error {
 // [--force]` or `placement-syncd fpga clear --device D` against the local
 // agent's endpoint.
 func cmdFPGA(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "program" && args[0] != "clear") {
-		return usageError{fmt.Errorf("fpga: missing subcommand (program or clear)")}
-	}
+	// The command table has checked the word (program or clear).
 	sub := args[0]
 	usage := "placement-syncd fpga program --device PCI_ADDRESS --image IMAGE [--force] [--config FILE]"
 	if sub == "clear" {

@@ -55,7 +55,7 @@ func (c *configFlags) load(more ...config.Override) (config.Config, *config.Plac
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
-	return cfg, pc, nil
+	return cfg, pc, preflight(cfg)
 }
 
 // dbOverride is --db when given: a URL names database.connection, a path

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/internal/cloudsyaml"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -82,12 +83,14 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
+	case errors.As(err, &ue), errors.As(err, new(config.Error)), errors.As(err, new(*cloudsyaml.Error)):
+		// First: a configuration error is 2 whatever a command's own
+		// code for the step that found it (audit's 5 for Nova).
+		return exitUsage
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.Is(err, store.ErrSchemaTooNew), errors.Is(err, store.ErrSchemaTooOld), errors.Is(err, store.ErrForeignDatabase):
 		return exitSchema
-	case errors.As(err, &ue), errors.As(err, new(config.Error)):
-		return exitUsage
 	}
 	return exitFailure
 }

@@ -108,22 +108,15 @@ func (e *Entry) EndpointOpts() gophercloud.EndpointOpts {
 // catalog unless the entry overrides it; without, the override is the
 // endpoint and is required.
 func (e *Entry) ServiceClient(ctx context.Context, hc *http.Client, service string) (*gophercloud.ServiceClient, error) {
-	endpoint, key := e.endpointOverride(service)
-	if endpoint != "" {
-		if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, e.errorf(key, "invalid URL %q (want http:// or https://)", endpoint)
-		}
+	if err := e.CheckService(service); err != nil {
+		return nil, err
 	}
+	endpoint, _ := e.endpointOverride(service)
 	pc := &gophercloud.ProviderClient{HTTPClient: *hc}
 	switch e.AuthType {
-	case AuthNone, AuthHTTPBasic, AuthAdmin:
-		if endpoint == "" {
-			sk := strings.ReplaceAll(service, "-", "_")
-			return nil, e.errorf("", "auth_type %s needs the %s endpoint: set %s_endpoint_override, endpoint_override or auth.endpoint", e.AuthType, service, sk)
-		}
-		if e.AuthType == AuthAdmin {
-			pc.SetToken(e.doc.Auth.Token)
-		}
+	case AuthNone, AuthHTTPBasic:
+	case AuthAdmin:
+		pc.SetToken(e.doc.Auth.Token)
 	default:
 		var err error
 		if pc, err = e.authenticate(ctx, hc); err != nil {
@@ -150,6 +143,27 @@ func (e *Entry) ServiceClient(ctx context.Context, hc *http.Client, service stri
 		sc.MoreHeaders = map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(a.Username+":"+a.Password))}
 	}
 	return sc, nil
+}
+
+// CheckService checks, without a network, that the entry can give a
+// client of service (as ServiceClient): its endpoint override is a URL,
+// and is set when there is no Keystone catalog to name the endpoint.
+// Its errors are *Error.
+func (e *Entry) CheckService(service string) error {
+	endpoint, key := e.endpointOverride(service)
+	if endpoint != "" {
+		if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return &Error{Err: e.errorf(key, "invalid URL %q (want http:// or https://)", endpoint)}
+		}
+	}
+	switch e.AuthType {
+	case AuthNone, AuthHTTPBasic, AuthAdmin:
+		if endpoint == "" {
+			sk := strings.ReplaceAll(service, "-", "_")
+			return &Error{Err: e.errorf("", "auth_type %s needs the %s endpoint: set %s_endpoint_override, endpoint_override or auth.endpoint", e.AuthType, service, sk)}
+		}
+	}
+	return nil
 }
 
 // authenticate gets a Keystone token for the entry's credentials.

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -114,9 +115,27 @@ type Entry struct {
 	tls   *tls.Config    // nil: the entry sets nothing about TLS
 }
 
+// Error is an error of Read: the entry, its clouds.yaml or secure.yaml
+// cannot be used as written. Read touches no network, so an Error is
+// always a configuration error, whoever reads the entry.
+type Error struct{ Err error }
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
 // Read reads src's entry and checks what can be checked without a
 // network: the auth type, the credentials it needs and the TLS files.
+// Its errors are *Error.
 func Read(src Source) (*Entry, error) {
+	e, err := read(src)
+	if err != nil {
+		return nil, &Error{Err: err}
+	}
+	return e, nil
+}
+
+// read is Read before its errors are marked.
+func read(src Source) (*Entry, error) {
 	if src.Cloud == "" {
 		return nil, errors.New("clouds.yaml: no cloud named")
 	}
@@ -130,7 +149,7 @@ func Read(src Source) (*Entry, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, syntaxError(path, err)
 	}
 	node, line, err := entryNode(&root, path, src.Cloud)
 	if err != nil {
@@ -165,7 +184,7 @@ func (e *Entry) mergeSecure(path string) error {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return syntaxError(path, err)
 	}
 	node, line, err := entryNode(&root, path, e.Cloud)
 	if err != nil {
@@ -198,6 +217,17 @@ func overlay(dst, src reflect.Value) {
 	}
 }
 
+// syntaxError is a YAML syntax error as path:line: message, the way
+// every other error of an entry names its place.
+func syntaxError(path string, err error) error {
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
+	}
+	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
 // locate finds the clouds.yaml to read.
 func locate(file string) (string, error) {
 	if file != "" {
@@ -229,13 +259,13 @@ func entryNode(root *yaml.Node, path, cloud string) (*yaml.Node, int, error) {
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
 		doc = doc.Content[0]
 	}
-	clouds, _ := child(doc, "clouds")
+	clouds, cloudsLine := child(doc, "clouds")
 	if clouds == nil || clouds.Kind != yaml.MappingNode {
 		return nil, 0, fmt.Errorf("%s: no clouds: section", path)
 	}
 	node, line := child(clouds, cloud)
 	if node == nil {
-		return nil, 0, fmt.Errorf("%s: cloud %q not found (clouds: %s)", path, cloud, strings.Join(keys(clouds), ", "))
+		return nil, 0, fmt.Errorf("%s:%d: clouds: cloud %q not found (clouds: %s)", path, cloudsLine, cloud, strings.Join(keys(clouds), ", "))
 	}
 	if node.Kind != yaml.MappingNode {
 		return nil, 0, fmt.Errorf("%s:%d: clouds.%s: expected a mapping", path, line, cloud)

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"net/http"
@@ -51,8 +52,9 @@ func TestReadErrors(t *testing.T) {
 			`:4: clouds.c.key: set without cert`},
 		{"bad interface", "clouds:\n  c:\n    auth_type: none\n    interface: private\n",
 			`:4: clouds.c.interface: "private" is not an interface`},
-		{"unknown cloud", "clouds:\n  other: {}\n", `cloud "c" not found (clouds: other)`},
+		{"unknown cloud", "clouds:\n  other: {}\n", `:1: clouds: cloud "c" not found (clouds: other)`},
 		{"no clouds", "other: 1\n", `no clouds: section`},
+		{"syntax", "clouds:\n  c:\n    auth: [\n", `:3: did not find expected node content`},
 		{"system scope", "clouds:\n  c:\n    auth:\n      auth_url: http://k/v3\n      username: u\n      password: p\n      system_scope: x\n",
 			`:7: clouds.c.auth.system_scope: "x" is not supported`},
 	} {
@@ -61,6 +63,9 @@ func TestReadErrors(t *testing.T) {
 			_, err := Read(Source{File: path, Cloud: "c"})
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v, want %s…%s", err, path, tc.want)
+			}
+			if !errors.As(err, new(*Error)) {
+				t.Errorf("%v is not a *cloudsyaml.Error, so a command would not take it for a configuration error", err)
 			}
 		})
 	}

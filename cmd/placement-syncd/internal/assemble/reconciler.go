@@ -17,7 +17,7 @@ import (
 // NovaSettings maps reconciler.nova onto what the reconciler builds its
 // Nova clients from (reconciler.OpenNova, OpenComputes).
 func NovaSettings(c config.NovaConfig) reconciler.NovaSettings {
-	s := reconciler.NovaSettings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, Timeout: c.Timeout,
+	s := reconciler.NovaSettings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, CloudsFile: c.CloudsFile, Timeout: c.Timeout,
 		APIDatabase: c.APIDatabase, CellTimeout: c.CellTimeout}
 	for _, cdb := range c.CellDatabases {
 		s.CellDatabases = append(s.CellDatabases, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
@@ -93,7 +93,7 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 	}
 	limit, err := removallimit.Parse(c.Aggregates.MaxRemovals)
 	if err != nil {
-		return opts, fmt.Errorf("reconciler.aggregates.max_removals: %w", err)
+		return opts, config.Error{Err: fmt.Errorf("reconciler.aggregates.max_removals: %w", err)}
 	}
 	opts.MaxRemovals = &limit
 	if jobs[reconciler.JobAudit] != "" {

@@ -29,8 +29,9 @@ type Sources struct {
 }
 
 // Load is the one way a configuration is read: every source in order,
-// then one validation of the result. Errors name the file and line, or
-// the flag, of each bad key. The PlacementConf it returns is nil unless
+// then one validation of the result, which also reads the clouds.yaml
+// entries the configuration names (checkClouds; no network). Errors name
+// the file and line, or the flag, of each bad key. The PlacementConf it returns is nil unless
 // src names one.
 func Load(src Sources) (Config, *PlacementConf, error) {
 	if src.PlacementConf == "" {

@@ -79,6 +79,10 @@ type NovaConfig struct {
 	Token    string `yaml:"token"`
 	// Cloud is a clouds.yaml entry for Keystone authentication.
 	Cloud string `yaml:"cloud"`
+	// CloudsFile is the clouds.yaml holding Cloud; empty: the usual
+	// places ($OS_CLIENT_CONFIG_FILE, ./clouds.yaml,
+	// ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml).
+	CloudsFile string `yaml:"clouds_file"`
 	// APIDatabase is the nova_api database (read only), whose
 	// cell_mappings name every cell the gate reads; Nova's URL form
 	// (mysql+pymysql://user:pw@host:3306/nova_api?charset=utf8) or a
