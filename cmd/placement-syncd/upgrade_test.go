@@ -181,19 +181,7 @@ func TestUnrecordedRelease(t *testing.T) {
 	db := filepath.Join(dir, "placement.db")
 	cfg := filepath.Join(dir, "config.yaml")
 	writeFile(t, cfg, "api:\n  listen: \"127.0.0.1:0\"\ndatabase:\n  path: \""+db+"\"\n")
-	served := func(t *testing.T) string {
-		t.Helper()
-		h, err := sql.Open("sqlite3", db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer h.Close()
-		var v string
-		if err := h.QueryRow(`SELECT value FROM syncd_metadata WHERE name = 'served_release'`).Scan(&v); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			t.Fatal(err)
-		}
-		return v
-	}
+	served := func(t *testing.T) string { return servedRelease(t, db) }
 	t.Run("new database", func(t *testing.T) {
 		lw := runServe(t, ctx, cfg)
 		api := "http://" + lw.listenAddr(t, ctx)
@@ -209,7 +197,7 @@ func TestUnrecordedRelease(t *testing.T) {
 	t.Run("data, no release", func(t *testing.T) {
 		lw := runServe(t, ctx, cfg)
 		api := "http://" + lw.listenAddr(t, ctx)
-		if want := releaseWarning + ": the database holds data but no served release: it was written by a placement-syncd that followed Placement 8.0.0"; !strings.Contains(lw.String(), want) {
+		if want := releaseWarning + ": the database holds data but records no served release: it was written by a placement-syncd that did not record it, which followed Placement 8.0.0"; !strings.Contains(lw.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, lw.String())
 		}
 		if m := scrapeMetrics(t, ctx, api+"/metrics"); !m.Is(1, "placement_syncd_api_release_changed", "from=unknown", "to=15.0.0") {
@@ -230,6 +218,22 @@ func TestUnrecordedRelease(t *testing.T) {
 	if got := served(t); got != "15.0.0" {
 		t.Fatalf("served release %q, want 15.0.0 recorded once named", got)
 	}
+}
+
+// servedRelease is the release the SQLite database at path remembers
+// being served under ("" for none).
+func servedRelease(t *testing.T, path string) string {
+	t.Helper()
+	h, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var v string
+	if err := h.QueryRow(`SELECT value FROM syncd_metadata WHERE name = 'served_release'`).Scan(&v); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // sqlExec runs statements on the SQLite file at path.

@@ -58,7 +58,7 @@ func checkRelease(ctx context.Context, p Process) (metrics.APIRelease, error) {
 	default:
 		info.Changed = true
 		old := releaseBeforeMemory.String()
-		warnRelease(log, old, "the database holds data but no served release: it was written by a placement-syncd that followed Placement "+old+" and did not record it", info)
+		warnRelease(log, old, "the database holds data but records no served release: it was written by a placement-syncd that did not record it, which followed Placement "+old, info)
 	}
 	return info, nil
 }
