@@ -53,11 +53,14 @@ commands:
                write ours as an OpenStack Placement 8.0.0 database
   db verify --against URL
                compare our answers with a running Placement's
-  policy list  print the effective policy rules
+  policy list [--release R]
+               print the effective policy rules and the policy file's
+               findings (serve refuses to start on them)
   explain '<query>' [--microversion MAX]
                ask the running daemon why an allocation candidates
                query gets its candidates, or none
-  version      print version, commit and Go version
+  version      print version, commit, Go version and the Placement
+               release followed (the default, or --config's)
 
 Run 'placement-syncd <command> -h' for a command's flags.
 `
