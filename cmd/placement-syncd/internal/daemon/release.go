@@ -24,8 +24,10 @@ const releaseBeforeMemory = release.V8
 // but remembers none (written by a binary that did not record it), the
 // same tokens may now be refused, so it warns, naming both releases and
 // the keys that keep the old behaviour, and the release_changed gauge
-// says so until the configuration decides.
-func checkRelease(ctx context.Context, p Process) (metrics.APIRelease, error) {
+// says so until the configuration decides. The record is advice, not
+// data: a failure to read or write it (replicas starting at once on a
+// cluster may abort each other's write) is logged and serve goes on.
+func checkRelease(ctx context.Context, p Process) metrics.APIRelease {
 	cfg, st, log := p.Config, p.Store, p.Log
 	rel := cfg.API.ReleaseValue()
 	scope, newDefaults := cfg.Policy.Enforcement(rel)
@@ -35,12 +37,14 @@ func checkRelease(ctx context.Context, p Process) (metrics.APIRelease, error) {
 	}
 	remembered, ok, err := st.Metadata(ctx, store.MetaServedRelease)
 	if err != nil {
-		return info, fmt.Errorf("read the release the database was last served under: %w", err)
+		log.Warn("cannot read the release the database was last served under", zap.Error(err))
+		return info
 	}
 	info.Remembered = remembered
 	snap, err := st.Snapshot(ctx)
 	if err != nil {
-		return info, fmt.Errorf("read the database: %w", err)
+		log.Warn("cannot read the database", zap.Error(err))
+		return info
 	}
 	hasData := len(snap.Providers) > 0
 	switch {
@@ -50,7 +54,7 @@ func checkRelease(ctx context.Context, p Process) (metrics.APIRelease, error) {
 			log.Info("api.release changed", zap.String("from", remembered), zap.String("to", info.Release))
 		}
 		if err := st.SetMetadata(ctx, store.MetaServedRelease, info.Release); err != nil {
-			return info, fmt.Errorf("record the release served: %w", err)
+			log.Warn("cannot record the release served", zap.String("release", info.Release), zap.Error(err))
 		}
 	case ok:
 		info.Changed = true
@@ -60,7 +64,7 @@ func checkRelease(ctx context.Context, p Process) (metrics.APIRelease, error) {
 		old := releaseBeforeMemory.String()
 		warnRelease(log, old, "the database holds data but records no served release: it was written by a placement-syncd that did not record it, which followed Placement "+old, info)
 	}
-	return info, nil
+	return info
 }
 
 // warnRelease logs a release change the configuration did not choose.
@@ -85,10 +89,7 @@ func startRelease(ctx context.Context, p Process) (metrics.APIRelease, error) {
 		p.Log.Warn("policy file: "+f.String()+" (policy.file_check is warn: starting anyway)",
 			zap.String("file", f.File), zap.Int("line", f.Line), zap.String("rule", f.Rule))
 	}
-	info, err := checkRelease(ctx, p)
-	if err != nil {
-		return info, err
-	}
+	info := checkRelease(ctx, p)
 	if err := metrics.RegisterAPIRelease(p.Registry, info); err != nil {
 		return info, fmt.Errorf("register the release metrics: %w", err)
 	}
