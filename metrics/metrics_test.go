@@ -59,3 +59,26 @@ func TestLatencyBucketsIsACopy(t *testing.T) {
 		t.Error("LatencyBuckets shares its backing array")
 	}
 }
+
+// TestAPIRelease: the release info and the release-change gauge carry
+// what 'serve' started with.
+func TestAPIRelease(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if err := RegisterAPIRelease(reg, APIRelease{Release: "15.0.0", Source: "default", EnforceScope: true, EnforceNewDefaults: false, Remembered: "8.0.0", Changed: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP placement_syncd_api_release_changed 1 when the Placement release served differs from the one the database was last served under and the configuration does not name api.release (from: the remembered release, unknown when the database recorded none; to: the release served), else 0.
+# TYPE placement_syncd_api_release_changed gauge
+placement_syncd_api_release_changed{from="8.0.0",to="15.0.0"} 1
+# HELP placement_syncd_api_release_info A metric with a constant value of 1, labeled by the Placement release the API follows (api.release), whether the configuration names it (source config) or it is the binary's default, and the effective enforce_scope and enforce_new_defaults.
+# TYPE placement_syncd_api_release_info gauge
+placement_syncd_api_release_info{enforce_new_defaults="false",enforce_scope="true",release="15.0.0",source="default"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "placement_syncd_api_release_info", "placement_syncd_api_release_changed"); err != nil {
+		t.Error(err)
+	}
+	if err := RegisterAPIRelease(reg, APIRelease{Release: "8.0.0"}); err == nil {
+		t.Error("registered twice without an error")
+	}
+}

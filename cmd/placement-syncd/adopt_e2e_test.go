@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -58,6 +59,11 @@ func TestAdopt_RoundTrip(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("import output lacks %q:\n%s", want, out)
 		}
+	}
+	// The import remembers the release that served the records, so that
+	// serve warns when it follows another by default.
+	if m := regexp.MustCompile(`\(Placement (\S+) schema`).FindStringSubmatch(out); m == nil || servedRelease(t, ours) != m[1] {
+		t.Errorf("served release after import: %q; output:\n%s", servedRelease(t, ours), out)
 	}
 	// placement.conf naming Placement's own file: serve refuses it and
 	// says which import to run; the file is only read.

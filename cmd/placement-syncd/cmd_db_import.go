@@ -60,6 +60,11 @@ func cmdDBImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return importError(name, err)
 	}
+	// The release that served these records, so that serve warns when it
+	// follows another by default.
+	if err := be.SetMetadata(ctx, store.MetaServedRelease, head.Release.String()); err != nil {
+		return fmt.Errorf("database %s: %w", name, err)
+	}
 	if err := be.Close(); err != nil {
 		return fmt.Errorf("close database %s: %w", name, err)
 	}

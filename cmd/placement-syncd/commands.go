@@ -57,12 +57,12 @@ func commandTable() []cmdSpec {
 			{word: "verify", args: "--against URL", summary: "compare our answers with a running Placement's", run: cmdDBVerify},
 		}},
 		{word: "policy", summary: "the API's policy rules", subs: []cmdSpec{
-			{word: "list", summary: "print the effective policy rules", run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+			{word: "list", args: "[--release " + strings.Join(release.Names(), "|") + "]", summary: "print the effective policy rules and the policy file's findings, which serve refuses to start on", run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				return cmdPolicyList(args, stdout, stderr)
 			}},
 		}},
 		{word: "explain", args: "'<query>' [--microversion " + microversion.Max.String() + "]", summary: "ask the running daemon why an allocation candidates query gets its candidates, or none", run: cmdExplain},
-		{word: "version", summary: "print version, commit and Go version", run: cmdVersion, aliases: []string{"--version"}},
+		{word: "version", args: "[--config FILE]", summary: "print version, commit, Go version and the Placement release followed (the default, or the file's)", run: cmdVersion, aliases: []string{"--version"}},
 		{word: "help", args: "[COMMAND]", summary: "print this list, or a command's usage and flags", run: cmdHelp, aliases: []string{"-h", "-help", "--help"}},
 	}
 }

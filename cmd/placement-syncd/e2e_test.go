@@ -91,11 +91,11 @@ func TestE2E_StartupErrors(t *testing.T) {
 		{name: "missing config file", args: []string{"serve", "--config", "absent.yaml"}, code: exitUsage,
 			want: []string{"absent.yaml: no such file or directory"}},
 		{name: "newer database", args: []string{"serve", "--db", "new.db", "--listen", "127.0.0.1:0"}, code: exitSchema,
-			want: []string{"database new.db has schema version 99, newer than schema version 1 of this binary", "placement-syncd " + testVersion}},
+			want: []string{"database new.db has schema version 99, newer than schema version 2 of this binary", "placement-syncd " + testVersion}},
 		{name: "newer database, db migrate", args: []string{"db", "migrate", "--db", "new.db"}, code: exitSchema,
-			want: []string{"schema version 99, newer than schema version 1"}},
+			want: []string{"schema version 99, newer than schema version 2"}},
 		{name: "older database without auto_migrate", args: []string{"serve", "--config", "nomigrate.yaml", "--listen", "127.0.0.1:0"}, code: exitSchema,
-			want: []string{"database old.db has schema version 0, older than schema version 1 of this binary and database.auto_migrate is false", "run 'placement-syncd db migrate'"}},
+			want: []string{"database old.db has schema version 0, older than schema version 2 of this binary and database.auto_migrate is false", "run 'placement-syncd db migrate'"}},
 		{name: "unknown command", args: []string{"serv"}, code: exitUsage, want: []string{`unknown command "serv"`}},
 		{name: "unknown flag", args: []string{"serve", "--lissten", "x"}, code: exitUsage, want: []string{"flag provided but not defined: -lissten"}},
 	}
@@ -120,7 +120,7 @@ func TestE2E_Version(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, w := range []string{"placement-syncd " + testVersion, "commit: " + testCommit, "go: go1.", "schema version: 1"} {
+	for _, w := range []string{"placement-syncd " + testVersion, "commit: " + testCommit, "go: go1.", "schema version: 2"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("stdout does not contain %q:\n%s", w, r.stdout)
 		}

@@ -15,12 +15,16 @@ type configSpec struct {
 	path, usage   string
 	noDB          bool
 	placementConf bool
+	// listsPolicyFindings: the command prints the policy file's
+	// findings itself (policy list), so the preflight only compiles it.
+	listsPolicyFindings bool
 }
 
 // configFlags are the configuration flags of one command's flag set.
 type configFlags struct {
 	fs                  *flag.FlagSet
 	path, db, placement string
+	listsPolicyFindings bool
 }
 
 // newConfigFlagSet is newFlagSet with the configuration flags spec asks
@@ -32,7 +36,7 @@ func newConfigFlagSet(name, synopsis string, stderr io.Writer, spec configSpec) 
 
 // registerConfig registers on fs the configuration flags spec asks for.
 func registerConfig(fs *flag.FlagSet, spec configSpec) *configFlags {
-	c := &configFlags{fs: fs}
+	c := &configFlags{fs: fs, listsPolicyFindings: spec.listsPolicyFindings}
 	usage := spec.usage
 	if usage == "" {
 		usage = "YAML configuration `file` (default: built-in defaults)"
@@ -55,7 +59,7 @@ func (c *configFlags) load(more ...config.Override) (config.Config, *config.Plac
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
-	return cfg, pc, preflight(cfg)
+	return cfg, pc, preflight(cfg, config.NamesRelease(c.path), c.listsPolicyFindings)
 }
 
 // dbOverride is --db when given: a URL names database.connection, a path

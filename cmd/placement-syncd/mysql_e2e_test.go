@@ -41,7 +41,7 @@ func TestE2E_MySQL(t *testing.T) {
 	if r := run(exitSchema, "db", "version", "--db", url); !strings.Contains(r.stdout, "database schema version: 0") {
 		t.Errorf("db version of an empty database: %s", r.stdout)
 	}
-	if r := run(exitOK, "db", "migrate", "--db", url); !strings.Contains(r.stdout, "migrated from schema version 0 to 3") {
+	if r := run(exitOK, "db", "migrate", "--db", url); !strings.Contains(r.stdout, "migrated from schema version 0 to 4") {
 		t.Errorf("db migrate: %s", r.stdout)
 	}
 	run(exitOK, "db", "version", "--db", url)

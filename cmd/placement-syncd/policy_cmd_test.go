@@ -64,7 +64,7 @@ func TestPolicyList(t *testing.T) {
 		cfg := writeFiles(t, "\"placement:usages\": \"role:auditor\"\nextra: \"rule:missing\"\n", "8.0.0", "  enforce_new_defaults: true\n")
 		checkOutput(t, policyList(t, "--config", cfg), []string{
 			"# Effective policy: Placement 8.0.0 defaults, enforce_scope=false enforce_new_defaults=true",
-			"# warning: rule \"extra\" refers to undefined rule \"missing\"",
+			"/policy.yaml:2: rule \"extra\" refers to undefined rule \"missing\"\n",
 			"\"system_reader_api\": \"(role:reader and system_scope:all)\"\n",
 			"# default; scope_types: system\n\"placement:resource_providers:list\": \"rule:system_reader_api\"\n",
 			"# file; scope_types: system, project\n\"placement:usages\": \"role:auditor\"\n",
@@ -103,6 +103,28 @@ func TestPolicyList(t *testing.T) {
 			t.Errorf("%d rules, want 8.0.0's 38 and the explain rule:\n%s", n, out)
 		}
 	})
+}
+
+// TestPolicyListRelease: --release lists another release's rules over
+// the same configuration, and the findings of the file under it, as
+// serve would refuse them; a release that does not exist is a usage
+// error naming the flag.
+func TestPolicyListRelease(t *testing.T) {
+	cfg := writeFiles(t, "# 8.0.0's\n\"placement:resource_providers:list\": \"rule:system_reader_api\"\n", "8.0.0", "")
+	checkOutput(t, policyList(t, "--config", cfg), []string{
+		"# Effective policy: Placement 8.0.0 defaults, enforce_scope=false enforce_new_defaults=false",
+		"# file; scope_types: system\n\"placement:resource_providers:list\": \"rule:system_reader_api\"\n",
+	}, []string{"# warning"})
+	checkOutput(t, policyList(t, "--config", cfg, "--release", "15.0.0"), []string{
+		"# Effective policy: Placement 15.0.0 defaults, enforce_scope=true enforce_new_defaults=true",
+		"/policy.yaml:2: rule \"placement:resource_providers:list\" refers to undefined rule \"system_reader_api\" (a Placement 8.0.0 rule; api.release is 15.0.0)\n",
+		"# file; scope_types: project\n\"placement:resource_providers:list\": \"rule:system_reader_api\"\n",
+	}, nil)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"policy", "list", "--release", "9.9.9"}, &out, &errb); code != exitUsage ||
+		!strings.Contains(errb.String(), `flag --release: unknown Placement release "9.9.9"`) {
+		t.Errorf("--release 9.9.9: exit %d: %s", code, errb.String())
+	}
 }
 
 // TestPolicyListPlacementConf: placement.conf's [oslo_policy] gives the

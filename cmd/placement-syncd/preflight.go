@@ -7,11 +7,20 @@ import (
 
 // preflight checks what a loaded configuration names that config.Load
 // cannot compile itself, before any command opens anything: the policy
-// file, compiled as serve compiles it (assemble.NewAPIAuth, which
+// file, compiled and checked as serve does (assemble.NewAPIAuth, which
 // touches no network). A configuration is the same for every command,
-// so every command refuses it the same way, with exit 2.
-func preflight(cfg config.Config) error {
-	if _, err := assemble.NewAPIAuth(cfg); err != nil {
+// so every command refuses it the same way, with exit 2. A command that
+// lists the file's findings itself (policy list) only compiles it, so
+// that it can show what serve would refuse. releaseNamed says whether
+// the configuration names api.release.
+func preflight(cfg config.Config, releaseNamed, listsFindings bool) error {
+	var err error
+	if listsFindings {
+		_, err = assemble.NewEnforcer(cfg.Policy, cfg.API.ReleaseValue())
+	} else {
+		_, err = assemble.NewAPIAuth(cfg, releaseNamed)
+	}
+	if err != nil {
 		return config.Error{Err: err}
 	}
 	return nil

@@ -108,9 +108,9 @@ func TestRun_DB(t *testing.T) {
 		wantStderr string
 	}{
 		{args: []string{"db", "version", "--db", db}, code: exitFailure, wantStderr: "does not exist"},
-		{args: []string{"db", "migrate", "--db", db}, code: exitOK, wantStdout: "migrated from schema version 0 to 1"},
-		{args: []string{"db", "migrate", "--db", db}, code: exitOK, wantStdout: "already at schema version 1"},
-		{args: []string{"db", "version", "--db", db}, code: exitOK, wantStdout: "database schema version: 1\nbinary schema version: 1\n"},
+		{args: []string{"db", "migrate", "--db", db}, code: exitOK, wantStdout: "migrated from schema version 0 to 2"},
+		{args: []string{"db", "migrate", "--db", db}, code: exitOK, wantStdout: "already at schema version 2"},
+		{args: []string{"db", "version", "--db", db}, code: exitOK, wantStdout: "database schema version: 2\nbinary schema version: 2\n"},
 	}
 	for _, s := range steps {
 		var stdout, stderr bytes.Buffer
@@ -119,12 +119,12 @@ func TestRun_DB(t *testing.T) {
 			t.Fatalf("%v: exit %d (want %d)\nstdout: %s\nstderr: %s", s.args, code, s.code, stdout.String(), stderr.String())
 		}
 	}
-	bumpSchema(t, db, 2)
+	bumpSchema(t, db, 3)
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"db", "version", "--db", db}, &stdout, &stderr); code != exitSchema {
 		t.Errorf("db version of a newer database: exit %d, want %d", code, exitSchema)
 	}
-	if !strings.Contains(stdout.String(), "database schema version: 2") || !strings.Contains(stderr.String(), "newer than schema version 1") {
+	if !strings.Contains(stdout.String(), "database schema version: 3") || !strings.Contains(stderr.String(), "newer than schema version 2") {
 		t.Errorf("stdout: %s\nstderr: %s", stdout.String(), stderr.String())
 	}
 }

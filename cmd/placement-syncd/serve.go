@@ -63,14 +63,15 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 			log.Info("placement.conf options that mean nothing to placement-syncd, ignored", zap.String("file", pc.Path), zap.Strings("options", pc.Ignored))
 		}
 	}
-	return serve(ctx, cfg, log)
+	return serve(ctx, cfg, config.NamesRelease(common.path), log)
 }
 
 // serve builds what must work before anything listens (auth, the
 // registry, the store) and runs the process; the store is closed only
-// after every actor has returned.
-func serve(ctx context.Context, cfg config.Config, log *zap.Logger) error {
-	auth, err := assemble.NewAPIAuth(cfg)
+// after every actor has returned. releaseNamed says whether the
+// configuration names api.release rather than leaving it to the default.
+func serve(ctx context.Context, cfg config.Config, releaseNamed bool, log *zap.Logger) error {
+	auth, err := assemble.NewAPIAuth(cfg, releaseNamed)
 	if err != nil {
 		return usageError{err}
 	}
@@ -82,7 +83,7 @@ func serve(ctx context.Context, cfg config.Config, log *zap.Logger) error {
 	}
 	defer st.Close()
 	return daemon.Serve(ctx, daemon.Process{Config: cfg, Store: st, Auth: auth, Registry: reg, Log: log, Build: build,
-		Database: dbDescription(cfg.Database)})
+		Database: dbDescription(cfg.Database), ReleaseNamed: releaseNamed})
 }
 
 // loadStore opens the store and builds its read model before the API

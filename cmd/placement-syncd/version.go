@@ -6,10 +6,13 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 )
 
 // version and commit are set at link time:
@@ -62,13 +65,27 @@ func readBuildInfo() assemble.Build {
 	return bi
 }
 
+// cmdVersion prints what the binary is, and the Placement release it
+// follows with its policy enforcement: the binary's default, or with
+// --config what that configuration makes of it (so that an operator can
+// check, before an upgrade restarts 'serve', whether the release would
+// change under them).
 func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", "placement-syncd version", stderr)
-	if err := parseFlags(fs, args); err != nil {
+	_, common := newConfigFlagSet("version", "placement-syncd version [--config FILE]", stderr,
+		configSpec{noDB: true, usage: "YAML configuration `file` whose api.release and policy enforcement to print (default: the binary's defaults)"})
+	cfg, err := common.parseLoad(args)
+	if err != nil {
 		return err
 	}
 	bi := readBuildInfo()
 	fmt.Fprintf(stdout, "placement-syncd %s\ncommit: %s\ngo: %s\nplatform: %s\nschema version: %d\nplacement API microversions: %s to %s\n",
 		bi.Version, bi.Commit, bi.GoVersion, bi.Platform, dbstore.DefaultSchemaVersion(), microversion.Min, microversion.Max)
+	rel := cfg.API.ReleaseValue()
+	source := "the binary's default; api.release: " + strings.Join(release.Names(), " or ")
+	if config.NamesRelease(common.path) {
+		source = "api.release in " + common.path
+	}
+	scope, newDefaults := cfg.Policy.Enforcement(rel)
+	fmt.Fprintf(stdout, "placement release: %s (%s)\npolicy: enforce_scope=%t enforce_new_defaults=%t\n", rel, source, scope, newDefaults)
 	return nil
 }

@@ -42,6 +42,10 @@ type Rule struct {
 	ScopeTypes []string
 	Registered bool
 	check      *node
+	// file and line locate a rule the policy file wrote (line 0: a
+	// default's).
+	file string
+	line int
 }
 
 // Check is the effective check string, as oslo.policy prints it.
@@ -55,9 +59,10 @@ type Enforcer struct {
 	rules        map[string]*Rule
 	order        []*Rule
 	enforceScope bool
-	// Warnings are problems upstream only logs: rules referring to rules
-	// that do not exist.
-	Warnings []string
+	// Findings are the policy file's entries that upstream would accept
+	// (at most logging them) but that do not do what they say under this
+	// release: see Finding.
+	Findings []Finding
 }
 
 // Result of an enforcement.
@@ -117,6 +122,7 @@ func NewFromBytes(name string, data []byte, opts Options) (*Enforcer, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.File = name
 	return build(Defaults(opts.Release), file, opts)
 }
 
@@ -126,7 +132,7 @@ func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error)
 	for i := range file {
 		fr := &file[i]
 		fileByName[fr.name] = fr
-		r := &Rule{Name: fr.name, Source: "file", check: fr.check}
+		r := &Rule{Name: fr.name, Source: "file", check: fr.check, file: opts.File, line: fr.line}
 		e.rules[fr.name] = r
 		e.order = append(e.order, r)
 	}
@@ -147,7 +153,7 @@ func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error)
 			}
 			if fr, ok := fileByName[d.DeprecatedName]; ok && d.DeprecatedName != d.Name && fr.check.String() != "rule:"+d.Name {
 				// The operator overrode the old name: keep their check.
-				r.check, r.Source = fr.check, "file"
+				r.check, r.Source, r.file, r.line = fr.check, "file", opts.File, fr.line
 			} else if !opts.EnforceNewDefaults && d.DeprecatedCheck != d.Check {
 				r.check, r.Source = &node{op: opOr, kids: []*node{check, old}}, "default+deprecated"
 			}
@@ -156,9 +162,11 @@ func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error)
 		e.order = append(e.order, r)
 	}
 	remote := newRemoteChecker(opts)
-	if err := e.link(remote); err != nil {
+	if err := e.link(remote, opts.Release); err != nil {
 		return nil, err
 	}
+	e.Findings = append(e.Findings, otherReleaseNames(file, opts)...)
+	slices.SortStableFunc(e.Findings, func(a, b Finding) int { return a.Line - b.Line })
 	// Registered rules first, in registration order, then file-only ones.
 	order := make([]*Rule, 0, len(e.order))
 	for _, d := range defaults {
@@ -174,10 +182,10 @@ func build(defaults []Default, file []fileRule, opts Options) (*Enforcer, error)
 }
 
 // link resolves rule: references (a missing rule falls back to the rule
-// named "default" when there is one, as oslo.policy's default_rule),
-// wires remote checks, and rejects reference cycles, which upstream would
-// only discover as a crash at request time.
-func (e *Enforcer) link(remote *remoteChecker) error {
+// named "default" when there is one, as oslo.policy's default_rule, and
+// is a Finding), wires remote checks, and rejects reference cycles, which
+// upstream would only discover as a crash at request time.
+func (e *Enforcer) link(remote *remoteChecker, rel release.Release) error {
 	fallback := e.rules["default"]
 	for _, r := range e.order {
 		walk(r.check, func(n *node) {
@@ -187,7 +195,7 @@ func (e *Enforcer) link(remote *remoteChecker) error {
 					n.ref = ref
 				} else {
 					n.ref = fallback
-					e.Warnings = append(e.Warnings, fmt.Sprintf("rule %q refers to undefined rule %q", r.Name, n.match))
+					e.Findings = append(e.Findings, undefinedRef(r, n.match, rel))
 				}
 			case opHTTP:
 				n.remote = remote

@@ -11,6 +11,9 @@ import (
 type fileRule struct {
 	name  string
 	check *node
+	// line is where the rule's name stands in the file (of the last
+	// entry, for a name given twice).
+	line int
 }
 
 // parseFile reads a policy file: a YAML (or JSON, which YAML includes)
@@ -46,11 +49,11 @@ func parseFile(path string, data []byte) ([]fileRule, error) {
 			return nil, &RuleError{File: path, Rule: name, Err: fmt.Errorf("line %d: %w", v.Line, err)}
 		}
 		if j, ok := index[name]; ok {
-			out[j].check = check
+			out[j].check, out[j].line = check, k.Line
 			continue
 		}
 		index[name] = len(out)
-		out = append(out, fileRule{name: name, check: check})
+		out = append(out, fileRule{name: name, check: check, line: k.Line})
 	}
 	return out, nil
 }

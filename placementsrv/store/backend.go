@@ -61,6 +61,14 @@ type Backend interface {
 	// transaction (of this or another process) is open; the ledger never
 	// opens two at once.
 	Begin(ctx context.Context) (Tx, error)
+	// Metadata returns the value stored under name among the facts the
+	// database keeps about itself (names in metadata.go), and whether
+	// there is one. These are not Placement records: Load, the change
+	// feed, 'db import' and 'db export' leave them out.
+	Metadata(ctx context.Context, name string) (value string, ok bool, err error)
+	// SetMetadata stores value under name, replacing any, durably and
+	// outside any transaction of Begin's.
+	SetMetadata(ctx context.Context, name, value string) error
 	// Close releases the storage; committed writes are durable.
 	Close() error
 }

@@ -38,6 +38,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) Storage) {
 		{"records/cascades", testCascades},
 		{"records/ids increase", testIDsIncrease},
 		{"records/many allocations in id order", testManyAllocations},
+		{"metadata/set, replace, reopen", testMetadata},
 		{"ledger/inventory writes survive reopen", testInventoryWritesSurviveReopen},
 		{"ledger/inventory write errors change nothing", testInventoryWriteErrorsChangeNothing},
 		{"ledger/inventory in use and usages", testInventoryInUseAndUsages},

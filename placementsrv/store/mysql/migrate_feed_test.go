@@ -23,7 +23,7 @@ func TestMigrateFeedIDs(t *testing.T) {
 		"ALTER TABLE changes MODIFY id BIGINT NOT NULL",
 		"DELETE FROM feed_counter",
 		"INSERT INTO feed_counter (name, value) VALUES ('changes', 9)",
-		"DELETE FROM schema_migrations WHERE version = 3",
+		"DELETE FROM schema_migrations WHERE version >= 3",
 	}
 	for id := 5; id <= 9; id++ {
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO changes (id, committed_at, payload) VALUES (%d, 0, 'x')", id))

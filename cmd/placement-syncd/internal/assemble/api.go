@@ -7,8 +7,10 @@
 package assemble
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -30,11 +32,19 @@ type APIAuth struct {
 	wwwAuthenticate string
 }
 
-// NewAPIAuth reads and compiles the policy file and, under keystone,
-// builds the token validator.
-func NewAPIAuth(cfg config.Config) (APIAuth, error) {
+// PolicyFindings are the policy file's findings 'serve' starts with
+// (policy.file_check warn), to be logged.
+func (a APIAuth) PolicyFindings() []policy.Finding { return a.policy.Findings }
+
+// NewAPIAuth reads, compiles and checks the policy file and, under
+// keystone, builds the token validator. releaseNamed says whether the
+// configuration names api.release, for the advice a finding comes with.
+func NewAPIAuth(cfg config.Config, releaseNamed bool) (APIAuth, error) {
 	enf, err := NewEnforcer(cfg.Policy, cfg.API.ReleaseValue())
 	if err != nil {
+		return APIAuth{}, err
+	}
+	if err := checkPolicyFile(cfg, enf, releaseNamed); err != nil {
 		return APIAuth{}, err
 	}
 	if cfg.API.AuthStrategy != "keystone" {
@@ -110,6 +120,8 @@ func cacheSize(n int) int {
 	return n
 }
 
+// NewEnforcer compiles the policy under release r: 'serve' and 'policy
+// list' read the same rules and the same findings.
 func NewEnforcer(p config.PolicyConfig, r release.Release) (*policy.Enforcer, error) {
 	scope, newDefaults := p.Enforcement(r)
 	enf, err := policy.New(policy.Options{File: p.File, EnforceScope: scope, EnforceNewDefaults: newDefaults, Release: r})
@@ -117,4 +129,26 @@ func NewEnforcer(p config.PolicyConfig, r release.Release) (*policy.Enforcer, er
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	return enf, nil
+}
+
+// checkPolicyFile refuses the policy file's findings (a config.Error,
+// naming file, line and rule of each) unless policy.file_check is warn:
+// upstream would start and then deny those routes to everyone.
+func checkPolicyFile(cfg config.Config, enf *policy.Enforcer, releaseNamed bool) error {
+	if len(enf.Findings) == 0 || cfg.Policy.FileCheck == config.FileCheckWarn {
+		return nil
+	}
+	rel := cfg.API.ReleaseValue()
+	var b strings.Builder
+	fmt.Fprintf(&b, "policy file %s does not fit Placement %s's rules", cfg.Policy.File, rel)
+	if !releaseNamed {
+		fmt.Fprintf(&b, " (api.release is not set: %s is this binary's default)", rel)
+	}
+	for _, f := range enf.Findings {
+		b.WriteString("\n  " + f.String())
+	}
+	fmt.Fprintf(&b, "\nset api.release to the release the file was written for (one of %s), fix the file, "+
+		"or set policy.file_check: %s to start anyway; 'placement-syncd policy list' prints the effective rules",
+		strings.Join(release.Names(), ", "), config.FileCheckWarn)
+	return config.Error{Err: errors.New(b.String())}
 }

@@ -45,7 +45,18 @@ type PolicyConfig struct {
 	// EnforceNewDefaults drops the deprecated (legacy) rules. Unset: as
 	// EnforceScope.
 	EnforceNewDefaults *bool `yaml:"enforce_new_defaults"`
+	// FileCheck is what 'serve' does with a policy file's findings
+	// (rules naming undefined rules, rules of the other release; see
+	// policy.Finding): "strict" refuses to start, "warn" logs each and
+	// starts.
+	FileCheck string `yaml:"file_check"`
 }
+
+// Values of policy.file_check.
+const (
+	FileCheckStrict = "strict"
+	FileCheckWarn   = "warn"
+)
 
 // Enforcement is the effective enforce_scope and enforce_new_defaults
 // under the release r.
@@ -132,6 +143,9 @@ func checkAuth(c *Config, p *problems) {
 		if o == "" || (o != "*" && !strings.Contains(o, "://")) {
 			p.bad("cors.allowed_origin", "invalid origin %q (expected <scheme>://<host>[:<port>] or *)", o)
 		}
+	}
+	if c.Policy.FileCheck != FileCheckStrict && c.Policy.FileCheck != FileCheckWarn {
+		p.bad("policy.file_check", "unsupported value %q (supported: %s, %s)", c.Policy.FileCheck, FileCheckStrict, FileCheckWarn)
 	}
 	if c.CORS.MaxAge < 0 {
 		p.bad("cors.max_age", "must not be negative, got %d", c.CORS.MaxAge)

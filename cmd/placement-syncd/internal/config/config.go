@@ -139,6 +139,7 @@ func Default() Config {
 		Agent: defaultAgentConfig(),
 
 		KeystoneAuthToken: defaultKeystoneAuthToken(),
+		Policy:            PolicyConfig{FileCheck: FileCheckStrict},
 		CORS:              defaultCORS(),
 		Reconciler:        defaultReconcilerConfig(),
 		Metrics:           defaultMetricsConfig(),

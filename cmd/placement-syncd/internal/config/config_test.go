@@ -20,7 +20,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 			c.KeystoneAuthToken.Username, c.KeystoneAuthToken.Password = "placement", "secret"
 			c.KeystoneAuthToken.ProjectName = "service"
 			c.KeystoneAuthToken.CacheTTL = time.Minute
-			c.Policy = PolicyConfig{File: "/etc/placement-syncd/policy.yaml", EnforceScope: ptr(true), EnforceNewDefaults: ptr(true)}
+			c.Policy = PolicyConfig{File: "/etc/placement-syncd/policy.yaml", EnforceScope: ptr(true), EnforceNewDefaults: ptr(true), FileCheck: FileCheckWarn}
 			c.CORS.AllowedOrigin = []string{"https://horizon.example.com"}
 			c.CORS.AllowHeaders = []string{"OpenStack-API-Version"}
 			c.CORS.MaxAge = 600
@@ -61,6 +61,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		"syntax.bad.yaml":         `testdata/syntax.bad.yaml:2: found unexpected end of stream`,
 		"top-list.bad.yaml":       `testdata/top-list.bad.yaml:1: the top level must be a mapping of sections (api, database, log)`,
 		"two-documents.bad.yaml":  `testdata/two-documents.bad.yaml:3: only one YAML document is allowed`,
+		"file-check.bad.yaml":     `testdata/file-check.bad.yaml:3: policy.file_check: unsupported value "lenient" (supported: strict, warn)`,
 		"noauth-exposed.bad.yaml": `testdata/noauth-exposed.bad.yaml:2: api.listen: "0.0.0.0:8778" is reachable beyond loopback with api.auth_strategy noauth2, where any client can claim to be admin: ` +
 			`set api.auth_strategy to keystone, listen on 127.0.0.1, or accept the risk with api.allow_insecure_noauth: true` + "\n" +
 			`testdata/noauth-exposed.bad.yaml:6: reconciler.listen: ":8779" is reachable beyond loopback but reconciler.token is empty: set a token, or listen on 127.0.0.1` + "\n" +

@@ -123,7 +123,7 @@ func serveFamilies(t *testing.T) map[string]*family {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	auth, err := assemble.NewAPIAuth(cfg)
+	auth, err := assemble.NewAPIAuth(cfg, true)
 	if err != nil {
 		t.Fatal(err)
 	}

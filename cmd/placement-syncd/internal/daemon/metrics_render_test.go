@@ -134,8 +134,8 @@ var components = []struct {
 		[]string{"placement_syncd_agent_"}},
 	{"Reconciler", "Jobs, the OWNER_NOVA gate, the audit and the leader election among replicas.",
 		[]string{"placement_syncd_reconciler_", "placement_syncd_audit_"}},
-	{"Build, process and the /metrics endpoint", "What the binary is, and the client library's own families.",
-		[]string{"placement_syncd_build_", "placement_syncd_release_", "promhttp_"}},
+	{"Build, release, process and the /metrics endpoint", "What the binary is, the Placement release the API follows (and whether it changed by default), and the client library's own families.",
+		[]string{"placement_syncd_build_", "placement_syncd_api_release_", "promhttp_"}},
 }
 
 // collapsed are the standard collectors, listed as one line each.

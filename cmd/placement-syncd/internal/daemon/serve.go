@@ -53,17 +53,24 @@ type Process struct {
 	Build      assemble.Build
 	// Database is how the start-up log names the database.
 	Database string
+	// ReleaseNamed says whether the configuration names api.release
+	// (checkRelease).
+	ReleaseNamed bool
 }
 
 // Serve listens, starts every actor of the process in one errgroup and
 // waits for them. The caller closes the store once Serve has returned.
 func Serve(ctx context.Context, p Process) error {
 	cfg, st, log := p.Config, p.Store, p.Log
-	mx := newMetricsEndpoint(cfg.Metrics, p.Registry, log)
 	var reg prometheus.Registerer = p.Registry
 	if p.Registerer != nil {
 		reg = p.Registerer
 	}
+	rel, err := startRelease(ctx, p, reg)
+	if err != nil {
+		return err
+	}
+	mx := newMetricsEndpoint(cfg.Metrics, p.Registry, log)
 	ln, err := net.Listen("tcp", cfg.API.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.API.Listen, err)
@@ -118,6 +125,8 @@ func Serve(ctx context.Context, p Process) error {
 		zap.String("metrics", mx.describe(ln.Addr().String())),
 		zap.String("database", p.Database),
 		zap.String("auth_strategy", cfg.API.AuthStrategy),
+		zap.String("release", rel.Release), zap.String("release_source", rel.Source),
+		zap.Bool("enforce_scope", rel.EnforceScope), zap.Bool("enforce_new_defaults", rel.EnforceNewDefaults),
 		zap.Bool("reconciler", cfg.Reconciler.Enabled),
 		zap.Bool("agent", agentEnabled(cfg.Agent)))
 
