@@ -15,16 +15,17 @@ type configSpec struct {
 	path, usage   string
 	noDB          bool
 	placementConf bool
-	// listsPolicyFindings: the command prints the policy file's
-	// findings itself (policy list), so the preflight only compiles it.
-	listsPolicyFindings bool
+	// reportsPolicy: the command reports on the configuration rather
+	// than acting on it (policy list prints the policy file's findings,
+	// version the release), so the preflight only compiles the file.
+	reportsPolicy bool
 }
 
 // configFlags are the configuration flags of one command's flag set.
 type configFlags struct {
 	fs                  *flag.FlagSet
 	path, db, placement string
-	listsPolicyFindings bool
+	reportsPolicy       bool
 }
 
 // newConfigFlagSet is newFlagSet with the configuration flags spec asks
@@ -36,7 +37,7 @@ func newConfigFlagSet(name, synopsis string, stderr io.Writer, spec configSpec) 
 
 // registerConfig registers on fs the configuration flags spec asks for.
 func registerConfig(fs *flag.FlagSet, spec configSpec) *configFlags {
-	c := &configFlags{fs: fs, listsPolicyFindings: spec.listsPolicyFindings}
+	c := &configFlags{fs: fs, reportsPolicy: spec.reportsPolicy}
 	usage := spec.usage
 	if usage == "" {
 		usage = "YAML configuration `file` (default: built-in defaults)"
@@ -59,7 +60,7 @@ func (c *configFlags) load(more ...config.Override) (config.Config, *config.Plac
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
-	return cfg, pc, preflight(cfg, config.NamesRelease(c.path), c.listsPolicyFindings)
+	return cfg, pc, preflight(cfg, config.NamesRelease(c.path), c.reportsPolicy)
 }
 
 // dbOverride is --db when given: a URL names database.connection, a path

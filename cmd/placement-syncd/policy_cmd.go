@@ -22,7 +22,7 @@ import (
 // changing api.release.
 func cmdPolicyList(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("policy list", "placement-syncd policy list [--config FILE] [--placement-conf FILE] [--release "+strings.Join(release.Names(), "|")+"]", stderr)
-	common := registerConfig(fs, configSpec{noDB: true, placementConf: true, listsPolicyFindings: true})
+	common := registerConfig(fs, configSpec{noDB: true, placementConf: true, reportsPolicy: true})
 	rel := fs.String("release", "", "Placement `release` whose rules to list, overriding api.release (one of "+strings.Join(release.Names(), ", ")+")")
 	if err := parseFlags(fs, args); err != nil {
 		return err

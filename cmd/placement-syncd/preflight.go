@@ -10,12 +10,12 @@ import (
 // file, compiled and checked as serve does (assemble.NewAPIAuth, which
 // touches no network). A configuration is the same for every command,
 // so every command refuses it the same way, with exit 2. A command that
-// lists the file's findings itself (policy list) only compiles it, so
-// that it can show what serve would refuse. releaseNamed says whether
+// reports on the configuration (policy list, version) only compiles it,
+// so that it can show what serve would refuse. releaseNamed says whether
 // the configuration names api.release.
-func preflight(cfg config.Config, releaseNamed, listsFindings bool) error {
+func preflight(cfg config.Config, releaseNamed, reportsPolicy bool) error {
 	var err error
-	if listsFindings {
+	if reportsPolicy {
 		_, err = assemble.NewEnforcer(cfg.Policy, cfg.API.ReleaseValue())
 	} else {
 		_, err = assemble.NewAPIAuth(cfg, releaseNamed)

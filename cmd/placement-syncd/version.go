@@ -72,7 +72,7 @@ func readBuildInfo() assemble.Build {
 // change under them).
 func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	_, common := newConfigFlagSet("version", "placement-syncd version [--config FILE]", stderr,
-		configSpec{noDB: true, usage: "YAML configuration `file` whose api.release and policy enforcement to print (default: the binary's defaults)"})
+		configSpec{noDB: true, reportsPolicy: true, usage: "YAML configuration `file` whose api.release and policy enforcement to print (default: the binary's defaults)"})
 	cfg, err := common.parseLoad(args)
 	if err != nil {
 		return err
