@@ -8,10 +8,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/backoff"
-	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // Options configure a Reconciler.
@@ -51,8 +53,10 @@ type Options struct {
 	// MaxRemovals bounds the associations one aggregates run may remove
 	// (nil: DefaultMaxRemovals).
 	MaxRemovals *removallimit.Limit
-	// Audit configures the audit job (JobAudit); nil: it cannot run.
-	Audit *AuditOptions
+	// JobOptions are each job's own options by job name, of the type its
+	// file declares (*AuditOptions for JobAudit), as OpenJobOptions
+	// builds them; a job that needs them cannot run without.
+	JobOptions map[string]any
 	// Token, when set, is required on the local endpoint as
 	// "X-Auth-Token" or "Authorization: Bearer".
 	Token string
@@ -98,7 +102,7 @@ type Reconciler struct {
 
 // gateComputes is the last compute list read from Nova.
 type gateComputes struct {
-	list   []ComputeService
+	list   []novaclient.ComputeService
 	listed bool
 	readAt time.Time
 	err    string
@@ -362,7 +366,7 @@ func (r *Reconciler) RefreshComputes(ctx context.Context) error {
 // observeList logs and counts a failed read, naming each unreadable
 // cell, and clears the cells read again.
 func (r *Reconciler) observeList(err error) {
-	var cells *UnreadableCellsError
+	var cells *novaclient.UnreadableCellsError
 	var now []string
 	if errors.As(err, &cells) {
 		now = cells.Names()
