@@ -53,8 +53,12 @@ type JobEnv struct {
 // a job's name to its section, reconciler.<name>. Its errors are
 // configuration errors.
 func OpenJobOptions(scheduled map[string]string, sections map[string]any, env JobEnv) (map[string]any, error) {
+	return openJobOptions(jobKinds(), scheduled, sections, env)
+}
+
+func openJobOptions(kinds []jobKind, scheduled map[string]string, sections map[string]any, env JobEnv) (map[string]any, error) {
 	out := map[string]any{}
-	for _, k := range jobKinds() {
+	for _, k := range kinds {
 		if k.open == nil || scheduled[k.name] == "" {
 			continue
 		}
@@ -70,7 +74,10 @@ func OpenJobOptions(scheduled map[string]string, sections map[string]any, env Jo
 // JobNames are the names of the jobs the reconciler can run (the keys of
 // Options.Jobs), in the order their start runs go.
 func JobNames() []string {
-	kinds := jobKinds()
+	return jobNames(jobKinds())
+}
+
+func jobNames(kinds []jobKind) []string {
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = k.name
@@ -81,12 +88,12 @@ func JobNames() []string {
 // addJobs schedules the configured jobs, leaving out those whose
 // prerequisites are missing. A name no job answers to is an error, never
 // another job.
-func (r *Reconciler) addJobs(given map[string]string) error {
+func (r *Reconciler) addJobs(kinds []jobKind, given map[string]string) error {
 	schedules := make(map[string]string, len(given))
 	for name, spec := range given {
 		schedules[canonicalJob(name)] = spec
 	}
-	for _, k := range jobKinds() {
+	for _, k := range kinds {
 		spec, ok := schedules[k.name]
 		if !ok || (k.needsNova && r.opts.Nova == nil) {
 			continue
@@ -100,7 +107,7 @@ func (r *Reconciler) addJobs(given map[string]string) error {
 			return err
 		}
 	}
-	names := JobNames()
+	names := jobNames(kinds)
 	for name := range schedules {
 		if !slices.Contains(names, name) {
 			return fmt.Errorf("%w %q (want %s)", ErrUnknownJob, name, strings.Join(names, " or "))

@@ -116,6 +116,11 @@ func (g gateComputes) failed(now func() time.Time, maxStale time.Duration) bool 
 
 // New validates opts and builds a Reconciler.
 func New(opts Options) (*Reconciler, error) {
+	return newReconciler(opts, jobKinds())
+}
+
+// newReconciler is New with the jobs it can run.
+func newReconciler(opts Options, kinds []jobKind) (*Reconciler, error) {
 	if opts.Placement == nil {
 		return nil, errors.New("reconciler: a Placement client is required")
 	}
@@ -162,7 +167,7 @@ func New(opts Options) (*Reconciler, error) {
 		OnRefuse: func(reason string) { m.refused.WithLabelValues(reason).Inc() }}
 	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named(JobOwnerTraits),
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
-	if err := r.addJobs(opts.Jobs); err != nil {
+	if err := r.addJobs(kinds, opts.Jobs); err != nil {
 		return nil, fmt.Errorf("reconciler: %w", err)
 	}
 	r.refreshGate()
