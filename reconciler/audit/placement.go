@@ -29,13 +29,10 @@ type Placement interface {
 	DeleteConsumer(ctx context.Context, consumer string) error
 }
 
-// Provider is a resource provider as listed.
+// Provider is a resource provider as listed, what the audit names it by.
 type Provider struct {
-	UUID       string
-	Name       string
-	ParentUUID string
-	RootUUID   string
-	Generation int64
+	UUID string `json:"uuid"`
+	Name string `json:"name"`
 }
 
 // Inventory is the part of an inventory that makes capacity.
@@ -67,7 +64,7 @@ type ConsumerInfo struct {
 // providers their root, 1.15 Last-Modified, 1.38 consumer types.
 const Microversion = "1.38"
 
-// httpPlacement is Placement over Placement's HTTP API.
+// httpPlacement is the audit's Placement over its HTTP API.
 type httpPlacement struct {
 	sc *gophercloud.ServiceClient
 }
@@ -98,22 +95,12 @@ func (p httpPlacement) AuditProviders(ctx context.Context, required string) ([]P
 		path += "?required=" + url.QueryEscape(required)
 	}
 	var doc struct {
-		Providers []struct {
-			UUID       string `json:"uuid"`
-			Name       string `json:"name"`
-			Generation int64  `json:"generation"`
-			Parent     string `json:"parent_provider_uuid"`
-			Root       string `json:"root_provider_uuid"`
-		} `json:"resource_providers"`
+		Providers []Provider `json:"resource_providers"`
 	}
 	if _, err := p.get(ctx, path, &doc); err != nil {
 		return nil, err
 	}
-	out := make([]Provider, len(doc.Providers))
-	for i, rp := range doc.Providers {
-		out[i] = Provider{UUID: rp.UUID, Name: rp.Name, ParentUUID: rp.Parent, RootUUID: rp.Root, Generation: rp.Generation}
-	}
-	return out, nil
+	return doc.Providers, nil
 }
 
 func (p httpPlacement) ProviderInventories(ctx context.Context, provider string) (map[string]Inventory, error) {
