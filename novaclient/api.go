@@ -11,7 +11,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
-// Microversion is the compute API microversion the reconciler asks
+// Microversion is the compute API microversion every request asks
 // for: 2.41 added aggregate uuids, 2.53 made hypervisor ids the compute
 // node (and resource provider) uuids, and 2.69 lists the services of a
 // cell Nova cannot read (status UNKNOWN) instead of leaving them out.

@@ -25,8 +25,9 @@ type Settings struct {
 	CloudsFile string
 	// Timeout bounds each compute API listing (API.Timeout).
 	Timeout time.Duration
-	// APIDatabase and CellDatabases, when set, are where the gate reads
-	// nova-compute services (CellDatabases); CellTimeout bounds each read.
+	// APIDatabase and CellDatabases, when set, are where nova-compute
+	// services and records are read (CellDatabases); CellTimeout bounds
+	// each read.
 	APIDatabase   string
 	CellDatabases []CellDatabase
 	CellTimeout   time.Duration
@@ -73,9 +74,9 @@ func open(ctx context.Context, s Settings) (Source, error) {
 	return nil, nil
 }
 
-// OpenComputes is where the gate reads Nova's computes: the cell
-// databases when set, else the Nova source (os-services or the file's
-// services); nil when there is none.
+// OpenComputes is where Nova's nova-compute services are read: the cell
+// databases when set (the only place with their versions), else the Nova
+// source (os-services or the file's services); nil when there is none.
 func OpenComputes(ctx context.Context, s Settings) (ComputeLister, error) {
 	nova, err := Open(ctx, s)
 	if err != nil {
