@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // ErrRefused is returned for a mirroring run that would do harm and was
@@ -24,7 +25,7 @@ const (
 func DefaultMaxRemovals() removallimit.Limit { return removallimit.Limit{N: 10, Percent: true} }
 
 // refusal checks a plan before anything is written; "" lets it through.
-func refusal(nova NovaState, last NovaCounts, plan *AggregatePlan, observed map[string][]string, owned map[string]bool, limit removallimit.Limit) (reason, detail string) {
+func refusal(nova novaclient.State, last NovaCounts, plan *AggregatePlan, observed map[string][]string, owned map[string]bool, limit removallimit.Limit) (reason, detail string) {
 	switch {
 	case len(nova.Nodes) == 0 && last.Hypervisors > 0:
 		return RefusedEmptyAnswer, fmt.Sprintf("Nova listed no hypervisors, the last applied answer had %d", last.Hypervisors)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // TestAggregateSync_NeverMassDeletes runs the cases that used to strip
@@ -33,11 +34,11 @@ func testNeverMassDeletes(t *testing.T, kind string) {
 	e := newEnv(t, kind)
 	agA, agB := uuidN("aaaaaaaa", 1), uuidN("aaaaaaaa", 2)
 	h1, h2, h3 := uuidN("11111111", 1), uuidN("11111111", 2), uuidN("11111111", 3)
-	nodes := []ComputeNode{{UUID: h1, Hostname: "h1", Host: "h1"}, {UUID: h2, Hostname: "h2", Host: "h2"}, {UUID: h3, Hostname: "h3", Host: "h3"}}
+	nodes := []novaclient.ComputeNode{{UUID: h1, Hostname: "h1", Host: "h1"}, {UUID: h2, Hostname: "h2", Host: "h2"}, {UUID: h3, Hostname: "h3", Host: "h3"}}
 	for _, n := range nodes {
 		e.provider(t, n.UUID, n.Hostname, "", "COMPUTE_NODE")
 	}
-	all := []NovaAggregate{{UUID: agA, Name: "agA", Hosts: []string{"h1", "h2", "h3"}}, {UUID: agB, Name: "agB", Hosts: []string{"h1", "h2", "h3"}}}
+	all := []novaclient.Aggregate{{UUID: agA, Name: "agA", Hosts: []string{"h1", "h2", "h3"}}, {UUID: agB, Name: "agB", Hosts: []string{"h1", "h2", "h3"}}}
 	e.nova.set(all, nodes)
 	state, err := OpenStateFile(filepath.Join(t.TempDir(), "state.json"))
 	if err != nil {

@@ -3,12 +3,14 @@ package reconciler
 import (
 	"maps"
 	"slices"
+
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // AggregateInput is everything PlanAggregates needs: what Nova says,
 // what the reconciler remembers, and what Placement holds.
 type AggregateInput struct {
-	Nova NovaState
+	Nova novaclient.State
 	// Owned are aggregate uuids remembered as Nova's from earlier runs;
 	// Nova's current aggregate uuids are added to them.
 	Owned []string
@@ -112,7 +114,7 @@ func (p *AggregatePlan) Drift() int {
 // and no managed provider keeps an owned aggregate Nova no longer puts
 // there. It is pure: the same input gives the same plan.
 func PlanAggregates(in AggregateInput) AggregatePlan {
-	byHost := in.Nova.nodesByHost()
+	byHost := nodesByHost(in.Nova)
 	managed := setOf(in.Managed)
 	current := map[string]bool{}
 	for _, nodes := range byHost {
@@ -132,8 +134,8 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 			candidates[p] = true
 		}
 	}
-	owned := setOf(in.Owned, in.Nova.aggregateUUIDs())
-	keepOwned := setOf(in.Nova.aggregateUUIDs())
+	owned := setOf(in.Owned, aggregateUUIDs(in.Nova))
+	keepOwned := setOf(aggregateUUIDs(in.Nova))
 	keepManaged := maps.Clone(current)
 	hostless := hostsWithoutNodes(in.Nova, byHost)
 	for _, p := range sortedKeys(candidates) {
@@ -179,7 +181,7 @@ func PlanAggregates(in AggregateInput) AggregatePlan {
 
 // hostsWithoutNodes are the hosts Nova lists in some aggregate but
 // reports no hypervisor for: Nova does not know them right now.
-func hostsWithoutNodes(nova NovaState, byHost map[string][]string) map[string]bool {
+func hostsWithoutNodes(nova novaclient.State, byHost map[string][]string) map[string]bool {
 	out := map[string]bool{}
 	for _, a := range nova.Aggregates {
 		for _, h := range a.Hosts {

@@ -3,6 +3,8 @@ package reconciler
 import (
 	"reflect"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 func TestPlanAggregates(t *testing.T) {
@@ -11,12 +13,12 @@ func TestPlanAggregates(t *testing.T) {
 		rp1, rp2, rp3, rp4    = "11111111-0000-0000-0000-000000000001", "11111111-0000-0000-0000-000000000002", "11111111-0000-0000-0000-000000000003", "11111111-0000-0000-0000-000000000004"
 		shared                = "22222222-0000-0000-0000-000000000001"
 	)
-	nova := NovaState{
-		Aggregates: []NovaAggregate{
+	nova := novaclient.State{
+		Aggregates: []novaclient.Aggregate{
 			{UUID: agA, Name: "a", Hosts: []string{"h1", "ironic"}},
 			{UUID: agB, Name: "b", Hosts: []string{"h1"}},
 		},
-		Nodes: []ComputeNode{
+		Nodes: []novaclient.ComputeNode{
 			{UUID: rp1, Host: "h1"},
 			{UUID: rp2, Host: "ironic"}, {UUID: rp3, Host: "ironic"}, {UUID: rp4, Host: "ironic"},
 		},
@@ -67,8 +69,8 @@ func TestPlanAggregates(t *testing.T) {
 		{
 			name: "host left an aggregate; remembered stray provider loses Nova aggregates",
 			in: AggregateInput{
-				Nova: NovaState{
-					Aggregates: []NovaAggregate{{UUID: agA, Hosts: []string{"h1"}}},
+				Nova: novaclient.State{
+					Aggregates: []novaclient.Aggregate{{UUID: agA, Hosts: []string{"h1"}}},
 					Nodes:      nova.Nodes,
 				},
 				Existing: map[string]bool{rp1: true, rp2: true, rp3: true, rp4: true, "gone": true},
@@ -88,8 +90,8 @@ func TestPlanAggregates(t *testing.T) {
 		{
 			name: "hosts without provider or compute node are reported, others planned",
 			in: AggregateInput{
-				Nova: NovaState{
-					Aggregates: []NovaAggregate{{UUID: agA, Hosts: []string{"h1", "nonode", "ironic"}}},
+				Nova: novaclient.State{
+					Aggregates: []novaclient.Aggregate{{UUID: agA, Hosts: []string{"h1", "nonode", "ironic"}}},
 					Nodes:      nova.Nodes,
 				},
 				Existing: map[string]bool{rp1: true, rp3: true},

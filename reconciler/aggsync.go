@@ -9,11 +9,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/placement-syncd/placement-syncd/internal/backoff"
-	"github.com/placement-syncd/placement-syncd/internal/removallimit"
-	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
 // ErrPlacement wraps failures to read or write Placement, so that callers
@@ -70,8 +72,8 @@ type NovaRead struct {
 	Hosts        int
 }
 
-func novaRead(n NovaState) NovaRead {
-	return NovaRead{Aggregates: len(n.Aggregates), ComputeNodes: len(n.Nodes), Hosts: len(n.nodesByHost())}
+func novaRead(n novaclient.State) NovaRead {
+	return NovaRead{Aggregates: len(n.Aggregates), ComputeNodes: len(n.Nodes), Hosts: len(nodesByHost(n))}
 }
 
 // AppliedChange is the outcome of one provider's write.
@@ -140,7 +142,7 @@ func (s *AggregateSync) Run(ctx context.Context, dryRun bool) (*AggregateResult,
 // provider writes are in the result and also returned as one error
 // wrapping ErrPlacement. Hosts without provider are only reported.
 func (s *AggregateSync) RunWith(ctx context.Context, flags RunFlags) (*AggregateResult, error) {
-	nova, err := s.Nova.NovaState(ctx)
+	nova, err := s.Nova.State(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func (s *AggregateSync) RunWith(ctx context.Context, flags RunFlags) (*Aggregate
 	}
 	in.Hosts = s.State.ProviderHosts()
 	res := &AggregateResult{Plan: PlanAggregates(in), Strategy: strategy, Read: novaRead(nova), DryRun: flags.DryRun}
-	owned := setOf(in.Owned, nova.aggregateUUIDs())
+	owned := setOf(in.Owned, aggregateUUIDs(nova))
 	limit := DefaultMaxRemovals()
 	if s.MaxRemovals != nil {
 		limit = *s.MaxRemovals
@@ -177,7 +179,7 @@ func (s *AggregateSync) RunWith(ctx context.Context, flags RunFlags) (*Aggregate
 
 // applyPlan writes res.Plan: ownership first, then each provider, then
 // what is left to remember.
-func (s *AggregateSync) applyPlan(ctx context.Context, nova NovaState, in AggregateInput, res *AggregateResult, owned map[string]bool, full map[string]Membership) error {
+func (s *AggregateSync) applyPlan(ctx context.Context, nova novaclient.State, in AggregateInput, res *AggregateResult, owned map[string]bool, full map[string]Membership) error {
 	hosts := providerHosts(nova, in.Hosts)
 	// Remember ownership before writing, so that an association added
 	// by this run is never one we have forgotten making.
@@ -204,7 +206,7 @@ func (s *AggregateSync) applyPlan(ctx context.Context, nova NovaState, in Aggreg
 
 	// Forget remembered aggregates and providers with nothing left to
 	// remove; keep those whose removal failed for the next run.
-	keepAggs := setOf(nova.aggregateUUIDs())
+	keepAggs := setOf(aggregateUUIDs(nova))
 	keepProviders := map[string]bool{}
 	for _, n := range nova.Nodes {
 		keepProviders[n.UUID] = true
@@ -241,7 +243,7 @@ func (s *AggregateSync) applyPlan(ctx context.Context, nova NovaState, in Aggreg
 
 // providerHosts is the host of each current compute node, and the
 // remembered host of providers Nova no longer reports.
-func providerHosts(nova NovaState, remembered map[string]string) map[string]string {
+func providerHosts(nova novaclient.State, remembered map[string]string) map[string]string {
 	out := maps.Clone(remembered)
 	if out == nil {
 		out = map[string]string{}
@@ -256,7 +258,7 @@ func providerHosts(nova NovaState, remembered map[string]string) map[string]stri
 
 // read builds the plan input from Placement. full holds providers whose
 // complete aggregate list and generation were read on the way.
-func (s *AggregateSync) read(ctx context.Context, nova NovaState, ownedAggs, managed []string) (AggregateInput, string, map[string]Membership, error) {
+func (s *AggregateSync) read(ctx context.Context, nova novaclient.State, ownedAggs, managed []string) (AggregateInput, string, map[string]Membership, error) {
 	in := AggregateInput{Nova: nova, Owned: ownedAggs, Managed: managed, Existing: map[string]bool{}, Observed: map[string][]string{}}
 	all, err := s.Placement.Providers(ctx, ProviderQuery{})
 	if err != nil {
@@ -265,7 +267,7 @@ func (s *AggregateSync) read(ctx context.Context, nova NovaState, ownedAggs, man
 	for _, p := range all {
 		in.Existing[p.UUID] = true
 	}
-	owned := sortedKeys(setOf(ownedAggs, nova.aggregateUUIDs()))
+	owned := sortedKeys(setOf(ownedAggs, aggregateUUIDs(nova)))
 	managedSet := setOf(managed)
 	for _, n := range nova.Nodes {
 		managedSet[n.UUID] = true

@@ -14,6 +14,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 var fastRetry = backoff.Policy{Attempts: 5, Base: time.Millisecond, Cap: 5 * time.Millisecond}
@@ -51,11 +52,11 @@ func testAggregateScenarios(t *testing.T, kind string) {
 	e.setAggregates(t, h1, opAgg)
 	e.setAggregates(t, sharing, opAgg, agA)
 
-	nodes := []ComputeNode{{UUID: h1, Hostname: "h1", Host: "h1"}, {UUID: h2, Hostname: "h2", Host: "h2"}, {UUID: ghost, Hostname: "ghost", Host: "ghost"}}
+	nodes := []novaclient.ComputeNode{{UUID: h1, Hostname: "h1", Host: "h1"}, {UUID: h2, Hostname: "h2", Host: "h2"}, {UUID: ghost, Hostname: "ghost", Host: "ghost"}}
 	for i, u := range ironic {
-		nodes = append(nodes, ComputeNode{UUID: u, Hostname: "node-" + string(rune('a'+i)), Host: "ironic"})
+		nodes = append(nodes, novaclient.ComputeNode{UUID: u, Hostname: "node-" + string(rune('a'+i)), Host: "ironic"})
 	}
-	e.nova.set([]NovaAggregate{
+	e.nova.set([]novaclient.Aggregate{
 		{UUID: agA, Name: "agA", Hosts: []string{"h1", "ironic"}},
 		{UUID: agB, Name: "agB", Hosts: []string{"h2", "ghost"}},
 	}, nodes)
@@ -120,7 +121,7 @@ func testAggregateScenarios(t *testing.T, kind string) {
 	})
 
 	t.Run("host removed from a Nova aggregate loses it; operator aggregate untouched", func(t *testing.T) {
-		e.nova.set([]NovaAggregate{
+		e.nova.set([]novaclient.Aggregate{
 			{UUID: agA, Name: "agA", Hosts: []string{"ironic"}},
 			{UUID: agB, Name: "agB", Hosts: []string{"h2", "ghost"}},
 		}, nodes)
@@ -141,7 +142,7 @@ func testAggregateScenarios(t *testing.T, kind string) {
 	})
 
 	t.Run("aggregate deleted from Nova is removed from its hosts (ownership remembered)", func(t *testing.T) {
-		e.nova.set([]NovaAggregate{{UUID: agA, Name: "agA", Hosts: []string{"ironic"}}}, nodes)
+		e.nova.set([]novaclient.Aggregate{{UUID: agA, Name: "agA", Hosts: []string{"ironic"}}}, nodes)
 		// A fresh StateFile from the same path: ownership survives restarts.
 		reopened, err := OpenStateFile(state.path)
 		if err != nil {
@@ -165,8 +166,8 @@ func testAggregateScenarios(t *testing.T, kind string) {
 		defer e.nova.setDown(false)
 		e.proxy.Reset()
 		_, err := sync.Run(ctx, false)
-		if !errors.Is(err, ErrNovaUnavailable) {
-			t.Fatalf("err = %v, want ErrNovaUnavailable", err)
+		if !errors.Is(err, novaclient.ErrUnavailable) {
+			t.Fatalf("err = %v, want novaclient.ErrUnavailable", err)
 		}
 		if e.proxy.Total() != 0 {
 			t.Fatalf("%d placement requests with Nova down", e.proxy.Total())
@@ -174,7 +175,7 @@ func testAggregateScenarios(t *testing.T, kind string) {
 	})
 
 	t.Run("placement down fails visibly", func(t *testing.T) {
-		e.nova.set([]NovaAggregate{{UUID: agA, Name: "agA", Hosts: []string{"ironic", "h1"}}}, nodes)
+		e.nova.set([]novaclient.Aggregate{{UUID: agA, Name: "agA", Hosts: []string{"ironic", "h1"}}}, nodes)
 		e.proxy.SetMode(placementtest.Unavailable)
 		defer e.proxy.SetMode(placementtest.Pass)
 		_, err := sync.Run(ctx, false)
@@ -198,17 +199,17 @@ func TestAggregateSync_ConcurrentWriter(t *testing.T) {
 			ctx := context.Background()
 			e := newEnv(t, kind)
 			ag := uuidN("aaaaaaaa", 9)
-			var nodes []ComputeNode
+			var nodes []novaclient.ComputeNode
 			for i := range 4 {
 				u := uuidN("66666666", i)
 				e.provider(t, u, "c"+u[len(u)-2:], "", "COMPUTE_NODE")
-				nodes = append(nodes, ComputeNode{UUID: u, Host: "c" + u[len(u)-2:]})
+				nodes = append(nodes, novaclient.ComputeNode{UUID: u, Host: "c" + u[len(u)-2:]})
 			}
 			hosts := make([]string, len(nodes))
 			for i, n := range nodes {
 				hosts[i] = n.Host
 			}
-			e.nova.set([]NovaAggregate{{UUID: ag, Name: "ag", Hosts: hosts}}, nodes)
+			e.nova.set([]novaclient.Aggregate{{UUID: ag, Name: "ag", Hosts: hosts}}, nodes)
 
 			var mu sync.Mutex
 			bumped := map[string]bool{}

@@ -13,6 +13,8 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/reconciler/audit"
 )
 
 // TestAudit_JobRealNova runs the audit job, set to delete, against the
@@ -50,11 +52,11 @@ func TestAudit_JobRealNova(t *testing.T) {
 
 	pc := &gophercloud.ProviderClient{}
 	pc.SetToken(srv.Token)
-	audit := &AuditOptions{Placement: NewAuditPlacement(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(srv.URL)}),
-		Nova:   []AuditNova{realNovaAPI(n.Endpoint, novatest.Token), CellDatabases{APIDatabase: n.APIDatabase}},
+	auditOpts := &AuditOptions{Placement: audit.NewPlacement(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(srv.URL)}),
+		Nova:   []audit.Nova{realNovaAPI(n.Endpoint, novatest.Token), novaclient.CellDatabases{APIDatabase: n.APIDatabase}},
 		Delete: true, MaxRemovals: removallimit.Limit{N: 50, Percent: true}}
 	reg := prometheus.NewRegistry()
-	r, err := New(Options{Placement: newEnv(t, placementtest.Ours).pl, Audit: audit, Jobs: map[string]string{JobAudit: "@every 1h"}, Registerer: reg})
+	r, err := New(Options{Placement: newEnv(t, placementtest.Ours).pl, JobOptions: map[string]any{JobAudit: auditOpts}, Jobs: map[string]string{JobAudit: "@every 1h"}, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // memberOfLog records the uuid lists of the member_of=in: listings the
@@ -81,18 +82,18 @@ func TestAggregateSync_ChunkedMemberOf(t *testing.T) {
 			// h3 is in no aggregate: a listing whose filter was lost would
 			// name it as a holder.
 			hosts := []string{uuidN("c0c0c0c0", 0), uuidN("c0c0c0c0", 1), uuidN("c0c0c0c0", 2), uuidN("c0c0c0c0", 3)}
-			var nodes []ComputeNode
+			var nodes []novaclient.ComputeNode
 			for i, u := range hosts {
 				e.provider(t, u, fmt.Sprintf("h%d", i), "", "COMPUTE_NODE")
-				nodes = append(nodes, ComputeNode{UUID: u, Hostname: fmt.Sprintf("h%d", i), Host: fmt.Sprintf("h%d", i)})
+				nodes = append(nodes, novaclient.ComputeNode{UUID: u, Hostname: fmt.Sprintf("h%d", i), Host: fmt.Sprintf("h%d", i)})
 			}
 			opAgg := uuidN("0ee00000", 7)
 			e.setAggregates(t, hosts[0], opAgg)
-			novaAggs := make([]NovaAggregate, aggs)
+			novaAggs := make([]novaclient.Aggregate, aggs)
 			want := map[string][]string{hosts[0]: {opAgg}}
 			var owned []string
 			for i := range aggs {
-				a := NovaAggregate{UUID: uuidN("ddddddd0", i), Name: fmt.Sprintf("agg%03d", i), Hosts: []string{nodes[i%3].Host}}
+				a := novaclient.Aggregate{UUID: uuidN("ddddddd0", i), Name: fmt.Sprintf("agg%03d", i), Hosts: []string{nodes[i%3].Host}}
 				novaAggs[i] = a
 				owned = append(owned, a.UUID)
 				want[hosts[i%3]] = append(want[hosts[i%3]], a.UUID)
@@ -137,7 +138,7 @@ func TestAggregateSync_ChunkedMemberOf(t *testing.T) {
 
 			// Nova deletes the aggregates of h1: still owned (remembered),
 			// so still asked about, and removed from h1 only.
-			var kept []NovaAggregate
+			var kept []novaclient.Aggregate
 			for i, a := range novaAggs {
 				if i%3 != 1 {
 					kept = append(kept, a)

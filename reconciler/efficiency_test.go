@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // The cost of mirroring H hosts in A aggregates (H > A, so memberships
@@ -40,16 +41,16 @@ type efficiencyRun struct {
 func efficiencySetup(tb testing.TB, kind string, hosts, aggs int) (*env, *AggregateSync) {
 	tb.Helper()
 	e := newEnv(tb, kind)
-	nodes := make([]ComputeNode, hosts)
+	nodes := make([]novaclient.ComputeNode, hosts)
 	members := make([][]string, aggs)
 	for i := range hosts {
-		nodes[i] = ComputeNode{UUID: uuidN("e0000000", i), Hostname: fmt.Sprintf("cn%04d", i), Host: fmt.Sprintf("cn%04d", i)}
+		nodes[i] = novaclient.ComputeNode{UUID: uuidN("e0000000", i), Hostname: fmt.Sprintf("cn%04d", i), Host: fmt.Sprintf("cn%04d", i)}
 		members[i%aggs] = append(members[i%aggs], nodes[i].Host)
 	}
 	createProviders(tb, e.srv, nodes)
-	novaAggs := make([]NovaAggregate, aggs)
+	novaAggs := make([]novaclient.Aggregate, aggs)
 	for i := range aggs {
-		novaAggs[i] = NovaAggregate{UUID: uuidN("a0000000", i), Name: fmt.Sprintf("agg%02d", i), Hosts: members[i]}
+		novaAggs[i] = novaclient.Aggregate{UUID: uuidN("a0000000", i), Name: fmt.Sprintf("agg%02d", i), Hosts: members[i]}
 	}
 	e.nova.set(novaAggs, nodes)
 	state, _ := OpenStateFile("")
@@ -146,7 +147,7 @@ func BenchmarkAggregateSync(b *testing.B) {
 
 // createProviders creates one root provider per node directly on the
 // server, a few at a time.
-func createProviders(t testing.TB, srv *placementtest.Server, nodes []ComputeNode) {
+func createProviders(t testing.TB, srv *placementtest.Server, nodes []novaclient.ComputeNode) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan string, len(nodes))

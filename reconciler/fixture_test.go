@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -23,11 +24,11 @@ type novaDouble struct {
 	URL string
 
 	mu          sync.Mutex
-	aggregates  []novaAggregateJSON
-	hypervisors []novaHypervisorJSON
+	aggregates  []novaclient.Aggregate
+	hypervisors []novaclient.ComputeNode
 	// services are the nova-compute hosts of GET /os-services; nil lists
 	// the service host of each hypervisor, as Nova would.
-	services []novaServiceJSON
+	services []doubleService
 	down     bool
 	requests int
 }
@@ -52,8 +53,8 @@ func (d *novaDouble) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no token", http.StatusUnauthorized)
 		return
 	}
-	if got := r.Header.Get("OpenStack-API-Version"); got != "compute "+NovaMicroversion {
-		http.Error(w, "double wants microversion "+NovaMicroversion+", got "+got, http.StatusBadRequest)
+	if got := r.Header.Get("OpenStack-API-Version"); got != "compute "+novaclient.Microversion {
+		http.Error(w, "double wants microversion "+novaclient.Microversion+", got "+got, http.StatusBadRequest)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -69,9 +70,9 @@ func (d *novaDouble) serve(w http.ResponseWriter, r *http.Request) {
 	case "/os-hypervisors/detail":
 		hvs := make([]map[string]any, len(d.hypervisors))
 		for i, h := range d.hypervisors {
-			hvs[i] = map[string]any{"id": json.RawMessage(h.ID), "hypervisor_hostname": h.Hostname, "state": "up", "status": "enabled",
+			hvs[i] = map[string]any{"id": h.UUID, "hypervisor_hostname": h.Hostname, "state": "up", "status": "enabled",
 				"hypervisor_type": "QEMU", "hypervisor_version": 8002000, "host_ip": "192.0.2.1",
-				"service": map[string]any{"host": h.Service.Host, "id": fmt.Sprintf("svc-%d", i), "disabled_reason": nil}}
+				"service": map[string]any{"host": h.Host, "id": fmt.Sprintf("svc-%d", i), "disabled_reason": nil}}
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"hypervisors": hvs})
 	case "/os-services":
@@ -87,8 +88,8 @@ func (d *novaDouble) servicesJSON(binary string) []map[string]any {
 	svcs := d.services
 	if svcs == nil {
 		for _, h := range d.hypervisors {
-			if !slices.ContainsFunc(svcs, func(s novaServiceJSON) bool { return s.Host == h.Service.Host }) {
-				svcs = append(svcs, novaServiceJSON{Host: h.Service.Host, Binary: ComputeBinary})
+			if !slices.ContainsFunc(svcs, func(s doubleService) bool { return s.Host == h.Host }) {
+				svcs = append(svcs, doubleService{Host: h.Host, Binary: ComputeBinary})
 			}
 		}
 	}
@@ -105,26 +106,27 @@ func (d *novaDouble) servicesJSON(binary string) []map[string]any {
 }
 
 // setServices replaces the os-services list (nil: one per hypervisor host).
-func (d *novaDouble) setServices(svcs []novaServiceJSON) {
+func (d *novaDouble) setServices(svcs []doubleService) {
 	d.mu.Lock()
 	d.services = svcs
 	d.mu.Unlock()
 }
 
 // set replaces Nova's state.
-func (d *novaDouble) set(aggs []NovaAggregate, nodes []ComputeNode) {
+func (d *novaDouble) set(aggs []novaclient.Aggregate, nodes []novaclient.ComputeNode) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.aggregates = d.aggregates[:0]
 	for _, a := range aggs {
-		d.aggregates = append(d.aggregates, novaAggregateJSON{UUID: a.UUID, Name: a.Name, Hosts: slices.Clone(a.Hosts)})
+		d.aggregates = append(d.aggregates, novaclient.Aggregate{UUID: a.UUID, Name: a.Name, Hosts: slices.Clone(a.Hosts)})
 	}
-	d.hypervisors = d.hypervisors[:0]
-	for _, n := range nodes {
-		h := novaHypervisorJSON{ID: json.RawMessage(fmt.Sprintf("%q", n.UUID)), Hostname: n.Hostname}
-		h.Service.Host = n.Host
-		d.hypervisors = append(d.hypervisors, h)
-	}
+	d.hypervisors = slices.Clone(nodes)
+}
+
+// doubleService is one entry of the double's GET /os-services.
+type doubleService struct {
+	Host, Binary string
+	ForcedDown   bool
 }
 
 func (d *novaDouble) setDown(down bool) {
@@ -133,11 +135,11 @@ func (d *novaDouble) setDown(down bool) {
 	d.mu.Unlock()
 }
 
-// source is a NovaAPI client of the double, as cmd builds it.
-func (d *novaDouble) source() *NovaAPI {
+// source is a novaclient.API client of the double, as cmd builds it.
+func (d *novaDouble) source() *novaclient.API {
 	pc := &gophercloud.ProviderClient{}
 	pc.SetToken("nova-admin")
-	return NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(d.URL)})
+	return novaclient.NewAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(d.URL)})
 }
 
 // env is one Placement server (ours or the reference) behind a counting

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // MinComputeVersionOwnerTrait is the nova-compute service version that
@@ -52,7 +53,7 @@ type GateOverrideRecord struct {
 type GateInput struct {
 	// Computes is Nova's list of nova-compute services; Listed is false
 	// while it has never been read.
-	Computes []ComputeService
+	Computes []novaclient.ComputeService
 	Listed   bool
 	// ListError is the last failure to read the list ("" if none).
 	ListError string
@@ -180,7 +181,7 @@ func listErr(e string) string {
 // has it, else that of a trusted nova-compute record of the same host.
 // A trusted record saying the service is deleted or forced down takes
 // it off the count.
-func knownVersion(c ComputeService, records []ServiceRecord) (version int, excluded bool) {
+func knownVersion(c novaclient.ComputeService, records []ServiceRecord) (version int, excluded bool) {
 	if c.Version > 0 {
 		return c.Version, false
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // novaServicesTable is the layout of Nova's services table (nova/db/main
@@ -59,7 +60,7 @@ func TestGate_CellDatabases(t *testing.T) {
 		}
 	}
 	e := newEnv(t, placementtest.Ours)
-	cells := CellDatabases{Cells: []CellDatabase{{Name: "cell1", DSN: db.DSN(cell1)}, {Name: "cell2", DSN: db.DSN(cell2)}}}
+	cells := novaclient.CellDatabases{Cells: []novaclient.CellDatabase{{Name: "cell1", DSN: db.DSN(cell1)}, {Name: "cell2", DSN: db.DSN(cell2)}}}
 	r, err := New(Options{Placement: e.pl, Computes: cells})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestGate_CellDatabases(t *testing.T) {
 	t.Logf("c2 upgraded to 73: open=%v %q", r.Gate().Open, r.Gate().Reason)
 
 	// A cell that cannot be read is an error that the gate shows.
-	bad := CellDatabases{Cells: append(cells.Cells, CellDatabase{Name: "cell3", DSN: db.DSN("no_such_cell")})}
+	bad := novaclient.CellDatabases{Cells: append(cells.Cells, novaclient.CellDatabase{Name: "cell3", DSN: db.DSN("no_such_cell")})}
 	if _, err := bad.Computes(ctx); err == nil || !strings.Contains(err.Error(), "cell3") {
 		t.Fatalf("unreadable cell: %v", err)
 	}
@@ -104,7 +105,7 @@ func TestGate_UnauthenticatedHeartbeat(t *testing.T) {
 	t.Parallel()
 	for _, token := range []string{"", "s3cret"} {
 		f := newRunnerFixture(t, Options{Token: token})
-		f.e.nova.setServices([]novaServiceJSON{{Host: "x", Binary: ComputeBinary}})
+		f.e.nova.setServices([]doubleService{{Host: "x", Binary: ComputeBinary}})
 		if err := f.r.RefreshComputes(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -65,7 +66,7 @@ func TestOwnerGate_NovaDouble(t *testing.T) {
 				e.srv.MustDo(t, 200, "PUT", "/resource_providers/"+p+"/inventories", "1.39",
 					map[string]any{"resource_provider_generation": 1, "inventories": map[string]any{"VCPU": map[string]any{"total": 8}}})
 			}
-			e.nova.set(nil, []ComputeNode{{UUID: cn1, Host: "cn1"}, {UUID: cn2, Host: "cn2"}, {UUID: oldNode, Host: "old"}})
+			e.nova.set(nil, []novaclient.ComputeNode{{UUID: cn1, Host: "cn1"}, {UUID: cn2, Host: "cn2"}, {UUID: oldNode, Host: "old"}})
 
 			r, err := New(Options{Placement: e.pl, Nova: e.nova.source(), Jobs: map[string]string{JobOwnerTraits: "@every 1h"},
 				Logger: zaptest.NewLogger(t), Retry: fastRetry})

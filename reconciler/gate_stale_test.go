@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // flakyComputes lists computes until told to fail.
@@ -19,13 +20,13 @@ type flakyComputes struct {
 	fail error
 }
 
-func (f *flakyComputes) Computes(context.Context) ([]ComputeService, error) {
+func (f *flakyComputes) Computes(context.Context) ([]novaclient.ComputeService, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail != nil {
 		return nil, f.fail
 	}
-	return []ComputeService{{Host: "c1", Version: 73, Cell: "cell1"}}, nil
+	return []novaclient.ComputeService{{Host: "c1", Version: 73, Cell: "cell1"}}, nil
 }
 
 func (f *flakyComputes) set(err error) {

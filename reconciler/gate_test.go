@@ -4,20 +4,24 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 func TestEvaluateGate(t *testing.T) {
 	rec := func(host string, v int) ServiceRecord {
 		return ServiceRecord{Host: host, Binary: ComputeBinary, Version: v, Authenticated: true}
 	}
-	listed := func(hosts ...string) []ComputeService {
-		var out []ComputeService
+	listed := func(hosts ...string) []novaclient.ComputeService {
+		var out []novaclient.ComputeService
 		for _, h := range hosts {
-			out = append(out, ComputeService{Host: h})
+			out = append(out, novaclient.ComputeService{Host: h})
 		}
 		return out
 	}
-	cell := func(host string, v int) ComputeService { return ComputeService{Host: host, Version: v, Cell: "cell1"} }
+	cell := func(host string, v int) novaclient.ComputeService {
+		return novaclient.ComputeService{Host: host, Version: v, Cell: "cell1"}
+	}
 	tests := []struct {
 		name     string
 		in       GateInput
@@ -29,8 +33,8 @@ func TestEvaluateGate(t *testing.T) {
 	}{
 		{name: "list never read: closed", in: GateInput{Required: 73, Records: []ServiceRecord{rec("a", 80)}}},
 		{name: "Nova lists none: closed", in: GateInput{Required: 73, Listed: true, Records: []ServiceRecord{rec("a", 80)}}},
-		{name: "cell versions all new: open", in: GateInput{Required: 73, Listed: true, Computes: []ComputeService{cell("a", 73), cell("b", 80)}}, open: true, min: 73, computes: 2},
-		{name: "one cell compute at 72: closed", in: GateInput{Required: 73, Listed: true, Computes: []ComputeService{cell("a", 73), cell("old", 72)}},
+		{name: "cell versions all new: open", in: GateInput{Required: 73, Listed: true, Computes: []novaclient.ComputeService{cell("a", 73), cell("b", 80)}}, open: true, min: 73, computes: 2},
+		{name: "one cell compute at 72: closed", in: GateInput{Required: 73, Listed: true, Computes: []novaclient.ComputeService{cell("a", 73), cell("old", 72)}},
 			min: 72, computes: 2, behind: []string{"old"}},
 		{name: "heartbeat versions all new: open", in: GateInput{Required: 73, Listed: true, Computes: listed("a", "b"), Records: []ServiceRecord{rec("a", 73), rec("b", 74)}},
 			open: true, min: 73, computes: 2},
@@ -44,9 +48,9 @@ func TestEvaluateGate(t *testing.T) {
 			Records: []ServiceRecord{rec("a", 74), {Host: "gone", Binary: ComputeBinary, Deleted: true, Authenticated: true}}}, open: true, min: 74, computes: 1},
 		{name: "other binaries give no version", in: GateInput{Required: 73, Listed: true, Computes: listed("a"),
 			Records: []ServiceRecord{{Host: "a", Binary: "nova-conductor", Version: 80, Authenticated: true}}}, computes: 1, unknown: []string{"a"}},
-		{name: "override open", in: GateInput{Required: 73, Override: GateOpen, Listed: true, Computes: []ComputeService{cell("old", 1)}}, open: true, min: 1, computes: 1, behind: []string{"old"}},
-		{name: "override closed", in: GateInput{Required: 73, Override: GateClosed, Listed: true, Computes: []ComputeService{cell("a", 99)}}, min: 99, computes: 1},
-		{name: "configured minimum", in: GateInput{Required: 80, Listed: true, Computes: []ComputeService{cell("a", 79)}}, min: 79, computes: 1, behind: []string{"a"}},
+		{name: "override open", in: GateInput{Required: 73, Override: GateOpen, Listed: true, Computes: []novaclient.ComputeService{cell("old", 1)}}, open: true, min: 1, computes: 1, behind: []string{"old"}},
+		{name: "override closed", in: GateInput{Required: 73, Override: GateClosed, Listed: true, Computes: []novaclient.ComputeService{cell("a", 99)}}, min: 99, computes: 1},
+		{name: "configured minimum", in: GateInput{Required: 80, Listed: true, Computes: []novaclient.ComputeService{cell("a", 79)}}, min: 79, computes: 1, behind: []string{"a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

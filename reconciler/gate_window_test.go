@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -33,13 +34,13 @@ func TestGate_OpeningNeverEmptiesCandidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{srv: srv, pl: FromClient(c), nova: newNovaDouble(t), client: c}
-	var cns []ComputeNode
+	var cns []novaclient.ComputeNode
 	for i := range nodes {
 		u := uuidN("c1c1c1c1", i)
 		e.provider(t, u, fmt.Sprintf("node-%03d", i), "", "COMPUTE_NODE")
 		e.srv.MustDo(t, 200, "PUT", "/resource_providers/"+u+"/inventories", "1.39",
 			map[string]any{"resource_provider_generation": 1, "inventories": map[string]any{"VCPU": map[string]any{"total": 8}}})
-		cns = append(cns, ComputeNode{UUID: u, Hostname: fmt.Sprintf("node-%03d", i), Host: "conductor"})
+		cns = append(cns, novaclient.ComputeNode{UUID: u, Hostname: fmt.Sprintf("node-%03d", i), Host: "conductor"})
 	}
 	cyborg := uuidN("cbcbcbcb", 1)
 	e.provider(t, cyborg, "cyborg-box", "", "OWNER_CYBORG")

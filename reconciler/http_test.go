@@ -126,7 +126,7 @@ func TestEndpoint_GateServicesJobs(t *testing.T) {
 		t.Fatalf("initial gate = %+v", g)
 	}
 	// Nova lists c1 and c2; their versions come from the heartbeats.
-	f.e.nova.setServices([]novaServiceJSON{{Host: "c1", Binary: ComputeBinary}, {Host: "c2", Binary: ComputeBinary}})
+	f.e.nova.setServices([]doubleService{{Host: "c1", Binary: ComputeBinary}, {Host: "c2", Binary: ComputeBinary}})
 	if err := f.r.RefreshComputes(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/reconciler/audit"
 )
 
 // TestAuditJob_LogLine: the audit job's "job run" log line carries the
@@ -51,8 +53,8 @@ func TestAuditJob_LogLine(t *testing.T) {
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
 	r, err := New(Options{Placement: FromClient(client), Logger: zap.New(core), Jobs: map[string]string{JobAudit: "@every 1h"},
-		Audit: &AuditOptions{Placement: NewAuditPlacement(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(srv.URL)}),
-			Nova: []AuditNova{NovaFile{Path: novaFile}}}})
+		JobOptions: map[string]any{JobAudit: &AuditOptions{Placement: audit.NewPlacement(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(srv.URL)}),
+			Nova: []audit.Nova{novaclient.File{Path: novaFile}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestAuditJob_LogLine(t *testing.T) {
 	if len(examples) != auditLogExamples {
 		t.Fatalf("findings on the log line: %v, want the first %d", fields["findings"], auditLogExamples)
 	}
-	if first, _ := examples[0].(string); !strings.HasPrefix(first, FindingOrphanedConsumer+": consumer a0d1000f-0000-4000-8000-000000000000 ") {
+	if first, _ := examples[0].(string); !strings.HasPrefix(first, audit.FindingOrphanedConsumer+": consumer a0d1000f-0000-4000-8000-000000000000 ") {
 		t.Errorf("first finding on the log line: %q", first)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/reconciler/audit"
 )
 
 // reconcilerMetrics are the reconciler's collectors. Labels are bounded: job is one
@@ -93,10 +94,10 @@ func (m *reconcilerMetrics) auditScheduled() {
 // observeAudit counts an audit run and sets the findings of one that
 // read Placement. Orphans and stale providers are left as they were when
 // Nova was read in part or not at all: the run could not confirm them.
-func (m *reconcilerMetrics) observeAudit(res *AuditResult, err error) {
+func (m *reconcilerMetrics) observeAudit(res *audit.Result, err error) {
 	result := AuditResultOK
 	switch {
-	case res == nil || (err != nil && !errors.Is(err, ErrRefused)):
+	case res == nil || (err != nil && !errors.Is(err, audit.ErrRefused)):
 		result = AuditResultError
 	case len(res.Partial) > 0:
 		result = AuditResultPartial
@@ -105,8 +106,8 @@ func (m *reconcilerMetrics) observeAudit(res *AuditResult, err error) {
 	if res == nil {
 		return
 	}
-	for _, kind := range FindingKinds() {
-		if len(res.Partial) > 0 && (kind == FindingOrphanedConsumer || kind == FindingStaleProvider) {
+	for _, kind := range audit.FindingKinds() {
+		if len(res.Partial) > 0 && (kind == audit.FindingOrphanedConsumer || kind == audit.FindingStaleProvider) {
 			continue
 		}
 		m.auditFindings.WithLabelValues(kind).Set(float64(res.Count(kind)))

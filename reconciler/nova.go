@@ -2,47 +2,30 @@ package reconciler
 
 import (
 	"context"
-	"errors"
 	"slices"
+
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
-// NovaSource reads the Nova state the reconciler mirrors.
+// NovaSource reads the Nova state the reconciler mirrors (a
+// novaclient.Source, or a test's own).
 type NovaSource interface {
-	// NovaState returns every host aggregate and every compute node.
-	// An error means Nova could not be read; nothing is written then.
-	NovaState(ctx context.Context) (NovaState, error)
+	// State returns every host aggregate and every compute node. An
+	// error (wrapping novaclient.ErrUnavailable) means Nova could not be
+	// read; nothing is written then.
+	State(ctx context.Context) (novaclient.State, error)
 }
 
-// ErrNovaUnavailable wraps every failure to read Nova, so that callers
-// (the CLI's exit code) can tell it from Placement failures.
-var ErrNovaUnavailable = errors.New("nova unavailable")
-
-// NovaState is what Nova says: aggregates with their member hosts, and
-// compute nodes with the host whose nova-compute service runs them.
-type NovaState struct {
-	Aggregates []NovaAggregate
-	Nodes      []ComputeNode
-}
-
-// NovaAggregate is a Nova host aggregate. UUID is only returned by Nova
-// at compute microversion >= 2.41.
-type NovaAggregate struct {
-	UUID  string
-	Name  string
-	Hosts []string
-}
-
-// ComputeNode is a Nova hypervisor at microversion >= 2.53: its ID is the
-// compute node uuid, which is also its resource provider uuid, and Host
-// is the service host. An Ironic host has one per node.
-type ComputeNode struct {
-	UUID     string
-	Hostname string
-	Host     string
+// ComputeSource lists the nova-compute services the gate must count
+// (novaclient's compute API, file or cell databases), already filtered
+// as Nova's minimum-version query filters them. An error means the list
+// is unknown.
+type ComputeSource interface {
+	Computes(ctx context.Context) ([]novaclient.ComputeService, error)
 }
 
 // nodesByHost maps each service host to its compute node uuids, sorted.
-func (s NovaState) nodesByHost() map[string][]string {
+func nodesByHost(s novaclient.State) map[string][]string {
 	m := make(map[string][]string)
 	for _, n := range s.Nodes {
 		if n.Host == "" || n.UUID == "" {
@@ -58,7 +41,7 @@ func (s NovaState) nodesByHost() map[string][]string {
 }
 
 // aggregateUUIDs returns the uuids of Nova's aggregates.
-func (s NovaState) aggregateUUIDs() []string {
+func aggregateUUIDs(s novaclient.State) []string {
 	out := make([]string, 0, len(s.Aggregates))
 	for _, a := range s.Aggregates {
 		if a.UUID != "" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // realNova is the binary's real nova-api, started on first use.
@@ -23,12 +24,12 @@ var realNova novatest.Main
 
 // realNovaAPI is a compute API client of the real Nova at endpoint with
 // a noauth2 token ("" sends none).
-func realNovaAPI(endpoint, token string) *NovaAPI {
+func realNovaAPI(endpoint, token string) *novaclient.API {
 	pc := &gophercloud.ProviderClient{}
 	if token != "" {
 		pc.SetToken(token)
 	}
-	return NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(endpoint)})
+	return novaclient.NewAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(endpoint)})
 }
 
 // freshNova is the real Nova with no computes, no aggregates and both
@@ -82,8 +83,8 @@ func TestGate_RealNovaCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := realNovaAPI(n.Endpoint, novatest.Token)
-	mapped := CellDatabases{APIDatabase: n.APIDatabase}
-	onlyCell1 := CellDatabases{Cells: []CellDatabase{{Name: "cell1", DSN: n.Cell("cell1").URL}}, Nova: api}
+	mapped := novaclient.CellDatabases{APIDatabase: n.APIDatabase}
+	onlyCell1 := novaclient.CellDatabases{Cells: []novaclient.CellDatabase{{Name: "cell1", DSN: n.Cell("cell1").URL}}, Nova: api}
 	// Heartbeats give os-services' computes their versions; b1's claims
 	// 73 whatever its cell says.
 	var heartbeats []ServiceRecord
@@ -144,7 +145,7 @@ func TestGate_RealNovaCellUnreadableAfterOpen(t *testing.T) {
 	e := newEnv(t, placementtest.Ours)
 	core, logs := observer.New(zap.WarnLevel)
 	reg := prometheus.NewRegistry()
-	src := CellDatabases{APIDatabase: n.APIDatabase}
+	src := novaclient.CellDatabases{APIDatabase: n.APIDatabase}
 	r, err := New(Options{Placement: e.pl, Nova: realNovaAPI(n.Endpoint, novatest.Token), Computes: src,
 		Jobs: map[string]string{JobOwnerTraits: "@every 1h"}, Logger: zap.New(core), Registerer: reg, Retry: fastRetry})
 	if err != nil {
@@ -210,17 +211,17 @@ func TestNova_RealNotAList(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		api  *NovaAPI
+		api  *novaclient.API
 		want string
 	}{
 		{"root without /v2.1", realNovaAPI(n.Root, novatest.Token), "answered 300"},
 		{"no token", realNovaAPI(n.Endpoint, ""), "answered 204"},
 	} {
-		if _, err := c.api.NovaState(ctx); !errors.Is(err, ErrNovaUnavailable) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: NovaState: %v, want ErrNovaUnavailable, %s", c.name, err, c.want)
+		if _, err := c.api.State(ctx); !errors.Is(err, novaclient.ErrUnavailable) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: novaclient.State: %v, want novaclient.ErrUnavailable, %s", c.name, err, c.want)
 		}
-		if _, err := c.api.Computes(ctx); !errors.Is(err, ErrNovaUnavailable) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Computes: %v, want ErrNovaUnavailable, %s", c.name, err, c.want)
+		if _, err := c.api.Computes(ctx); !errors.Is(err, novaclient.ErrUnavailable) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Computes: %v, want novaclient.ErrUnavailable, %s", c.name, err, c.want)
 		}
 	}
 	list, err := realNovaAPI(n.Endpoint, novatest.Token).Computes(ctx)
@@ -251,9 +252,9 @@ func TestAggregates_RealNovaPaging(t *testing.T) {
 		}
 	}
 	api := realNovaAPI(n.Endpoint, novatest.Token)
-	st, err := api.NovaState(ctx)
+	st, err := api.State(ctx)
 	if err != nil || len(st.Nodes) != 6 || len(st.Nodes) <= novatest.MaxLimit {
-		t.Fatalf("NovaState: %d nodes, %v; want all 6 over pages of %d", len(st.Nodes), err, novatest.MaxLimit)
+		t.Fatalf("novaclient.State: %d nodes, %v; want all 6 over pages of %d", len(st.Nodes), err, novatest.MaxLimit)
 	}
 	for _, kind := range placementtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {
@@ -327,11 +328,11 @@ func TestGate_RealNovaReadOnlyUser(t *testing.T) {
 	ro := func(db string) string {
 		return "mysql+pymysql://placement_syncd:ro-secret@" + n.DB.Addr + "/" + db + "?charset=utf8"
 	}
-	both := CellDatabases{APIDatabase: ro("nova_api"), Cells: []CellDatabase{{Name: "cell1", DSN: ro("nova_cell1")}, {Name: "cell2", DSN: ro("nova_cell2")}}}
+	both := novaclient.CellDatabases{APIDatabase: ro("nova_api"), Cells: []novaclient.CellDatabase{{Name: "cell1", DSN: ro("nova_cell1")}, {Name: "cell2", DSN: ro("nova_cell2")}}}
 	if g := gateFrom(t, both); !g.Open || !oracle(t, n) {
 		t.Errorf("read-only user, every cell configured: gate %+v, want open as Nova's minimum says", g)
 	}
-	missing := CellDatabases{APIDatabase: ro("nova_api"), Cells: both.Cells[:1]}
+	missing := novaclient.CellDatabases{APIDatabase: ro("nova_api"), Cells: both.Cells[:1]}
 	if g := gateFrom(t, missing); g.Open || !strings.Contains(g.Reason, "cell cell2 is not in reconciler.nova.cell_databases") {
 		t.Errorf("read-only user, cell2 not configured: gate open %v, reason %q; want closed naming cell2", g.Open, g.Reason)
 	}

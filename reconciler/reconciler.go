@@ -8,10 +8,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/backoff"
-	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
+	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // Options configure a Reconciler.
@@ -51,8 +53,10 @@ type Options struct {
 	// MaxRemovals bounds the associations one aggregates run may remove
 	// (nil: DefaultMaxRemovals).
 	MaxRemovals *removallimit.Limit
-	// Audit configures the audit job (JobAudit); nil: it cannot run.
-	Audit *AuditOptions
+	// JobOptions are each job's own options by job name, of the type its
+	// file declares (*AuditOptions for JobAudit), as OpenJobOptions
+	// builds them; a job that needs them cannot run without.
+	JobOptions map[string]any
 	// Token, when set, is required on the local endpoint as
 	// "X-Auth-Token" or "Authorization: Bearer".
 	Token string
@@ -98,7 +102,7 @@ type Reconciler struct {
 
 // gateComputes is the last compute list read from Nova.
 type gateComputes struct {
-	list   []ComputeService
+	list   []novaclient.ComputeService
 	listed bool
 	readAt time.Time
 	err    string
@@ -112,6 +116,11 @@ func (g gateComputes) failed(now func() time.Time, maxStale time.Duration) bool 
 
 // New validates opts and builds a Reconciler.
 func New(opts Options) (*Reconciler, error) {
+	return newReconciler(opts, jobKinds())
+}
+
+// newReconciler is New with the jobs it can run.
+func newReconciler(opts Options, kinds []jobKind) (*Reconciler, error) {
 	if opts.Placement == nil {
 		return nil, errors.New("reconciler: a Placement client is required")
 	}
@@ -158,7 +167,7 @@ func New(opts Options) (*Reconciler, error) {
 		OnRefuse: func(reason string) { m.refused.WithLabelValues(reason).Inc() }}
 	r.stamp = &OwnerStamp{Placement: opts.Placement, Nova: opts.Nova, Gate: r.Gate, Logger: opts.Logger.Named(JobOwnerTraits),
 		Concurrency: opts.Concurrency, Retry: opts.Retry}
-	if err := r.addJobs(opts.Jobs); err != nil {
+	if err := r.addJobs(kinds, opts.Jobs); err != nil {
 		return nil, fmt.Errorf("reconciler: %w", err)
 	}
 	r.refreshGate()
@@ -362,7 +371,7 @@ func (r *Reconciler) RefreshComputes(ctx context.Context) error {
 // observeList logs and counts a failed read, naming each unreadable
 // cell, and clears the cells read again.
 func (r *Reconciler) observeList(err error) {
-	var cells *UnreadableCellsError
+	var cells *novaclient.UnreadableCellsError
 	var now []string
 	if errors.As(err, &cells) {
 		now = cells.Names()

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // fakeClock returns base, base+step, base+2*step, ... on successive
@@ -131,7 +132,7 @@ func newRunnerFixture(t *testing.T, opts Options) *runnerFixture {
 	f := &runnerFixture{e: e, agg: uuidN("a1a1a1a1", 1), h1: uuidN("b1b1b1b1", 1), h2: uuidN("b1b1b1b1", 2)}
 	e.provider(t, f.h1, "h1", "", "COMPUTE_NODE")
 	e.provider(t, f.h2, "h2", "", "COMPUTE_NODE")
-	e.nova.set([]NovaAggregate{{UUID: f.agg, Name: "agg", Hosts: []string{"h1", "h2", "ghost"}}}, []ComputeNode{
+	e.nova.set([]novaclient.Aggregate{{UUID: f.agg, Name: "agg", Hosts: []string{"h1", "h2", "ghost"}}}, []novaclient.ComputeNode{
 		{UUID: f.h1, Hostname: "h1", Host: "h1"}, {UUID: f.h2, Hostname: "h2", Host: "h2"}, {UUID: uuidN("b1b1b1b1", 9), Hostname: "ghost", Host: "ghost"},
 	})
 	core, logs := observer.New(zapcore.DebugLevel)

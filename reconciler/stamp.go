@@ -7,10 +7,11 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/placement-syncd/placement-syncd/internal/backoff"
-	"github.com/placement-syncd/placement-syncd/placementclient"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
+	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
 // Owner traits (os-traits 2.8.0).
@@ -110,7 +111,7 @@ func (s *OwnerStamp) candidates(ctx context.Context) ([]string, error) {
 		}
 	}
 	if s.Nova != nil {
-		nova, err := s.Nova.NovaState(ctx)
+		nova, err := s.Nova.State(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
 	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
-	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // novaClouds writes a clouds.yaml and points the usual search at it:
@@ -80,7 +80,7 @@ func testNovaCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 			t.Errorf("host %s: aggregates %v, want %v", host, got, want)
 		}
 	}
-	computes, err := reconciler.OpenComputes(ctx, assemble.NovaSettings(config.NovaConfig{Cloud: "nova"}))
+	computes, err := novaclient.OpenComputes(ctx, assemble.NovaSettings(config.NovaConfig{Cloud: "nova"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func testNovaCloudsKeystone(t *testing.T, ks *keystonetest.Keystone) {
 	}
 }
 
-func computeHosts(cs []reconciler.ComputeService) []string {
+func computeHosts(cs []novaclient.ComputeService) []string {
 	var hosts []string
 	for _, c := range cs {
 		hosts = append(hosts, c.Host)

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
-	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/reconciler/audit"
 )
 
 // Exit codes of audit, documented in README.md ("Audit"); 0, 3 and 4
@@ -37,7 +38,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{errors.New("audit: --force only goes with --delete")}
 	}
 	rc := cfg.Reconciler
-	nova, err := reconciler.OpenNova(ctx, assemble.NovaSettings(rc.Nova))
+	nova, err := novaclient.Open(ctx, assemble.NovaSettings(rc.Nova))
 	if err != nil {
 		return exitError{exitAuditNovaPartial, err}
 	}
@@ -48,7 +49,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	a := opts.NewAuditor()
 	a.Concurrency = rc.Concurrency
 	start := time.Now()
-	res, runErr := a.Run(ctx, reconciler.AuditFlags{Delete: *del, Force: *force})
+	res, runErr := a.Run(ctx, audit.Flags{Delete: *del, Force: *force})
 	if res != nil {
 		printAuditResult(stdout, res, a.Grace, time.Since(start))
 	}
@@ -56,15 +57,15 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // auditExit maps a run to its exit code.
-func auditExit(res *reconciler.AuditResult, err error) error {
+func auditExit(res *audit.Result, err error) error {
 	switch {
-	case errors.Is(err, reconciler.ErrNovaUnavailable):
+	case errors.Is(err, novaclient.ErrUnavailable):
 		return exitError{exitAuditNovaPartial, err}
 	case res == nil:
 		return exitError{exitFailure, err}
 	case len(res.Partial) > 0:
 		return exitError{exitAuditNovaPartial, fmt.Errorf("Nova read in part, nothing deleted: %s", strings.Join(res.Partial, "; "))}
-	case errors.Is(err, reconciler.ErrRefused):
+	case errors.Is(err, audit.ErrRefused):
 		return exitError{exitRefused, err}
 	case err != nil:
 		return exitError{exitFailure, err}
@@ -82,7 +83,7 @@ func auditExit(res *reconciler.AuditResult, err error) error {
 	return nil
 }
 
-func printAuditResult(w io.Writer, res *reconciler.AuditResult, grace time.Duration, took time.Duration) {
+func printAuditResult(w io.Writer, res *audit.Result, grace time.Duration, took time.Duration) {
 	mode := "dry run"
 	if !res.DryRun {
 		mode = "delete"
@@ -110,8 +111,8 @@ func printAuditResult(w io.Writer, res *reconciler.AuditResult, grace time.Durat
 		fmt.Fprintf(w, "delete failed: consumer %s: %s\n", c, e)
 	}
 	fmt.Fprintf(w, "%d orphaned, %d stale providers, %d over capacity, %d incomplete, %d within grace; %d deleted (%s)\n",
-		res.Count(reconciler.FindingOrphanedConsumer), res.Count(reconciler.FindingStaleProvider), res.Count(reconciler.FindingOverCapacity),
-		res.Count(reconciler.FindingIncompleteConsumer), len(res.Fresh), len(res.Deleted), took.Round(time.Millisecond))
+		res.Count(audit.FindingOrphanedConsumer), res.Count(audit.FindingStaleProvider), res.Count(audit.FindingOverCapacity),
+		res.Count(audit.FindingIncompleteConsumer), len(res.Fresh), len(res.Deleted), took.Round(time.Millisecond))
 	if len(res.Partial) > 0 {
 		fmt.Fprintln(w, "Nova was read in part or not at all: orphans and stale providers are unconfirmed and nothing was deleted")
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/reconciler/audit"
 )
 
 // testClock is a settable clock for the Placement server's created_at
@@ -263,7 +264,7 @@ func TestAudit_RealNova(t *testing.T) {
 	if err != nil || !strings.Contains(run.Detail, "0 orphaned, 1 stale providers, 0 over capacity, 1 incomplete, 1 within grace") {
 		t.Fatalf("job audit: %v %q", err, run.Detail)
 	}
-	if got := gaugeValue(t, reg, "placement_syncd_audit_findings", "kind", reconciler.FindingStaleProvider); got != 1 {
+	if got := gaugeValue(t, reg, "placement_syncd_audit_findings", "kind", audit.FindingStaleProvider); got != 1 {
 		t.Errorf("placement_syncd_audit_findings{kind=stale_provider} = %v, want 1", got)
 	}
 	if got := gaugeValue(t, reg, "placement_syncd_audit_runs_total", "result", reconciler.AuditResultOK); got != 1 {

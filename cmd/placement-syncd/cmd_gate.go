@@ -13,6 +13,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -159,7 +160,7 @@ func offlineGate(ctx context.Context, cfg config.Config) (reconciler.GateState, 
 		s.Authenticated = true
 		in.Records = append(in.Records, s)
 	}
-	src, err := reconciler.OpenComputes(ctx, assemble.NovaSettings(rc.Nova))
+	src, err := novaclient.OpenComputes(ctx, assemble.NovaSettings(rc.Nova))
 	if err != nil {
 		return reconciler.GateState{}, err
 	}

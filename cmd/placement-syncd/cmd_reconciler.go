@@ -15,6 +15,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -62,7 +63,7 @@ func cmdSyncAggregates(ctx context.Context, args []string, stdout, stderr io.Wri
 	switch {
 	case errors.Is(runErr, reconciler.ErrRefused):
 		return exitError{exitRefused, runErr}
-	case errors.Is(runErr, reconciler.ErrNovaUnavailable):
+	case errors.Is(runErr, novaclient.ErrUnavailable):
 		return exitError{exitNovaUnavailable, runErr}
 	case runErr != nil:
 		return exitError{exitPlacementError, runErr}

@@ -22,7 +22,7 @@ var floors = []floor{
 		"internal/heartbeat", "internal/httpserve", "internal/leader", "internal/localapi", "internal/osloconf",
 		"internal/removallimit"}},
 	{"vocabulary", []string{"microversion", "metrics/..."}},
-	{"clients", []string{"placementclient/...", "drivers/..."}},
+	{"clients", []string{"placementclient/...", "novaclient/...", "drivers/..."}},
 	{"components", []string{"placementsrv/...", "agent/...", "reconciler/..."}},
 	{"tools", []string{"adopt/..."}},
 	{"harnesses", []string{"internal/harness/..."}},

@@ -2,7 +2,6 @@ package assemble
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,17 +9,19 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/reconciler/audit"
 )
 
-// NovaSettings maps reconciler.nova onto what the reconciler builds its
-// Nova clients from (reconciler.OpenNova, OpenComputes).
-func NovaSettings(c config.NovaConfig) reconciler.NovaSettings {
-	s := reconciler.NovaSettings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, CloudsFile: c.CloudsFile, Timeout: c.Timeout,
+// NovaSettings maps reconciler.nova onto what Nova's clients are opened
+// from (novaclient.Open, OpenComputes).
+func NovaSettings(c config.NovaConfig) novaclient.Settings {
+	s := novaclient.Settings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, CloudsFile: c.CloudsFile, Timeout: c.Timeout,
 		APIDatabase: c.APIDatabase, CellTimeout: c.CellTimeout}
 	for _, cdb := range c.CellDatabases {
-		s.CellDatabases = append(s.CellDatabases, reconciler.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
+		s.CellDatabases = append(s.CellDatabases, novaclient.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
 	}
 	return s
 }
@@ -32,16 +33,6 @@ func ConfiguredServices(c config.ReconcilerConfig) []reconciler.ServiceRecord {
 		out = append(out, reconciler.ServiceRecord{Host: s.Host, Binary: s.Binary, Version: s.Version, Deleted: s.Deleted, ForcedDown: s.ForcedDown})
 	}
 	return out
-}
-
-// reconcilerPlacement builds the Placement client; apiURL is used
-// when no URL is configured.
-func reconcilerPlacement(ctx context.Context, c config.ReconcilerPlacement, apiURL string) (reconciler.Placement, error) {
-	pc, err := ReconcilerPlacementClient(ctx, c, apiURL)
-	if err != nil {
-		return nil, err
-	}
-	return reconciler.FromClient(pc), nil
 }
 
 // ReconcilerPlacementClient is the client of the reconciler's Placement
@@ -61,15 +52,16 @@ func ReconcilerPlacementClient(ctx context.Context, c config.ReconcilerPlacement
 
 // ReconcilerOptions are the reconciler's options: its Placement (this
 // process's API at apiURL unless configured), Nova and cell sources,
-// state file, jobs and gate, under lead.
+// state file, jobs (each with its options from its section) and gate,
+// under lead.
 func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL string, lead Leadership, log *zap.Logger, reg prometheus.Registerer) (reconciler.Options, error) {
 	opts := reconciler.Options{Logger: log, Registerer: reg, Leader: lead.Leader, Replica: lead.Replica, Shared: lead.Shared}
-	pl, err := reconcilerPlacement(ctx, c.Placement, apiURL)
+	pc, err := ReconcilerPlacementClient(ctx, c.Placement, apiURL)
 	if err != nil {
 		return opts, err
 	}
 	settings := NovaSettings(c.Nova)
-	nova, err := reconciler.OpenNova(ctx, settings)
+	nova, err := novaclient.Open(ctx, settings)
 	if err != nil {
 		return opts, err
 	}
@@ -86,8 +78,8 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 	}
 	services := ConfiguredServices(c)
 	if _, ok := settings.Cells(); ok {
-		opts.Computes = reconciler.ComputesFrom(settings, nova)
-		if _, lists := nova.(reconciler.ComputeSource); !lists && c.Nova.APIDatabase == "" && log != nil {
+		opts.Computes = novaclient.ComputesFrom(settings, nova)
+		if nova == nil && c.Nova.APIDatabase == "" && log != nil {
 			log.Warn("reconciler.nova.cell_databases without api_database or a Nova API: a cell missing from it cannot be noticed; set reconciler.nova.api_database")
 		}
 	}
@@ -96,14 +88,13 @@ func ReconcilerOptions(ctx context.Context, c config.ReconcilerConfig, apiURL st
 		return opts, config.Error{Err: fmt.Errorf("reconciler.aggregates.max_removals: %w", err)}
 	}
 	opts.MaxRemovals = &limit
-	if jobs[reconciler.JobAudit] != "" {
-		if opts.Audit, err = AuditOptions(ctx, c, nova, apiURL); err != nil {
-			return opts, err
-		}
+	env := reconciler.JobEnv{Nova: nova, Settings: settings, Placement: pc.ServiceClient()}
+	if opts.JobOptions, err = reconciler.OpenJobOptions(jobs, c.JobSections(), env); err != nil {
+		return opts, config.Error{Err: err}
 	}
 	retry := reconciler.DefaultRetry()
 	retry.Attempts = c.RetryAttempts
-	opts.Placement, opts.Nova, opts.State, opts.Jobs = pl, nova, state, jobs
+	opts.Placement, opts.Nova, opts.State, opts.Jobs = reconciler.FromClient(pc), nova, state, jobs
 	opts.RunTimeout, opts.Concurrency, opts.Retry, opts.Token = c.RunTimeout, c.Concurrency, retry, c.Token
 	opts.GateRequired, opts.GateOverride, opts.Services = c.Gate.MinVersion, c.Gate.Override, services
 	opts.MaxStaleness = c.Gate.MaxStaleness
@@ -125,33 +116,19 @@ func LocalURL(listen string) string {
 	return "http://" + listen
 }
 
-// AuditOptions builds the audit's sources from the reconciler's config:
-// the compute API or the file of its answers when nova is one, the cell
-// databases when configured.
-func AuditOptions(ctx context.Context, c config.ReconcilerConfig, nova reconciler.NovaSource, apiURL string) (*reconciler.AuditOptions, error) {
-	var sources []reconciler.AuditNova
-	switch n := nova.(type) {
-	case *reconciler.NovaAPI:
-		sources = append(sources, n)
-	case reconciler.NovaFile:
-		sources = append(sources, n)
-	}
-	if cells, ok := NovaSettings(c.Nova).Cells(); ok {
-		sources = append(sources, cells)
-	}
-	if len(sources) == 0 {
-		return nil, config.Error{Err: errors.New("audit: no source of Nova's instances: set reconciler.nova.endpoint or cloud (the compute API, admin), reconciler.nova.file, or reconciler.nova.api_database or cell_databases")}
-	}
-	limit, err := removallimit.Parse(c.Audit.MaxRemovals)
+// AuditOptions are the audit command's options, opened from
+// reconciler.audit as the audit job opens them.
+func AuditOptions(ctx context.Context, c config.ReconcilerConfig, nova novaclient.Source, apiURL string) (*reconciler.AuditOptions, error) {
+	o, err := reconciler.OpenAudit(c.Audit, reconciler.JobEnv{Nova: nova, Settings: NovaSettings(c.Nova)})
 	if err != nil {
-		return nil, config.Error{Err: fmt.Errorf("reconciler.audit.max_removals: %w", err)}
+		return nil, config.Error{Err: err}
 	}
 	pc, err := ReconcilerPlacementClient(ctx, c.Placement, apiURL)
 	if err != nil {
 		return nil, err
 	}
-	return &reconciler.AuditOptions{Placement: reconciler.NewAuditPlacement(pc.ServiceClient()), Nova: sources, Grace: c.Audit.Grace,
-		Delete: c.Audit.Delete, MaxRemovals: limit}, nil
+	o.Placement = audit.NewPlacement(pc.ServiceClient())
+	return o, nil
 }
 
 // Leadership is how the reconciler shares its work with other replicas:

@@ -3,11 +3,13 @@ package config
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 )
 
@@ -26,32 +28,19 @@ type ReconcilerConfig struct {
 	RunTimeout  time.Duration `yaml:"run_timeout"`
 	Concurrency int           `yaml:"concurrency"`
 	// RetryAttempts bounds tries per provider write on 409 or 5xx.
-	RetryAttempts int                 `yaml:"retry_attempts"`
-	Jobs          map[string]string   `yaml:"jobs"`
-	Aggregates    AggregatesConfig    `yaml:"aggregates"`
-	Audit         AuditConfig         `yaml:"audit"`
-	Placement     ReconcilerPlacement `yaml:"placement"`
-	Nova          NovaConfig          `yaml:"nova"`
-	Gate          GateConfig          `yaml:"gate"`
+	RetryAttempts int                     `yaml:"retry_attempts"`
+	Jobs          map[string]string       `yaml:"jobs"`
+	Aggregates    AggregatesConfig        `yaml:"aggregates"`
+	Audit         reconciler.AuditSection `yaml:"audit"`
+	Placement     ReconcilerPlacement     `yaml:"placement"`
+	Nova          NovaConfig              `yaml:"nova"`
+	Gate          GateConfig              `yaml:"gate"`
 	// OwnerNovaPrefilter is off, on or auto (follow the gate).
 	OwnerNovaPrefilter string `yaml:"owner_nova_prefilter"`
 	// SchedulerUsers are the users whose candidate requests are filtered.
 	SchedulerUsers []string `yaml:"scheduler_users"`
 	// Leader elects the replica that runs the jobs on a shared database.
 	Leader LeaderConfig `yaml:"leader"`
-}
-
-// AuditConfig configures the audit, the job's and the audit command's.
-type AuditConfig struct {
-	// Grace leaves alone a consumer whose allocations changed within it:
-	// a claim whose instance is still being built.
-	Grace time.Duration `yaml:"grace"`
-	// Delete makes the job delete the orphaned consumers it finds; off,
-	// it only reports them. The command deletes only with --delete.
-	Delete bool `yaml:"delete"`
-	// MaxRemovals bounds the consumers one run deletes: a count or a
-	// percentage of Nova's consumers in Placement.
-	MaxRemovals string `yaml:"max_removals"`
 }
 
 // AggregatesConfig guards aggregate mirroring.
@@ -138,14 +127,28 @@ func defaultReconcilerConfig() ReconcilerConfig {
 		RetryAttempts:      reconciler.DefaultRetry().Attempts,
 		Jobs:               map[string]string{reconciler.JobAggregates: "@every 5m", reconciler.JobOwnerTraits: "@every 10m", reconciler.JobAudit: ""},
 		Aggregates:         AggregatesConfig{MaxRemovals: reconciler.DefaultMaxRemovals().String()},
-		Audit:              AuditConfig{Grace: reconciler.DefaultAuditGrace, MaxRemovals: reconciler.DefaultAuditMaxRemovals().String()},
+		Audit:              reconciler.DefaultAuditSection(),
 		Placement:          ReconcilerPlacement{Token: "admin"},
-		Nova:               NovaConfig{Timeout: reconciler.DefaultNovaTimeout, CellTimeout: reconciler.DefaultCellQueryTimeout, CellDatabases: []CellDatabaseConfig{}},
+		Nova:               NovaConfig{Timeout: novaclient.DefaultTimeout, CellTimeout: novaclient.DefaultCellQueryTimeout, CellDatabases: []CellDatabaseConfig{}},
 		Gate:               GateConfig{MinVersion: reconciler.MinComputeVersionOwnerTrait, Override: reconciler.GateAuto, Services: []ServiceConfig{}},
 		OwnerNovaPrefilter: "auto",
 		SchedulerUsers:     []string{"nova"},
 		Leader:             defaultLeaderConfig(),
 	}
+}
+
+// JobSections are the config sections of the reconciler's jobs, by job
+// name: a job's section is the key of its name (reconciler.audit for the
+// audit), so that a job with options needs no line here but its field.
+func (c ReconcilerConfig) JobSections() map[string]any {
+	out := map[string]any{}
+	v := reflect.ValueOf(c)
+	for _, name := range reconciler.JobNames() {
+		if f, ok := fieldByTag(v.Type(), name); ok {
+			out[name] = v.FieldByIndex(f.Index).Interface()
+		}
+	}
+	return out
 }
 
 // checkReconciler checks the reconciler section.
@@ -240,14 +243,14 @@ func checkAudit(cfg *Config, p *problems) {
 func checkNovaDatabases(cfg *Config, p *problems) {
 	c := cfg.Reconciler.Nova
 	if c.APIDatabase != "" {
-		if _, err := reconciler.ParseCellDSN(c.APIDatabase); err != nil {
+		if _, err := novaclient.ParseCellDSN(c.APIDatabase); err != nil {
 			p.bad("reconciler.nova.api_database", "%v", err)
 		}
 	}
 	for i, cdb := range c.CellDatabases {
 		if cdb.Name == "" || cdb.DSN == "" {
 			p.bad(fmt.Sprintf("reconciler.nova.cell_databases.%d", i), "name and dsn are required")
-		} else if _, err := reconciler.ParseCellDSN(cdb.DSN); err != nil {
+		} else if _, err := novaclient.ParseCellDSN(cdb.DSN); err != nil {
 			p.bad(fmt.Sprintf("reconciler.nova.cell_databases.%d.dsn", i),
 				"%v (want Nova's URL form, mysql+pymysql://user:pw@host:3306/nova_cell1?charset=utf8, or a go-sql-driver DSN)", err)
 		}

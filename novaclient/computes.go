@@ -1,10 +1,12 @@
-package reconciler
+package novaclient
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
 )
 
 // ComputeService is one nova-compute service Nova lists. Version is its
@@ -21,13 +23,6 @@ type ComputeService struct {
 	// NoCell: Nova lists it but no configured cell database holds it (a
 	// cell missing from the configuration); it has no known version.
 	NoCell bool `json:"no_cell,omitempty"`
-}
-
-// ComputeSource lists the nova-compute services the gate must count,
-// already filtered as Nova's minimum-version query filters them (not
-// deleted, not forced down). An error means the list is unknown.
-type ComputeSource interface {
-	Computes(ctx context.Context) ([]ComputeService, error)
 }
 
 // novaServiceJSON is one entry of GET /os-services, reduced to what the
@@ -50,39 +45,39 @@ const statusUnknown = "UNKNOWN"
 func computesFromServices(svcs []novaServiceJSON) []ComputeService {
 	var out []ComputeService
 	for _, s := range svcs {
-		if s.Binary == ComputeBinary && !s.ForcedDown && s.Host != "" {
+		if s.Binary == heartbeat.ComputeBinary && !s.ForcedDown && s.Host != "" {
 			out = append(out, ComputeService{Host: s.Host, Down: s.Status == statusUnknown})
 		}
 	}
 	return out
 }
 
-// Computes implements ComputeSource: GET /os-services?binary=nova-compute.
-func (n *NovaAPI) Computes(ctx context.Context) ([]ComputeService, error) {
+// Computes implements ComputeLister: GET /os-services?binary=nova-compute.
+func (n *API) Computes(ctx context.Context) ([]ComputeService, error) {
 	ctx, cancel := n.bound(ctx)
 	defer cancel()
-	svcs, err := listAll[novaServiceJSON](ctx, n.client, "services", "os-services?binary="+ComputeBinary)
+	svcs, err := listAll[novaServiceJSON](ctx, n.client, "services", "os-services?binary="+heartbeat.ComputeBinary)
 	if err != nil {
-		return nil, fmt.Errorf("%w: list services: %w", ErrNovaUnavailable, err)
+		return nil, fmt.Errorf("%w: list services: %w", ErrUnavailable, err)
 	}
 	return computesFromServices(svcs), nil
 }
 
-// Computes implements ComputeSource from the file's "services" key (the
+// Computes implements ComputeLister from the file's "services" key (the
 // answer of GET /os-services); a file without one lists no computes.
-func (f NovaFile) Computes(context.Context) ([]ComputeService, error) {
+func (f File) Computes(context.Context) ([]ComputeService, error) {
 	data, err := os.ReadFile(f.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read %s: %w", ErrNovaUnavailable, f.Path, err)
+		return nil, fmt.Errorf("%w: read %s: %w", ErrUnavailable, f.Path, err)
 	}
 	var doc struct {
 		Services *[]novaServiceJSON `json:"services"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %s: decode: %w", ErrNovaUnavailable, f.Path, err)
+		return nil, fmt.Errorf("%w: %s: decode: %w", ErrUnavailable, f.Path, err)
 	}
 	if doc.Services == nil {
-		return nil, fmt.Errorf("%w: %s has no \"services\" (the answer of GET /os-services)", ErrNovaUnavailable, f.Path)
+		return nil, fmt.Errorf("%w: %s has no \"services\" (the answer of GET /os-services)", ErrUnavailable, f.Path)
 	}
 	return computesFromServices(*doc.Services), nil
 }

@@ -1,4 +1,4 @@
-package reconciler
+package audit
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
 // Finding kinds, also the kind label of placement_syncd_audit_findings.
@@ -34,21 +35,21 @@ func FindingKinds() []string {
 // defaults): nobody owns it.
 const IncompleteConsumerID = "00000000-0000-0000-0000-000000000000"
 
-// DefaultAuditGrace is how long a consumer unknown to Nova is left alone
+// DefaultGrace is how long a consumer unknown to Nova is left alone
 // after it appeared: a claim whose instance is still being built.
-const DefaultAuditGrace = 10 * time.Minute
+const DefaultGrace = 10 * time.Minute
 
-// DefaultAuditMaxRemovals bounds the consumers one audit may delete: a
+// DefaultMaxRemovals bounds the consumers one audit may delete: a
 // tenth of Nova's consumers in Placement.
-func DefaultAuditMaxRemovals() removallimit.Limit { return removallimit.Limit{N: 10, Percent: true} }
+func DefaultMaxRemovals() removallimit.Limit { return removallimit.Limit{N: 10, Percent: true} }
 
 // Auditor compares Placement's allocations and providers with Nova. It
 // is safe for concurrent use.
 type Auditor struct {
-	Placement AuditPlacement
+	Placement Placement
 	// Nova are the sources of Nova's view (the compute API, the cell
 	// databases); a record any of them holds is known.
-	Nova []AuditNova
+	Nova []Nova
 	// Grace leaves alone a consumer that changed within it.
 	Grace time.Duration
 	// MaxRemovals bounds the consumers one run deletes.
@@ -65,8 +66,8 @@ type Auditor struct {
 	seen map[string]time.Time
 }
 
-// AuditFlags are one run's choices.
-type AuditFlags struct {
+// Flags are one run's choices.
+type Flags struct {
 	// Delete removes the orphaned consumers found (DELETE
 	// /allocations/{consumer}); false is a dry run.
 	Delete bool
@@ -95,8 +96,8 @@ type FreshConsumer struct {
 	Why      string `json:"why"`
 }
 
-// AuditResult is one audit's answer.
-type AuditResult struct {
+// Result is one audit's answer.
+type Result struct {
 	Providers int `json:"providers"`
 	Consumers int `json:"consumers"`
 	// NovaConsumers are the consumers judged against Nova (instances and
@@ -118,7 +119,7 @@ type AuditResult struct {
 }
 
 // Count is the number of confirmed findings of kind.
-func (r *AuditResult) Count(kind string) int {
+func (r *Result) Count(kind string) int {
 	n := 0
 	for _, f := range r.Findings {
 		if f.Kind == kind && f.Unconfirmed == "" {
@@ -129,7 +130,7 @@ func (r *AuditResult) Count(kind string) int {
 }
 
 // Orphans are the confirmed orphaned consumers.
-func (r *AuditResult) Orphans() []string {
+func (r *Result) Orphans() []string {
 	var out []string
 	for _, f := range r.Findings {
 		if f.Kind == FindingOrphanedConsumer && f.Unconfirmed == "" {
@@ -143,22 +144,22 @@ func (r *AuditResult) Orphans() []string {
 type placementSnapshot struct {
 	providers   []Provider
 	computeRPs  map[string]bool // providers with the COMPUTE_NODE trait
-	inventories map[string]map[string]AuditInventory
+	inventories map[string]map[string]Inventory
 	allocations map[string]map[string]map[string]int64 // provider, consumer, class
 	consumers   map[string]ConsumerInfo
 }
 
-// Run audits once. The error wraps ErrNovaUnavailable when Nova could
+// Run audits once. The error wraps novaclient.ErrUnavailable when Nova could
 // not be read at all (the result then holds what Placement alone shows),
 // ErrRefused when the guard stopped --delete; other errors are
 // Placement's, with no result.
-func (a *Auditor) Run(ctx context.Context, flags AuditFlags) (*AuditResult, error) {
+func (a *Auditor) Run(ctx context.Context, flags Flags) (*Result, error) {
 	snap, err := a.readPlacement(ctx)
 	if err != nil {
 		return nil, err
 	}
 	nova, novaErr := readNova(ctx, a.Nova)
-	res := &AuditResult{Providers: len(snap.providers), Consumers: len(snap.consumers), DryRun: !flags.Delete}
+	res := &Result{Providers: len(snap.providers), Consumers: len(snap.consumers), DryRun: !flags.Delete}
 	if novaErr != nil {
 		res.NovaUnread = true
 		res.Partial = []string{"Nova not read: " + novaErr.Error()}
@@ -170,8 +171,8 @@ func (a *Auditor) Run(ctx context.Context, flags AuditFlags) (*AuditResult, erro
 		a.novaFindings(snap, nova, res)
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool { return kindOrder(res.Findings[i].Kind) < kindOrder(res.Findings[j].Kind) })
-	if novaErr != nil && !errors.Is(novaErr, ErrNovaUnavailable) {
-		novaErr = fmt.Errorf("%w: %w", ErrNovaUnavailable, novaErr)
+	if novaErr != nil && !errors.Is(novaErr, novaclient.ErrUnavailable) {
+		novaErr = fmt.Errorf("%w: %w", novaclient.ErrUnavailable, novaErr)
 	}
 	if novaErr != nil {
 		return res, novaErr
@@ -204,7 +205,7 @@ func (a *Auditor) readPlacement(ctx context.Context) (*placementSnapshot, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &placementSnapshot{providers: providers, computeRPs: map[string]bool{}, inventories: map[string]map[string]AuditInventory{},
+	s := &placementSnapshot{providers: providers, computeRPs: map[string]bool{}, inventories: map[string]map[string]Inventory{},
 		allocations: map[string]map[string]map[string]int64{}, consumers: map[string]ConsumerInfo{}}
 	for _, p := range computes {
 		s.computeRPs[p.UUID] = true
@@ -266,7 +267,7 @@ func (a *Auditor) readConsumers(ctx context.Context, s *placementSnapshot) error
 
 // placementFindings are those Placement alone shows: usage above
 // capacity and incomplete consumers.
-func (a *Auditor) placementFindings(s *placementSnapshot, res *AuditResult) {
+func (a *Auditor) placementFindings(s *placementSnapshot, res *Result) {
 	for _, p := range s.providers {
 		invs := s.inventories[p.UUID]
 		for _, class := range sortedKeys(invs) {
@@ -298,7 +299,7 @@ func (a *Auditor) placementFindings(s *placementSnapshot, res *AuditResult) {
 
 // novaFindings are orphaned consumers and stale providers, unconfirmed
 // when Nova was read in part.
-func (a *Auditor) novaFindings(s *placementSnapshot, nova NovaView, res *AuditResult) {
+func (a *Auditor) novaFindings(s *placementSnapshot, nova novaclient.Records, res *Result) {
 	unconfirmed := ""
 	if len(nova.Partial) > 0 {
 		unconfirmed = fmt.Sprintf("Nova read in part (%d reason(s) listed as nova partial)", len(nova.Partial))
@@ -432,7 +433,7 @@ func (a *Auditor) forget(live map[string]bool) {
 // remove deletes the confirmed orphans, unless there are more than
 // MaxRemovals allow (without Force). Each is read again first: one that
 // changed meanwhile, or is gone, is left.
-func (a *Auditor) remove(ctx context.Context, res *AuditResult, force bool) error {
+func (a *Auditor) remove(ctx context.Context, res *Result, force bool) error {
 	orphans := res.Orphans()
 	if len(orphans) == 0 {
 		return nil

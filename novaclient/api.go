@@ -1,4 +1,4 @@
-package reconciler
+package novaclient
 
 import (
 	"context"
@@ -11,61 +11,61 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
-// NovaMicroversion is the compute API microversion the reconciler asks
+// Microversion is the compute API microversion every request asks
 // for: 2.41 added aggregate uuids, 2.53 made hypervisor ids the compute
 // node (and resource provider) uuids, and 2.69 lists the services of a
 // cell Nova cannot read (status UNKNOWN) instead of leaving them out.
-const NovaMicroversion = "2.69"
+const Microversion = "2.69"
 
-// DefaultNovaTimeout bounds each Nova listing: above Nova's own cell
+// DefaultTimeout bounds each Nova listing: above Nova's own cell
 // timeout (60 s), so that a hung cell shows as Nova's own answer (the
 // cell's computes UNKNOWN, or left out) rather than as our timeout.
-const DefaultNovaTimeout = 90 * time.Second
+const DefaultTimeout = 90 * time.Second
 
-// NovaAPI reads Nova's state through the compute API.
-type NovaAPI struct {
+// API reads Nova's state through the compute API.
+type API struct {
 	client *gophercloud.ServiceClient
-	// Timeout bounds each listing, all its pages (0: DefaultNovaTimeout).
+	// Timeout bounds each listing, all its pages (0: DefaultTimeout).
 	Timeout time.Duration
 }
 
-func (n *NovaAPI) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+func (n *API) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if n.Timeout <= 0 {
-		return context.WithTimeout(ctx, DefaultNovaTimeout)
+		return context.WithTimeout(ctx, DefaultTimeout)
 	}
 	return context.WithTimeout(ctx, n.Timeout)
 }
 
-// NewNovaAPI wraps a compute client; it works on a copy pinned to
-// NovaMicroversion, so the caller's client is left as it was.
-func NewNovaAPI(client *gophercloud.ServiceClient) *NovaAPI {
+// NewAPI wraps a compute client; it works on a copy pinned to
+// Microversion, so the caller's client is left as it was.
+func NewAPI(client *gophercloud.ServiceClient) *API {
 	c := *client
-	c.Microversion = NovaMicroversion
+	c.Microversion = Microversion
 	if c.Type == "" {
 		// Without a type gophercloud sends no microversion header at all.
 		c.Type = "compute"
 	}
-	return &NovaAPI{client: &c}
+	return &API{client: &c}
 }
 
-// NovaState implements NovaSource: all aggregates, then every page of
+// State implements Source: all aggregates, then every page of
 // hypervisors.
-func (n *NovaAPI) NovaState(ctx context.Context) (NovaState, error) {
+func (n *API) State(ctx context.Context) (State, error) {
 	actx, cancel := n.bound(ctx)
 	defer cancel()
 	aggs, err := listAll[novaAggregateJSON](actx, n.client, "aggregates", "os-aggregates")
 	if err != nil {
-		return NovaState{}, fmt.Errorf("%w: list aggregates: %w", ErrNovaUnavailable, err)
+		return State{}, fmt.Errorf("%w: list aggregates: %w", ErrUnavailable, err)
 	}
 	hctx, hcancel := n.bound(ctx)
 	defer hcancel()
 	hvs, err := listAll[novaHypervisorJSON](hctx, n.client, "hypervisors", "os-hypervisors", "detail")
 	if err != nil {
-		return NovaState{}, fmt.Errorf("%w: list hypervisors: %w", ErrNovaUnavailable, err)
+		return State{}, fmt.Errorf("%w: list hypervisors: %w", ErrUnavailable, err)
 	}
 	st, err := novaStateFromJSON(aggs, hvs)
 	if err != nil {
-		return NovaState{}, fmt.Errorf("%w: %w", ErrNovaUnavailable, err)
+		return State{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return st, nil
 }

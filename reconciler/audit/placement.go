@@ -1,4 +1,4 @@
-package reconciler
+package audit
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 )
 
-// AuditPlacement is what the audit reads from Placement, and the one
+// Placement is what the audit reads from Placement, and the one
 // write it makes (DELETE /allocations/{consumer}).
-type AuditPlacement interface {
+type Placement interface {
 	// AuditProviders lists every provider; with required set, only those
 	// having that trait.
 	AuditProviders(ctx context.Context, required string) ([]Provider, error)
 	// ProviderInventories returns a provider's inventories by class.
-	ProviderInventories(ctx context.Context, provider string) (map[string]AuditInventory, error)
+	ProviderInventories(ctx context.Context, provider string) (map[string]Inventory, error)
 	// ProviderAllocations returns a provider's allocations: consumer,
 	// class, amount.
 	ProviderAllocations(ctx context.Context, provider string) (map[string]map[string]int64, error)
@@ -29,8 +29,14 @@ type AuditPlacement interface {
 	DeleteConsumer(ctx context.Context, consumer string) error
 }
 
-// AuditInventory is the part of an inventory that makes capacity.
-type AuditInventory struct {
+// Provider is a resource provider as listed, what the audit names it by.
+type Provider struct {
+	UUID string `json:"uuid"`
+	Name string `json:"name"`
+}
+
+// Inventory is the part of an inventory that makes capacity.
+type Inventory struct {
 	Total           int64   `json:"total"`
 	Reserved        int64   `json:"reserved"`
 	AllocationRatio float64 `json:"allocation_ratio"`
@@ -38,7 +44,7 @@ type AuditInventory struct {
 
 // Capacity is what may be allocated: (total − reserved) × ratio, as
 // Placement computes it.
-func (i AuditInventory) Capacity() float64 {
+func (i Inventory) Capacity() float64 {
 	return float64(i.Total-i.Reserved) * i.AllocationRatio
 }
 
@@ -54,28 +60,28 @@ type ConsumerInfo struct {
 	Changed time.Time
 }
 
-// AuditMicroversion is what the audit asks Placement for: 1.14 gives
+// Microversion is what the audit asks Placement for: 1.14 gives
 // providers their root, 1.15 Last-Modified, 1.38 consumer types.
-const AuditMicroversion = "1.38"
+const Microversion = "1.38"
 
-// httpAuditPlacement is AuditPlacement over Placement's HTTP API.
-type httpAuditPlacement struct {
+// httpPlacement is the audit's Placement over its HTTP API.
+type httpPlacement struct {
 	sc *gophercloud.ServiceClient
 }
 
-// NewAuditPlacement returns the audit's Placement client over sc; it
-// works on a copy pinned to AuditMicroversion.
-func NewAuditPlacement(sc *gophercloud.ServiceClient) AuditPlacement {
+// NewPlacement returns the audit's Placement client over sc; it
+// works on a copy pinned to Microversion.
+func NewPlacement(sc *gophercloud.ServiceClient) Placement {
 	c := *sc
-	c.Microversion = AuditMicroversion
+	c.Microversion = Microversion
 	if c.Type == "" {
 		// Without a type gophercloud sends no microversion header.
 		c.Type = "placement"
 	}
-	return httpAuditPlacement{sc: &c}
+	return httpPlacement{sc: &c}
 }
 
-func (p httpAuditPlacement) get(ctx context.Context, path string, out any) (*http.Response, error) {
+func (p httpPlacement) get(ctx context.Context, path string, out any) (*http.Response, error) {
 	resp, err := p.sc.Get(ctx, p.sc.ServiceURL(path), out, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
 	if err != nil {
 		return nil, fmt.Errorf("placement GET /%s: %w", path, err)
@@ -83,39 +89,29 @@ func (p httpAuditPlacement) get(ctx context.Context, path string, out any) (*htt
 	return resp, nil
 }
 
-func (p httpAuditPlacement) AuditProviders(ctx context.Context, required string) ([]Provider, error) {
+func (p httpPlacement) AuditProviders(ctx context.Context, required string) ([]Provider, error) {
 	path := "resource_providers"
 	if required != "" {
 		path += "?required=" + url.QueryEscape(required)
 	}
 	var doc struct {
-		Providers []struct {
-			UUID       string `json:"uuid"`
-			Name       string `json:"name"`
-			Generation int64  `json:"generation"`
-			Parent     string `json:"parent_provider_uuid"`
-			Root       string `json:"root_provider_uuid"`
-		} `json:"resource_providers"`
+		Providers []Provider `json:"resource_providers"`
 	}
 	if _, err := p.get(ctx, path, &doc); err != nil {
 		return nil, err
 	}
-	out := make([]Provider, len(doc.Providers))
-	for i, rp := range doc.Providers {
-		out[i] = Provider{UUID: rp.UUID, Name: rp.Name, ParentUUID: rp.Parent, RootUUID: rp.Root, Generation: rp.Generation}
-	}
-	return out, nil
+	return doc.Providers, nil
 }
 
-func (p httpAuditPlacement) ProviderInventories(ctx context.Context, provider string) (map[string]AuditInventory, error) {
+func (p httpPlacement) ProviderInventories(ctx context.Context, provider string) (map[string]Inventory, error) {
 	var doc struct {
-		Inventories map[string]AuditInventory `json:"inventories"`
+		Inventories map[string]Inventory `json:"inventories"`
 	}
 	_, err := p.get(ctx, "resource_providers/"+url.PathEscape(provider)+"/inventories", &doc)
 	return doc.Inventories, err
 }
 
-func (p httpAuditPlacement) ProviderAllocations(ctx context.Context, provider string) (map[string]map[string]int64, error) {
+func (p httpPlacement) ProviderAllocations(ctx context.Context, provider string) (map[string]map[string]int64, error) {
 	var doc struct {
 		Allocations map[string]struct {
 			Resources map[string]int64 `json:"resources"`
@@ -131,7 +127,7 @@ func (p httpAuditPlacement) ProviderAllocations(ctx context.Context, provider st
 	return out, nil
 }
 
-func (p httpAuditPlacement) Consumer(ctx context.Context, consumer string) (ConsumerInfo, error) {
+func (p httpPlacement) Consumer(ctx context.Context, consumer string) (ConsumerInfo, error) {
 	var doc struct {
 		Allocations map[string]struct {
 			Resources map[string]int64 `json:"resources"`
@@ -156,7 +152,7 @@ func (p httpAuditPlacement) Consumer(ctx context.Context, consumer string) (Cons
 	return info, nil
 }
 
-func (p httpAuditPlacement) DeleteConsumer(ctx context.Context, consumer string) error {
+func (p httpPlacement) DeleteConsumer(ctx context.Context, consumer string) error {
 	_, err := p.sc.Delete(ctx, p.sc.ServiceURL("allocations", url.PathEscape(consumer)), &gophercloud.RequestOpts{OkCodes: []int{http.StatusNoContent}})
 	if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 		return nil // gone meanwhile: what the deletion wanted
@@ -167,6 +163,6 @@ func (p httpAuditPlacement) DeleteConsumer(ctx context.Context, consumer string)
 	return nil
 }
 
-// errNoAuditSource refuses an audit without a Nova source it can read
+// ErrNoSource refuses an audit without a Nova source it can read
 // instances from.
-var errNoAuditSource = errors.New("the audit needs Nova's compute API (reconciler.nova.endpoint or cloud) or its cell databases (reconciler.nova.api_database or cell_databases)")
+var ErrNoSource = errors.New("the audit needs Nova's compute API (reconciler.nova.endpoint or cloud) or its cell databases (reconciler.nova.api_database or cell_databases)")

@@ -1,31 +1,32 @@
-package reconciler
+package novaclient
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
-// NovaView is what the audit knows of Nova: every instance (any cell,
-// any state, deleted ones too), the migrations in progress and the
-// compute nodes. Partial names why it may be incomplete (a cell Nova or
-// we could not read); an incomplete view confirms nothing as gone.
-type NovaView struct {
+// Records are what in Nova may hold allocations in Placement: every
+// instance (any cell, any state, deleted ones too), the migrations in
+// progress and the compute nodes. Partial names why they may be
+// incomplete (a cell Nova or we could not read); incomplete records
+// confirm nothing as gone.
+type Records struct {
 	Instances    map[string]bool
 	Migrations   map[string]bool
 	ComputeNodes map[string]bool
 	Partial      []string
 }
 
-func newNovaView() NovaView {
-	return NovaView{Instances: map[string]bool{}, Migrations: map[string]bool{}, ComputeNodes: map[string]bool{}}
+// NewRecords are empty records, ready to Merge into.
+func NewRecords() Records {
+	return Records{Instances: map[string]bool{}, Migrations: map[string]bool{}, ComputeNodes: map[string]bool{}}
 }
 
-// merge adds o's records and reasons to v.
-func (v *NovaView) merge(o NovaView) {
+// Merge adds o's records and reasons to v.
+func (v *Records) Merge(o Records) {
 	for k := range o.Instances {
 		v.Instances[k] = true
 	}
@@ -36,12 +37,6 @@ func (v *NovaView) merge(o NovaView) {
 		v.ComputeNodes[k] = true
 	}
 	v.Partial = append(v.Partial, o.Partial...)
-}
-
-// AuditNova reads Nova's view for the audit. An error means nothing
-// could be read; a view with Partial set was read in part.
-type AuditNova interface {
-	AuditView(ctx context.Context) (NovaView, error)
 }
 
 // migrationInProgress: a migration holds allocations unless its status
@@ -67,21 +62,21 @@ type novaMigrationJSON struct {
 	Status string `json:"status"`
 }
 
-// AuditView implements AuditNova through the compute API at 2.69:
+// Records reads them through the compute API at 2.69:
 // GET /servers for all tenants, live then deleted (the list, not
 // /servers/detail: the same records without a Neutron call per page);
 // GET /os-migrations (uuids from 2.59); GET /os-hypervisors (compute
 // node uuids from 2.53); GET /os-services, whose UNKNOWN entries name a
 // cell Nova could not read. A server listed UNKNOWN (a down cell's
 // partial record, 2.69) makes the view partial too.
-func (n *NovaAPI) AuditView(ctx context.Context) (NovaView, error) {
+func (n *API) Records(ctx context.Context) (Records, error) {
 	ctx, cancel := n.bound(ctx)
 	defer cancel()
-	v := newNovaView()
+	v := NewRecords()
 	for _, path := range []string{"servers?all_tenants=1", "servers?all_tenants=1&deleted=1"} {
 		servers, err := listAll[novaServerJSON](ctx, n.client, "servers", path)
 		if err != nil {
-			return NovaView{}, fmt.Errorf("%w: list %s: %w", ErrNovaUnavailable, path, err)
+			return Records{}, fmt.Errorf("%w: list %s: %w", ErrUnavailable, path, err)
 		}
 		down := 0
 		for _, s := range servers {
@@ -96,7 +91,7 @@ func (n *NovaAPI) AuditView(ctx context.Context) (NovaView, error) {
 	}
 	migs, err := listAll[novaMigrationJSON](ctx, n.client, "migrations", "os-migrations")
 	if err != nil {
-		return NovaView{}, fmt.Errorf("%w: list migrations: %w", ErrNovaUnavailable, err)
+		return Records{}, fmt.Errorf("%w: list migrations: %w", ErrUnavailable, err)
 	}
 	for _, m := range migs {
 		if m.UUID != "" && migrationInProgress(m.Status) {
@@ -105,18 +100,18 @@ func (n *NovaAPI) AuditView(ctx context.Context) (NovaView, error) {
 	}
 	hvs, err := listAll[novaHypervisorJSON](ctx, n.client, "hypervisors", "os-hypervisors")
 	if err != nil {
-		return NovaView{}, fmt.Errorf("%w: list hypervisors: %w", ErrNovaUnavailable, err)
+		return Records{}, fmt.Errorf("%w: list hypervisors: %w", ErrUnavailable, err)
 	}
 	st, err := novaStateFromJSON(nil, hvs)
 	if err != nil {
-		return NovaView{}, fmt.Errorf("%w: %w", ErrNovaUnavailable, err)
+		return Records{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	for _, node := range st.Nodes {
 		v.ComputeNodes[node.UUID] = true
 	}
 	computes, err := n.Computes(ctx)
 	if err != nil {
-		return NovaView{}, err
+		return Records{}, err
 	}
 	var down []string
 	for _, c := range computes {
@@ -138,23 +133,23 @@ const (
 	cellMigrationsQuery   = "SELECT uuid, status FROM migrations WHERE deleted = 0 AND uuid IS NOT NULL"
 )
 
-// AuditView implements AuditNova from the databases, read only: the API
+// Records reads them from the databases, read only: the API
 // database's instance mappings when it is configured, and every cell's
 // instances, migrations and compute nodes. A database that cannot be
 // read makes the view partial, naming it; no cell list is an error.
-func (c CellDatabases) AuditView(ctx context.Context) (NovaView, error) {
+func (c CellDatabases) Records(ctx context.Context) (Records, error) {
 	timeout := c.QueryTimeout
 	if timeout <= 0 {
 		timeout = DefaultCellQueryTimeout
 	}
 	cells, err := c.cells(ctx, timeout)
 	if err != nil {
-		return NovaView{}, fmt.Errorf("%w: cell mappings: %w", ErrNovaUnavailable, err)
+		return Records{}, fmt.Errorf("%w: cell mappings: %w", ErrUnavailable, err)
 	}
 	if len(cells) == 0 {
-		return NovaView{}, fmt.Errorf("%w: no cell database to read", ErrNovaUnavailable)
+		return Records{}, fmt.Errorf("%w: no cell database to read", ErrUnavailable)
 	}
-	v := newNovaView()
+	v := NewRecords()
 	if c.APIDatabase != "" {
 		if err := readMappings(ctx, c.APIDatabase, timeout, &v); err != nil {
 			v.Partial = append(v.Partial, fmt.Sprintf("API database's instance_mappings not readable: %v", err))
@@ -173,7 +168,7 @@ func (c CellDatabases) AuditView(ctx context.Context) (NovaView, error) {
 // its allocations already) until its deleted row is archived.
 const mappingsQuery = "SELECT instance_uuid FROM instance_mappings"
 
-func readMappings(ctx context.Context, dsn string, timeout time.Duration, v *NovaView) error {
+func readMappings(ctx context.Context, dsn string, timeout time.Duration, v *Records) error {
 	cfg, err := ParseCellDSN(dsn)
 	if err != nil {
 		return err
@@ -190,14 +185,14 @@ func readMappings(ctx context.Context, dsn string, timeout time.Duration, v *Nov
 }
 
 // readAuditCell adds one cell's records to v, all or none.
-func readAuditCell(ctx context.Context, cell CellDatabase, timeout time.Duration, v *NovaView) error {
+func readAuditCell(ctx context.Context, cell CellDatabase, timeout time.Duration, v *Records) error {
 	cfg, err := ParseCellDSN(cell.DSN)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	got := newNovaView()
+	got := NewRecords()
 	err = readOnly(ctx, cfg, timeout, func(tx *sql.Tx) error {
 		for _, q := range []struct {
 			query string
@@ -231,30 +226,6 @@ func readAuditCell(ctx context.Context, cell CellDatabase, timeout time.Duration
 	if err != nil {
 		return err
 	}
-	v.merge(got)
+	v.Merge(got)
 	return nil
-}
-
-// readNova reads every configured source and merges them: a record any
-// source holds is known. A source that fails makes the view partial; all
-// failing is an error.
-func readNova(ctx context.Context, sources []AuditNova) (NovaView, error) {
-	if len(sources) == 0 {
-		return NovaView{}, errNoAuditSource
-	}
-	v := newNovaView()
-	var errs []error
-	for _, s := range sources {
-		got, err := s.AuditView(ctx)
-		if err != nil {
-			errs = append(errs, err)
-			v.Partial = append(v.Partial, err.Error())
-			continue
-		}
-		v.merge(got)
-	}
-	if len(errs) == len(sources) {
-		return NovaView{}, errors.Join(errs...)
-	}
-	return v, nil
 }

@@ -1,4 +1,4 @@
-package reconciler
+package novaclient
 
 import (
 	"bytes"
@@ -17,23 +17,23 @@ type novaAuditFileJSON struct {
 	Hypervisors []novaHypervisorJSON `json:"hypervisors"`
 }
 
-// AuditView implements AuditNova from the file's "servers",
+// Records reads them from the file's "servers",
 // "migrations" and "hypervisors". A file without "servers" says nothing
 // of Nova's instances: that is an error, never a Nova without any (which
 // would make every consumer an orphan).
-func (f NovaFile) AuditView(ctx context.Context) (NovaView, error) {
+func (f File) Records(ctx context.Context) (Records, error) {
 	data, err := os.ReadFile(f.Path)
 	if err != nil {
-		return NovaView{}, fmt.Errorf("%w: read %s: %w", ErrNovaUnavailable, f.Path, err)
+		return Records{}, fmt.Errorf("%w: read %s: %w", ErrUnavailable, f.Path, err)
 	}
 	var doc novaAuditFileJSON
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		return NovaView{}, fmt.Errorf("%w: %s: decode: %w", ErrNovaUnavailable, f.Path, err)
+		return Records{}, fmt.Errorf("%w: %s: decode: %w", ErrUnavailable, f.Path, err)
 	}
 	if doc.Servers == nil {
-		return NovaView{}, fmt.Errorf(`%w: %s holds no "servers": the audit needs Nova's instances`, ErrNovaUnavailable, f.Path)
+		return Records{}, fmt.Errorf(`%w: %s holds no "servers": the audit needs Nova's instances`, ErrUnavailable, f.Path)
 	}
-	v := newNovaView()
+	v := NewRecords()
 	down := 0
 	for _, s := range *doc.Servers {
 		v.Instances[s.ID] = true
@@ -51,7 +51,7 @@ func (f NovaFile) AuditView(ctx context.Context) (NovaView, error) {
 	}
 	st, err := novaStateFromJSON(nil, doc.Hypervisors)
 	if err != nil {
-		return NovaView{}, fmt.Errorf("%w: %s: %w", ErrNovaUnavailable, f.Path, err)
+		return Records{}, fmt.Errorf("%w: %s: %w", ErrUnavailable, f.Path, err)
 	}
 	for _, node := range st.Nodes {
 		v.ComputeNodes[node.UUID] = true
@@ -59,5 +59,8 @@ func (f NovaFile) AuditView(ctx context.Context) (NovaView, error) {
 	return v, nil
 }
 
-// NovaFile is a source of the audit's view too.
-var _ AuditNova = NovaFile{}
+// Both sources read everything.
+var (
+	_ Source = File{}
+	_ Source = (*API)(nil)
+)

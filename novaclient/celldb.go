@@ -1,4 +1,4 @@
-package reconciler
+package novaclient
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
+	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
 )
 
 // CellDatabase is one Nova cell database, read only.
@@ -40,7 +41,7 @@ type CellDatabases struct {
 	// (os-services): a host it lists that no configured cell holds
 	// keeps the gate closed, as a cell missing from the configuration
 	// would otherwise be ignored.
-	Nova ComputeSource
+	Nova ComputeLister
 	// QueryTimeout bounds each cell's read (0: DefaultCellQueryTimeout).
 	QueryTimeout time.Duration
 }
@@ -52,7 +53,7 @@ type CellFailure struct {
 }
 
 // UnreadableCellsError lists the cells that could not be read; it wraps
-// ErrNovaUnavailable.
+// ErrUnavailable.
 type UnreadableCellsError struct {
 	Failed []CellFailure
 }
@@ -62,10 +63,10 @@ func (e *UnreadableCellsError) Error() string {
 	for _, f := range e.Failed {
 		parts = append(parts, "cell "+f.Cell+": "+f.Err.Error())
 	}
-	return fmt.Sprintf("%v: %d cell database(s) not readable: %s", ErrNovaUnavailable, len(e.Failed), strings.Join(parts, "; "))
+	return fmt.Sprintf("%v: %d cell database(s) not readable: %s", ErrUnavailable, len(e.Failed), strings.Join(parts, "; "))
 }
 
-func (e *UnreadableCellsError) Unwrap() error { return ErrNovaUnavailable }
+func (e *UnreadableCellsError) Unwrap() error { return ErrUnavailable }
 
 // Names are the unreadable cells' names.
 func (e *UnreadableCellsError) Names() []string {
@@ -107,7 +108,7 @@ const (
 	cellAddressQuery = "SELECT database_connection FROM cell_mappings WHERE COALESCE(name, uuid) = ?"
 )
 
-// Computes implements ComputeSource.
+// Computes implements ComputeLister.
 func (c CellDatabases) Computes(ctx context.Context) ([]ComputeService, error) {
 	timeout := c.QueryTimeout
 	if timeout <= 0 {
@@ -115,7 +116,7 @@ func (c CellDatabases) Computes(ctx context.Context) ([]ComputeService, error) {
 	}
 	cells, err := c.cells(ctx, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cell mappings: %w", ErrNovaUnavailable, err)
+		return nil, fmt.Errorf("%w: cell mappings: %w", ErrUnavailable, err)
 	}
 	var out []ComputeService
 	held := map[string]bool{}
@@ -221,7 +222,7 @@ func readCell(ctx context.Context, cell CellDatabase, timeout time.Duration) ([]
 	defer cancel()
 	var out []cellRow
 	err = readOnly(ctx, cfg, timeout, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, computesQuery, ComputeBinary)
+		rows, err := tx.QueryContext(ctx, computesQuery, heartbeat.ComputeBinary)
 		if err != nil {
 			return err
 		}

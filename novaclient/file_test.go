@@ -1,4 +1,4 @@
-package reconciler
+package novaclient
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestNovaFileAuditView(t *testing.T) {
 	write(`{"servers": [{"id": "i1", "status": "ACTIVE"}, {"id": "i2", "status": "DELETED"}],
 		"migrations": [{"uuid": "m1", "status": "migrating"}, {"uuid": "m2", "status": "confirmed"}, {"uuid": "m3", "status": "finished"}],
 		"hypervisors": [{"id": "c0000000-0000-4000-8000-000000000001", "hypervisor_hostname": "h1", "service": {"host": "h1"}}]}`)
-	v, err := NovaFile{Path: path}.AuditView(context.Background())
+	v, err := File{Path: path}.Records(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,12 +38,12 @@ func TestNovaFileAuditView(t *testing.T) {
 	}
 
 	write(`{"servers": [{"id": "i1", "status": "UNKNOWN"}], "hypervisors": []}`)
-	if v, err := (NovaFile{Path: path}).AuditView(context.Background()); err != nil || len(v.Partial) != 1 {
+	if v, err := (File{Path: path}).Records(context.Background()); err != nil || len(v.Partial) != 1 {
 		t.Errorf("an UNKNOWN server: partial %v (%v), want one reason", v.Partial, err)
 	}
 
 	write(`{"aggregates": [], "hypervisors": []}`)
-	if _, err := (NovaFile{Path: path}).AuditView(context.Background()); !errors.Is(err, ErrNovaUnavailable) {
-		t.Errorf("a file without servers: %v, want ErrNovaUnavailable", err)
+	if _, err := (File{Path: path}).Records(context.Background()); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("a file without servers: %v, want ErrUnavailable", err)
 	}
 }

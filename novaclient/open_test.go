@@ -1,4 +1,4 @@
-package reconciler
+package novaclient
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func (n *novaTLSDouble) first(t *testing.T) *http.Request {
 }
 
 // novaClouds writes a clouds.yaml and points the usual search at it:
-// NovaSettings.Cloud has no file of its own.
+// Settings.Cloud has no file of its own.
 func novaClouds(t *testing.T, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "clouds.yaml")
@@ -56,7 +56,7 @@ func novaClouds(t *testing.T, body string) string {
 	return path
 }
 
-// TestNovaCloudsTLS: OpenNova's client of a clouds.yaml entry honours
+// TestNovaCloudsTLS: Open's client of a clouds.yaml entry honours
 // cacert and verify: false, refuses an untrusted server, and reports an
 // entry without auth: or endpoint as a configuration error, not a panic.
 func TestNovaCloudsTLS(t *testing.T) {
@@ -72,27 +72,27 @@ func TestNovaCloudsTLS(t *testing.T) {
 		"  bare: {region_name: r}\n  nowhere: {auth_type: none}\n")
 	ctx := context.Background()
 	for _, cloud := range []string{"cacert", "insecure"} {
-		nova, err := OpenNova(ctx, NovaSettings{Cloud: cloud})
+		nova, err := Open(ctx, Settings{Cloud: cloud})
 		if err != nil {
 			t.Fatalf("%s: %v", cloud, err)
 		}
-		_, _ = nova.NovaState(ctx) // what Nova answers is not this test's concern
+		_, _ = nova.State(ctx) // what Nova answers is not this test's concern
 		if r := rec.first(t); r.URL.Path != "/compute/v2.1/os-aggregates" || r.Header.Get("X-Auth-Token") != "admin" {
 			t.Errorf("%s: %s with token %q", cloud, r.URL.Path, r.Header.Get("X-Auth-Token"))
 		}
 	}
-	nova, err := OpenNova(ctx, NovaSettings{Cloud: "plain"})
+	nova, err := Open(ctx, Settings{Cloud: "plain"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nova.NovaState(ctx); err == nil || !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
+	if _, err := nova.State(ctx); err == nil || !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
 		t.Errorf("untrusted server: %v", err)
 	}
 	for cloud, want := range map[string]string{
 		"bare":    path + ":5: clouds.bare.auth: required with auth_type password",
 		"nowhere": path + ":6: clouds.nowhere: auth_type none needs the compute endpoint",
 	} {
-		if _, err := OpenNova(ctx, NovaSettings{Cloud: cloud}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Open(ctx, Settings{Cloud: cloud}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %s", cloud, err, want)
 		}
 	}
@@ -102,26 +102,26 @@ func TestNovaCloudsTLS(t *testing.T) {
 // API with its timeout, and the compute list the gate reads.
 func TestOpenNova_Settings(t *testing.T) {
 	ctx := context.Background()
-	if nova, err := OpenNova(ctx, NovaSettings{}); nova != nil || err != nil {
+	if nova, err := Open(ctx, Settings{}); nova != nil || err != nil {
 		t.Errorf("no source: %v, %v; want nil", nova, err)
 	}
-	if cs, err := OpenComputes(ctx, NovaSettings{}); cs != nil || err != nil {
+	if cs, err := OpenComputes(ctx, Settings{}); cs != nil || err != nil {
 		t.Errorf("no compute list: %v, %v; want nil", cs, err)
 	}
-	if nova, err := OpenNova(ctx, NovaSettings{File: "nova.json"}); err != nil || nova != (NovaFile{Path: "nova.json"}) {
+	if nova, err := Open(ctx, Settings{File: "nova.json"}); err != nil || nova != (File{Path: "nova.json"}) {
 		t.Errorf("file: %v, %v", nova, err)
 	}
-	nova, err := OpenNova(ctx, NovaSettings{Endpoint: "http://nova.invalid/v2.1", Token: "t", Timeout: time.Minute})
-	api, ok := nova.(*NovaAPI)
+	nova, err := Open(ctx, Settings{Endpoint: "http://nova.invalid/v2.1", Token: "t", Timeout: time.Minute})
+	api, ok := nova.(*API)
 	if err != nil || !ok || api.Timeout != time.Minute {
 		t.Fatalf("endpoint: %#v, %v; want a compute API with a 1m timeout", nova, err)
 	}
-	if cs := ComputesFrom(NovaSettings{}, api); cs != ComputeSource(api) {
+	if cs := ComputesFrom(Settings{}, api); cs != ComputeLister(api) {
 		t.Errorf("without cell databases: %#v, want the compute API's os-services", cs)
 	}
 	cells := []CellDatabase{{Name: "cell1", DSN: "ro@tcp(db1)/nova_cell1"}}
-	cs := ComputesFrom(NovaSettings{CellDatabases: cells, CellTimeout: time.Second}, api)
-	if db, ok := cs.(CellDatabases); !ok || db.Nova != ComputeSource(api) || len(db.Cells) != 1 || db.QueryTimeout != time.Second {
+	cs := ComputesFrom(Settings{CellDatabases: cells, CellTimeout: time.Second}, api)
+	if db, ok := cs.(CellDatabases); !ok || db.Nova != ComputeLister(api) || len(db.Cells) != 1 || db.QueryTimeout != time.Second {
 		t.Errorf("with cell databases: %#v", cs)
 	}
 }
@@ -140,15 +140,15 @@ func TestNovaCloudsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	nova, err := OpenNova(ctx, NovaSettings{Cloud: "nova", CloudsFile: path})
+	nova, err := Open(ctx, Settings{Cloud: "nova", CloudsFile: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = nova.NovaState(ctx) // what Nova answers is not this test's concern
+	_, _ = nova.State(ctx) // what Nova answers is not this test's concern
 	if r := rec.first(t); r.URL.Path != "/v2.1/os-aggregates" || r.Header.Get("X-Auth-Token") != "tok" {
 		t.Errorf("%s with token %q, want the entry of %s", r.URL.Path, r.Header.Get("X-Auth-Token"), path)
 	}
-	_, err = OpenNova(ctx, NovaSettings{Cloud: "oidc", CloudsFile: path})
+	_, err = Open(ctx, Settings{Cloud: "oidc", CloudsFile: path})
 	if want := path + `:3: clouds.oidc.auth_type: "v3oidc" is not supported`; err == nil || !strings.Contains(err.Error(), want) || !errors.As(err, new(*cloudsyaml.Error)) {
 		t.Errorf("got %v, want a cloudsyaml.Error %s", err, want)
 	}

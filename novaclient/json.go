@@ -1,4 +1,4 @@
-package reconciler
+package novaclient
 
 import (
 	"encoding/json"
@@ -35,21 +35,21 @@ type novaFileJSON struct {
 // novaStateFromJSON converts decoded answers, refusing what cannot be
 // mirrored safely: aggregates without uuid (Nova older than 2.41) and
 // integer hypervisor ids (older than 2.53), which are not provider uuids.
-func novaStateFromJSON(aggs []novaAggregateJSON, hvs []novaHypervisorJSON) (NovaState, error) {
-	var st NovaState
+func novaStateFromJSON(aggs []novaAggregateJSON, hvs []novaHypervisorJSON) (State, error) {
+	var st State
 	for _, a := range aggs {
 		if a.UUID == "" {
-			return NovaState{}, fmt.Errorf("aggregate %q has no uuid (Nova compute API microversion >= 2.41 is needed)", a.Name)
+			return State{}, fmt.Errorf("aggregate %q has no uuid (Nova compute API microversion >= 2.41 is needed)", a.Name)
 		}
-		st.Aggregates = append(st.Aggregates, NovaAggregate(a))
+		st.Aggregates = append(st.Aggregates, Aggregate(a))
 	}
 	for _, h := range hvs {
 		var id string
 		if err := json.Unmarshal(h.ID, &id); err != nil {
 			if _, nerr := strconv.Atoi(string(h.ID)); nerr == nil {
-				return NovaState{}, fmt.Errorf("hypervisor %q has integer id %s (Nova compute API microversion >= 2.53 is needed)", h.Hostname, h.ID)
+				return State{}, fmt.Errorf("hypervisor %q has integer id %s (Nova compute API microversion >= 2.53 is needed)", h.Hostname, h.ID)
 			}
-			return NovaState{}, fmt.Errorf("hypervisor %q: bad id %s", h.Hostname, h.ID)
+			return State{}, fmt.Errorf("hypervisor %q: bad id %s", h.Hostname, h.ID)
 		}
 		st.Nodes = append(st.Nodes, ComputeNode{UUID: id, Hostname: h.Hostname, Host: h.Service.Host})
 	}

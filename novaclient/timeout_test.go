@@ -1,4 +1,4 @@
-package reconciler
+package novaclient
 
 import (
 	"context"
@@ -28,9 +28,9 @@ func TestNova_Timeouts(t *testing.T) {
 	t.Cleanup(func() { close(release); hung.Close() })
 	pc := &gophercloud.ProviderClient{}
 	pc.SetToken("admin")
-	api := NewNovaAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(hung.URL)})
+	api := NewAPI(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(hung.URL)})
 	api.Timeout = 200 * time.Millisecond
-	if _, err := api.Computes(ctx); !errors.Is(err, ErrNovaUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := api.Computes(ctx); !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("hung compute API: %v, want Nova unavailable after the deadline", err)
 	}
 
@@ -58,7 +58,7 @@ func TestNova_Timeouts(t *testing.T) {
 	cells := CellDatabases{Cells: []CellDatabase{{Name: "silent", DSN: "mysql+pymysql://nova@" + ln.Addr().String() + "/nova_cell1?charset=utf8"}},
 		QueryTimeout: 200 * time.Millisecond}
 	var unreadable *UnreadableCellsError
-	if _, err := cells.Computes(ctx); !errors.As(err, &unreadable) || unreadable.Names()[0] != "silent" || !errors.Is(err, ErrNovaUnavailable) {
+	if _, err := cells.Computes(ctx); !errors.As(err, &unreadable) || unreadable.Names()[0] != "silent" || !errors.Is(err, ErrUnavailable) {
 		t.Errorf("silent cell database: %v, want cell silent unreadable", err)
 	}
 }
