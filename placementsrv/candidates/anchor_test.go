@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestRareClassAnchors checks the anchors a rare class confines
@@ -66,7 +68,7 @@ func TestRareClassAnchors(t *testing.T) {
 	}
 }
 
-func asksFor(req Request, s *Snapshot, class int32) bool {
+func asksFor(req Request, s *readmodel.Snapshot, class int32) bool {
 	for _, g := range req.Groups {
 		for _, r := range g.Resources {
 			if s.ClassByName[r.Class] == class {

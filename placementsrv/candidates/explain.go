@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // Explain answers "why these candidates, why none": it reruns the search
@@ -100,7 +102,7 @@ type ExplainOptions struct {
 // Explain explains req on s with the answer's options opt; req is the
 // request as the answer sees it (pre-filter applied). An unknown class or
 // trait is the *NotFoundError Prepare gives.
-func Explain(s *Snapshot, req Request, opt Options, eo ExplainOptions) (*Explanation, error) {
+func Explain(s *readmodel.Snapshot, req Request, opt Options, eo ExplainOptions) (*Explanation, error) {
 	x := &explainer{s: s, req: req, opt: searchOptions(opt), answerOpt: opt, pre: eo.Prefiltered}
 	real, err := Find(s, cloneRequest(req), withoutRand(opt))
 	if err != nil {
@@ -179,7 +181,7 @@ func verdict(ex *Explanation) []string {
 
 // explainer holds one Explain call's state.
 type explainer struct {
-	s   *Snapshot
+	s   *readmodel.Snapshot
 	req Request
 	opt Options
 	// answerOpt are the answer's own options (cap, randomization).
@@ -259,7 +261,7 @@ func usable(req Request) bool { return len(req.Groups) > 0 }
 // own root. It depends on the candidate alone, not on which anchor the
 // search offered a sharing provider's candidate at, so that the stages,
 // each a search of its own, count alike.
-func anchorOf(s *Snapshot, c *Candidate) int32 {
+func anchorOf(s *readmodel.Snapshot, c *Candidate) int32 {
 	for _, a := range c.Allocs {
 		if p := &s.Providers[a.Provider]; !p.Sharing {
 			return p.Root
@@ -313,17 +315,17 @@ func (x *explainer) rootFunnel(ex *Explanation) error {
 func (x *explainer) rootStages(ex *Explanation, left rootSet) {
 	for i, t := range x.req.RootRequired {
 		id, ok := x.s.TraitByName[t]
-		keep := x.rootsWhere(func(p *SnapProvider) bool { return ok && p.HasTrait(id) })
+		keep := x.rootsWhere(func(p *readmodel.SnapProvider) bool { return ok && p.HasTrait(id) })
 		narrow(ex, "root_required="+t, x.pre.rootAdded(&x.req, i), left, keep)
 	}
 	for _, t := range x.req.RootForbidden {
 		id, ok := x.s.TraitByName[t]
-		keep := x.rootsWhere(func(p *SnapProvider) bool { return !ok || !p.HasTrait(id) })
+		keep := x.rootsWhere(func(p *readmodel.SnapProvider) bool { return !ok || !p.HasTrait(id) })
 		narrow(ex, "root_required=!"+t, false, left, keep)
 	}
 }
 
-func (x *explainer) rootsWhere(ok func(*SnapProvider) bool) rootSet {
+func (x *explainer) rootsWhere(ok func(*readmodel.SnapProvider) bool) rootSet {
 	set := rootSet{}
 	for _, r := range x.s.Roots {
 		if ok(&x.s.Providers[r]) {

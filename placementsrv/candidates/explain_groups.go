@@ -3,6 +3,8 @@ package candidates
 import (
 	"strconv"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // provFilter is one of a group's provider-level constraints: a name for
@@ -63,7 +65,7 @@ func (x *explainer) filters(gi int) []provFilter {
 	return out
 }
 
-func aggIDs(s *Snapshot, uuids []string) []int32 {
+func aggIDs(s *readmodel.Snapshot, uuids []string) []int32 {
 	var out []int32
 	for _, u := range uuids {
 		if a, ok := s.AggByUUID[u]; ok {
@@ -73,7 +75,7 @@ func aggIDs(s *Snapshot, uuids []string) []int32 {
 	return out
 }
 
-func knownTraits(s *Snapshot, names []string) []int32 {
+func knownTraits(s *readmodel.Snapshot, names []string) []int32 {
 	var out []int32
 	for _, n := range names {
 		if t, ok := s.TraitByName[n]; ok {
@@ -150,10 +152,10 @@ func (x *explainer) classCount(r Resource, provs []int32) ClassCount {
 
 // heldBack reports an inventory reserved in full (reserved == total), as
 // the agent holds back a cleaning node or an FPGA being programmed.
-func heldBack(inv *SnapInventory) bool { return inv.Total > 0 && inv.Reserved >= inv.Total }
+func heldBack(inv *readmodel.SnapInventory) bool { return inv.Total > 0 && inv.Reserved >= inv.Total }
 
 // shortfall says why amount does not fit inv, or "" when it does.
-func shortfall(class string, inv *SnapInventory, amount int64) string {
+func shortfall(class string, inv *readmodel.SnapInventory, amount int64) string {
 	switch {
 	case inv == nil:
 		return "no " + class + " inventory"

@@ -3,6 +3,8 @@ package candidates
 import (
 	"slices"
 	"sort"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // misses lists up to n roots without candidates, fewest reasons first,
@@ -170,7 +172,7 @@ func (x *explainer) closest(pool []int32, flts []provFilter, res []Resource) []r
 		}
 		for _, rs := range res {
 			c, ok := x.s.ClassByName[rs.Class]
-			var inv *SnapInventory
+			var inv *readmodel.SnapInventory
 			if ok {
 				inv = x.s.Inventory(p, c)
 			}

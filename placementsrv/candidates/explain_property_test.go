@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestExplainAgreesWithAnswer checks Explain against Find on random
@@ -59,7 +61,7 @@ func TestExplainAgreesWithAnswer(t *testing.T) {
 	}
 }
 
-func checkNonEmpty(t *testing.T, seed uint64, snap *Snapshot, real Result, ex *Explanation) {
+func checkNonEmpty(t *testing.T, seed uint64, snap *readmodel.Snapshot, real Result, ex *Explanation) {
 	t.Helper()
 	if ex.Emptied != "" || len(ex.Blockers) > 0 {
 		t.Fatalf("seed %d: answer has candidates, explanation says emptied at %q, blockers %v", seed, ex.Emptied, ex.Blockers)
@@ -92,7 +94,7 @@ func checkNonEmpty(t *testing.T, seed uint64, snap *Snapshot, real Result, ex *E
 
 // checkEmpty checks an empty answer's explanation; true when it named
 // blockers.
-func checkEmpty(t *testing.T, seed uint64, snap *Snapshot, req Request, opt Options, ex *Explanation) bool {
+func checkEmpty(t *testing.T, seed uint64, snap *readmodel.Snapshot, req Request, opt Options, ex *Explanation) bool {
 	t.Helper()
 	if ex.Emptied == "" {
 		t.Fatalf("seed %d: empty answer, no stage emptied: %+v", seed, ex.Stages)

@@ -4,11 +4,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // vcpu is an inventory of class 0 (VCPU in buildSnap's classes).
-func vcpu(total, reserved, used int64) SnapInventory {
-	return SnapInventory{Class: 0, Total: total, Reserved: reserved, Used: used, MinUnit: 1, MaxUnit: total,
+func vcpu(total, reserved, used int64) readmodel.SnapInventory {
+	return readmodel.SnapInventory{Class: 0, Total: total, Reserved: reserved, Used: used, MinUnit: 1, MaxUnit: total,
 		StepSize: 1, AllocationRatio: 1, Capacity: total - reserved}
 }
 
@@ -19,9 +21,9 @@ func vcpu(total, reserved, used int64) SnapInventory {
 func TestExplainStages(t *testing.T) {
 	ws := []wProv{
 		{uuid: "host", traits: []string{"T0"}},
-		{uuid: "numa0", parent: "host", invs: []SnapInventory{vcpu(4, 0, 2)}, traits: []string{"T1"}},
+		{uuid: "numa0", parent: "host", invs: []readmodel.SnapInventory{vcpu(4, 0, 2)}, traits: []string{"T1"}},
 		{uuid: "numa1", parent: "host", traits: []string{"T3"}},
-		{uuid: "held", invs: []SnapInventory{vcpu(4, 4, 0)}},
+		{uuid: "held", invs: []readmodel.SnapInventory{vcpu(4, 4, 0)}},
 	}
 	snap := buildSnap(ws)
 	tests := []struct {
@@ -76,7 +78,7 @@ func TestExplainStages(t *testing.T) {
 // TestExplainHeldBack: a class whose every provider is reserved in full
 // is said to be held back, apart from providers without room.
 func TestExplainHeldBack(t *testing.T) {
-	snap := buildSnap([]wProv{{uuid: "a", invs: []SnapInventory{vcpu(1, 1, 0)}}, {uuid: "b", invs: []SnapInventory{vcpu(1, 1, 0)}}})
+	snap := buildSnap([]wProv{{uuid: "a", invs: []readmodel.SnapInventory{vcpu(1, 1, 0)}}, {uuid: "b", invs: []readmodel.SnapInventory{vcpu(1, 1, 0)}}})
 	ex, err := Explain(snap, Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}}}}, Options{}, ExplainOptions{Misses: 5})
 	if err != nil {
 		t.Fatal(err)

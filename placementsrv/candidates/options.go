@@ -2,6 +2,8 @@ package candidates
 
 import (
 	"slices"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // options lists g's options at anchor r into out.
@@ -27,7 +29,7 @@ func (e *engine) singleOptions(g *group, r int32, out []option) []option {
 		}
 		o := option{a0: int32(len(e.allocBuf)), p0: int32(len(e.provBuf)), single: p, lsingle: int32(lp)}
 		for _, ra := range g.res {
-			_, k := inventoryOf(e.s.Inventories(p), ra.class)
+			_, k := readmodel.InventoryOf(e.s.Inventories(p), ra.class)
 			e.addAlloc(int32(lp), k, ra.class, ra.amount)
 		}
 		e.provBuf = append(e.provBuf, p)
@@ -127,7 +129,7 @@ func (e *engine) addTreeOption(g *group, lists [][]int32, idx []int, out []optio
 	for k, ra := range g.res {
 		lp := lists[k][idx[k]]
 		p := e.aprov[lp]
-		_, pos := inventoryOf(e.s.Inventories(p), ra.class)
+		_, pos := readmodel.InventoryOf(e.s.Inventories(p), ra.class)
 		e.addAlloc(lp, pos, ra.class, ra.amount)
 		if lp != lp0 {
 			o.single, o.lsingle = -1, -1

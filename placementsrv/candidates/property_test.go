@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 var (
@@ -18,13 +20,13 @@ var (
 // into a snapshot.
 type wProv struct {
 	uuid, parent string
-	invs         []SnapInventory // classes as names' indexes
+	invs         []readmodel.SnapInventory // classes as names' indexes
 	traits       []string
 	aggs         []string
 }
 
-func buildSnap(ws []wProv) *Snapshot {
-	b := NewSnapshotBuilder(1, len(ws))
+func buildSnap(ws []wProv) *readmodel.Snapshot {
+	b := readmodel.NewSnapshotBuilder(1, len(ws))
 	for _, c := range tClasses {
 		b.Class(c)
 	}
@@ -32,8 +34,8 @@ func buildSnap(ws []wProv) *Snapshot {
 		b.Trait(t)
 	}
 	for _, w := range ws {
-		sp := SnapProvider{UUID: w.uuid, Name: w.uuid}
-		st := ProviderState{Inventories: append([]SnapInventory(nil), w.invs...)}
+		sp := readmodel.SnapProvider{UUID: w.uuid, Name: w.uuid}
+		st := readmodel.ProviderState{Inventories: append([]readmodel.SnapInventory(nil), w.invs...)}
 		for _, t := range w.traits {
 			sp.Traits = append(sp.Traits, b.Trait(t))
 		}
@@ -67,9 +69,9 @@ func subset[T any](r *rand.Rand, xs []T, p float64) []T {
 	return out
 }
 
-func genInv(r *rand.Rand, class int32) SnapInventory {
+func genInv(r *rand.Rand, class int32) readmodel.SnapInventory {
 	total := int64(1 + r.IntN(6))
-	inv := SnapInventory{Class: class, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1}
+	inv := readmodel.SnapInventory{Class: class, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1}
 	if r.IntN(4) == 0 {
 		inv.Reserved = 1
 	}
@@ -308,7 +310,7 @@ func TestAgainstOracle(t *testing.T) {
 
 // checkLimit checks that a limited answer is a subset of the unlimited one
 // of the right size, with the summaries of its trees.
-func checkLimit(t *testing.T, snap *Snapshot, req Request, desc string, seed uint64, lim int, opt Options, wantKeys map[string]bool, wantSums map[int32]bool) {
+func checkLimit(t *testing.T, snap *readmodel.Snapshot, req Request, desc string, seed uint64, lim int, opt Options, wantKeys map[string]bool, wantSums map[int32]bool) {
 	t.Helper()
 	lreq := req
 	lreq.Limit = lim

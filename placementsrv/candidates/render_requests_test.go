@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestRenderedRequestsMatchCandidates renders streamed answers on the
@@ -70,7 +71,7 @@ type renderedRequest struct {
 	Mappings map[string][]string `json:"mappings"`
 }
 
-func expectedRequest(s *Snapshot, req *Request, c Candidate) renderedRequest {
+func expectedRequest(s *readmodel.Snapshot, req *Request, c Candidate) renderedRequest {
 	var out renderedRequest
 	out.Allocations = map[string]struct {
 		Resources map[string]int64 `json:"resources"`

@@ -1,4 +1,4 @@
-package candidates
+package readmodel
 
 import "sort"
 
@@ -78,8 +78,16 @@ func (s *Snapshot) Inventories(p int32) []SnapInventory { return s.State(p).Inve
 
 // Inventory returns provider p's inventory of class c, or nil.
 func (s *Snapshot) Inventory(p, c int32) *SnapInventory {
-	inv, _ := inventoryOf(s.State(p).Inventories, c)
+	inv, _ := InventoryOf(s.State(p).Inventories, c)
 	return inv
+}
+
+// ClassDBID returns class c's store id, or 0 where unknown.
+func (s *Snapshot) ClassDBID(c int32) int64 {
+	if int(c) < len(s.ClassDBIDs) {
+		return s.ClassDBIDs[c]
+	}
+	return 0
 }
 
 // SnapProvider is one provider in a Snapshot.
@@ -124,9 +132,9 @@ type SnapInventory struct {
 	Capacity int64
 }
 
-// inventoryOf returns the inventory of class c in inv (ordered by class)
+// InventoryOf returns the inventory of class c in inv (ordered by class)
 // and its position, or nil and -1.
-func inventoryOf(inv []SnapInventory, c int32) (*SnapInventory, int) {
+func InventoryOf(inv []SnapInventory, c int32) (*SnapInventory, int) {
 	// Inventories are few per provider; a linear scan beats a search.
 	for i := range inv {
 		if inv[i].Class == c {
