@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
 	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
@@ -18,8 +19,8 @@ func TestCapKeepsGenerationPrefix(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 150; seed++ {
 		r := rand.New(rand.NewPCG(seed, 15))
-		ws := genWorld(r)
-		snap := buildSnap(ws)
+		ws := randworld.NewWorld(r)
+		snap := randworld.Build(ws)
 		for q := range 3 {
 			req := genRequest(r, ws)
 			req.Limit = 0

@@ -314,7 +314,7 @@ func (e *engine) pairOrder(g *group) []int32 {
 	ra := g.res[len(g.res)-1]
 	set := (&pyfmt.SetPool{}).NewSet()
 	for _, p := range e.s.ByClass[ra.class] {
-		if g.inTree >= 0 && ps[p].Root != g.inTree || !fits(e.s.Inventory(p, ra.class), ra.amount) {
+		if g.inTree >= 0 && ps[p].Root != g.inTree || !e.s.Inventory(p, ra.class).Fits(ra.amount) {
 			continue
 		}
 		set.Add(pyfmt.Tuple{A: ps[p].ID, B: ps[ps[p].Root].ID, N: 2, PA: p, PB: ps[p].Root})

@@ -50,7 +50,7 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 	}
 	root := &ps[r]
 	rootMember := g.memberOf != nil && g.member(r)
-	if inAny(root, g.badAggs) {
+	if root.InAnyAggregate(g.badAggs) {
 		return out
 	}
 	for len(e.lists) < len(g.res) {
@@ -66,7 +66,7 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 	for _, anyOf := range g.required {
 		held := false
 		for _, p := range e.aprov[:nProv] {
-			if hasAny(&ps[p], anyOf) {
+			if ps[p].HasAnyTrait(anyOf) {
 				held = true
 				break
 			}
@@ -80,7 +80,7 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 		for lp, p := range e.aprov[:nProv] {
 			pp := &ps[p]
 			inv := e.s.Inventory(p, ra.class)
-			if inv == nil || !fits(inv, ra.amount) || hasAny(pp, g.forbid) || inAny(pp, g.badAggs) {
+			if inv == nil || !inv.Fits(ra.amount) || pp.HasAnyTrait(g.forbid) || pp.InAnyAggregate(g.badAggs) {
 				continue
 			}
 			// Tree members pass member_of through their root; sharing
@@ -164,7 +164,7 @@ func (e *engine) requiredTogether(g *group, lists [][]int32, idx []int) bool {
 	for _, anyOf := range g.required {
 		ok := false
 		for k := range lists {
-			if hasAny(&ps[e.aprov[lists[k][idx[k]]]], anyOf) {
+			if ps[e.aprov[lists[k][idx[k]]]].HasAnyTrait(anyOf) {
 				ok = true
 				break
 			}

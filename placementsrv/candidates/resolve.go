@@ -132,7 +132,7 @@ func membersOfAll(s *readmodel.Snapshot, clauses [][]string) []int32 {
 		for _, p := range s.AggMembers[a] {
 			prov := &s.Providers[p]
 			for _, cl := range ids[1:] {
-				if !inAny(prov, cl) {
+				if !prov.InAnyAggregate(cl) {
 					continue member
 				}
 			}
@@ -144,29 +144,11 @@ func membersOfAll(s *readmodel.Snapshot, clauses [][]string) []int32 {
 	return slices.Compact(out)
 }
 
-func inAny(p *readmodel.SnapProvider, aggs []int32) bool {
-	for _, a := range aggs {
-		if p.InAggregate(a) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAny(p *readmodel.SnapProvider, traits []int32) bool {
-	for _, t := range traits {
-		if p.HasTrait(t) {
-			return true
-		}
-	}
-	return false
-}
-
 // holdsRequired reports whether p has one trait of each of required's
 // any-of lists.
 func holdsRequired(p *readmodel.SnapProvider, required [][]int32) bool {
 	for _, anyOf := range required {
-		if !hasAny(p, anyOf) {
+		if !p.HasAnyTrait(anyOf) {
 			return false
 		}
 	}
@@ -180,13 +162,6 @@ func hasAll(p *readmodel.SnapProvider, traits []int32) bool {
 		}
 	}
 	return true
-}
-
-// fits reports whether amount can be allocated from inv by itself:
-// capacity left, min/max unit and step size.
-func fits(inv *readmodel.SnapInventory, amount int64) bool {
-	return inv.Used+amount <= inv.Capacity && amount >= inv.MinUnit &&
-		amount <= inv.MaxUnit && inv.StepSize > 0 && amount%inv.StepSize == 0
 }
 
 // member reports whether p passes g's member_of by itself.
@@ -209,11 +184,11 @@ func (g *group) matchSingle(s *readmodel.Snapshot, p *readmodel.SnapProvider, pi
 	}
 	for _, r := range g.res {
 		inv := s.Inventory(pi, r.class)
-		if inv == nil || !fits(inv, r.amount) {
+		if inv == nil || !inv.Fits(r.amount) {
 			return false
 		}
 	}
-	if !g.member(pi) || inAny(p, g.badAggs) || hasAny(p, g.forbid) {
+	if !g.member(pi) || p.InAnyAggregate(g.badAggs) || p.HasAnyTrait(g.forbid) {
 		return false
 	}
 	return true

@@ -186,7 +186,7 @@ func (e *engine) classTuples(pool *pyfmt.SetPool, g *group, ra resAmt) *pyfmt.Se
 		if g.inTree >= 0 && ps[p].Root != g.inTree {
 			continue
 		}
-		if !fits(s.Inventory(p, ra.class), ra.amount) {
+		if !s.Inventory(p, ra.class).Fits(ra.amount) {
 			continue
 		}
 		two.Add(pyfmt.Tuple{A: ps[p].ID, B: ps[ps[p].Root].ID, N: 2, PA: p, PB: ps[p].Root})
@@ -214,7 +214,9 @@ func (e *engine) classTuples(pool *pyfmt.SetPool, g *group, ra resAmt) *pyfmt.Se
 		rc = rc.Filter(func(k *pyfmt.Tuple) bool { return g.member(k.PA) || g.member(k.PB) })
 	}
 	if g.forbidsAggs {
-		rc = rc.Filter(func(k *pyfmt.Tuple) bool { return !inAny(&ps[k.PA], g.badAggs) && !inAny(&ps[k.PB], g.badAggs) })
+		rc = rc.Filter(func(k *pyfmt.Tuple) bool {
+			return !ps[k.PA].InAnyAggregate(g.badAggs) && !ps[k.PB].InAnyAggregate(g.badAggs)
+		})
 	}
 	return rc
 }

@@ -153,6 +153,33 @@ func (p *SnapProvider) HasTrait(t int32) bool { return containsSorted(p.Traits, 
 // InAggregate reports whether p is a member of aggregate a.
 func (p *SnapProvider) InAggregate(a int32) bool { return containsSorted(p.Aggregates, a) }
 
+// HasAnyTrait reports whether p has one of traits.
+func (p *SnapProvider) HasAnyTrait(traits []int32) bool {
+	for _, t := range traits {
+		if p.HasTrait(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// InAnyAggregate reports whether p is a member of one of aggs.
+func (p *SnapProvider) InAnyAggregate(aggs []int32) bool {
+	for _, a := range aggs {
+		if p.InAggregate(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Fits reports whether amount can be allocated from inv by itself:
+// capacity left, min/max unit and step size.
+func (inv *SnapInventory) Fits(amount int64) bool {
+	return inv.Used+amount <= inv.Capacity && amount >= inv.MinUnit &&
+		amount <= inv.MaxUnit && inv.StepSize > 0 && amount%inv.StepSize == 0
+}
+
 func containsSorted(s []int32, v int32) bool {
 	if len(s) < 16 {
 		for _, x := range s {

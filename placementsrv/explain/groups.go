@@ -1,9 +1,10 @@
-package candidates
+package explain
 
 import (
 	"strconv"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
@@ -36,24 +37,24 @@ func (x *explainer) filters(gi int) []provFilter {
 	for _, cl := range g.MemberOf {
 		aggs := aggIDs(s, cl)
 		out = append(out, provFilter{name: "member_of" + g.Suffix + "=" + anyOfText(cl),
-			ok:  func(p int32) bool { return inAny(&s.Providers[p], aggs) },
+			ok:  func(p int32) bool { return s.Providers[p].InAnyAggregate(aggs) },
 			why: func(int32) string { return "not in aggregate " + anyOfText(cl) }})
 	}
 	if len(g.ForbiddenAggs) > 0 {
 		bad := aggIDs(s, g.ForbiddenAggs)
 		out = append(out, provFilter{name: "member_of" + g.Suffix + "=!" + strings.Join(g.ForbiddenAggs, ","),
-			ok:  func(p int32) bool { return !inAny(&s.Providers[p], bad) },
+			ok:  func(p int32) bool { return !s.Providers[p].InAnyAggregate(bad) },
 			why: func(int32) string { return "in a forbidden aggregate" }})
 	}
 	for _, cl := range g.Required {
 		ids := knownTraits(s, cl)
 		out = append(out, provFilter{name: "required" + g.Suffix + "=" + anyOfText(cl),
-			ok:  func(p int32) bool { return hasAny(&s.Providers[p], ids) },
+			ok:  func(p int32) bool { return s.Providers[p].HasAnyTrait(ids) },
 			why: func(int32) string { return "missing trait " + anyOfText(cl) }})
 	}
 	for i, t := range g.Forbidden {
 		id, known := s.TraitByName[t]
-		pre := x.pre.forbiddenAdded(&x.req, gi, i)
+		pre := x.pre.ForbiddenAdded(&x.req, gi, i)
 		why := "has forbidden trait " + t
 		if pre {
 			why += " (OWNER_NOVA pre-filter)"
@@ -114,7 +115,7 @@ func (x *explainer) groupFunnel(gi int) GroupFunnel {
 	return f
 }
 
-func (x *explainer) hasAnyClass(g *Group, p int32) bool {
+func (x *explainer) hasAnyClass(g *candidates.Group, p int32) bool {
 	for _, r := range g.Resources {
 		if c, ok := x.s.ClassByName[r.Class]; ok && x.s.Inventory(p, c) != nil {
 			return true
@@ -124,7 +125,7 @@ func (x *explainer) hasAnyClass(g *Group, p int32) bool {
 }
 
 // classCount splits provs by how they meet amount r.
-func (x *explainer) classCount(r Resource, provs []int32) ClassCount {
+func (x *explainer) classCount(r candidates.Resource, provs []int32) ClassCount {
 	cc := ClassCount{Class: r.Class, Amount: r.Amount}
 	c, known := x.s.ClassByName[r.Class]
 	if !known {
@@ -137,7 +138,7 @@ func (x *explainer) classCount(r Resource, provs []int32) ClassCount {
 			continue
 		case heldBack(inv):
 			cc.HeldBack++
-		case !fits(inv, r.Amount):
+		case !inv.Fits(r.Amount):
 			cc.NoFit++
 		default:
 			cc.Fit++

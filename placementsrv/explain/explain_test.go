@@ -1,14 +1,16 @@
-package candidates
+package explain
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
 	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
-// vcpu is an inventory of class 0 (VCPU in buildSnap's classes).
+// vcpu is an inventory of class 0 (VCPU in randworld.Classes).
 func vcpu(total, reserved, used int64) readmodel.SnapInventory {
 	return readmodel.SnapInventory{Class: 0, Total: total, Reserved: reserved, Used: used, MinUnit: 1, MaxUnit: total,
 		StepSize: 1, AllocationRatio: 1, Capacity: total - reserved}
@@ -19,40 +21,40 @@ func vcpu(total, reserved, used int64) readmodel.SnapInventory {
 // each kind, on a host with two NUMA children (only the first has VCPU,
 // only the second T3) and a second host held back.
 func TestExplainStages(t *testing.T) {
-	ws := []wProv{
-		{uuid: "host", traits: []string{"T0"}},
-		{uuid: "numa0", parent: "host", invs: []readmodel.SnapInventory{vcpu(4, 0, 2)}, traits: []string{"T1"}},
-		{uuid: "numa1", parent: "host", traits: []string{"T3"}},
-		{uuid: "held", invs: []readmodel.SnapInventory{vcpu(4, 4, 0)}},
+	ws := []randworld.Prov{
+		{UUID: "host", Traits: []string{"T0"}},
+		{UUID: "numa0", Parent: "host", Invs: []readmodel.SnapInventory{vcpu(4, 0, 2)}, Traits: []string{"T1"}},
+		{UUID: "numa1", Parent: "host", Traits: []string{"T3"}},
+		{UUID: "held", Invs: []readmodel.SnapInventory{vcpu(4, 4, 0)}},
 	}
-	snap := buildSnap(ws)
+	snap := randworld.Build(ws)
 	tests := []struct {
 		name         string
-		req          Request
+		req          candidates.Request
 		emptied      string
 		blocker      string
 		missContains string
 	}{
-		{"capacity", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 3}}}}},
+		{"capacity", candidates.Request{Groups: []candidates.Group{{Resources: []candidates.Resource{{Class: "VCPU", Amount: 3}}}}},
 			"group (unsuffixed)", "", "numa0: VCPU: needs 3, free 2 (total 4 × 1.0 − reserved 0 − used 2)"},
-		{"required trait", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}, Required: [][]string{{"T2"}}}}},
+		{"required trait", candidates.Request{Groups: []candidates.Group{{Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}, Required: [][]string{{"T2"}}}}},
 			"group (unsuffixed)", "required=T2", "missing trait T2"},
-		{"any-of trait", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}, Required: [][]string{{"T2", "T3"}}}}},
+		{"any-of trait", candidates.Request{Groups: []candidates.Group{{Suffix: "1", Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}, Required: [][]string{{"T2", "T3"}}}}},
 			"group 1", "required1=in:T2,T3", "numa0: missing trait in:T2,T3"},
-		{"forbidden trait", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}, Forbidden: []string{"T1"}}}},
+		{"forbidden trait", candidates.Request{Groups: []candidates.Group{{Suffix: "1", Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}, Forbidden: []string{"T1"}}}},
 			"group 1", "required1=!T1", "numa0: has forbidden trait T1"},
-		{"root_required", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}}}, RootRequired: []string{"T3"}},
+		{"root_required", candidates.Request{Groups: []candidates.Group{{Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}}}, RootRequired: []string{"T3"}},
 			"root_required=T3", "root_required=T3", "root lacks trait T3"},
-		{"isolate", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}}, {Suffix: "2", Resources: []Resource{{"VCPU", 1}}}},
-			GroupPolicy: PolicyIsolate}, "group_policy=isolate", "group_policy=isolate", "group_policy=isolate"},
-		{"same_subtree", Request{Groups: []Group{{Suffix: "1", Resources: []Resource{{"VCPU", 1}}}, {Suffix: "2", Required: [][]string{{"T3"}}}},
-			GroupPolicy: PolicyNone, SameSubtree: [][]string{{"1", "2"}}}, "same_subtree", "same_subtree=1,2", "same_subtree"},
-		{"in_tree", Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}, InTree: "held"}}},
+		{"isolate", candidates.Request{Groups: []candidates.Group{{Suffix: "1", Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}}, {Suffix: "2", Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}}},
+			GroupPolicy: candidates.PolicyIsolate}, "group_policy=isolate", "group_policy=isolate", "group_policy=isolate"},
+		{"same_subtree", candidates.Request{Groups: []candidates.Group{{Suffix: "1", Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}}, {Suffix: "2", Required: [][]string{{"T3"}}}},
+			GroupPolicy: candidates.PolicyNone, SameSubtree: [][]string{{"1", "2"}}}, "same_subtree", "same_subtree=1,2", "same_subtree"},
+		{"in_tree", candidates.Request{Groups: []candidates.Group{{Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}, InTree: "held"}}},
 			"group (unsuffixed)", "in_tree=held", "not in tree held"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ex, err := Explain(snap, tt.req, Options{NestedAware: true}, ExplainOptions{Misses: 2})
+			ex, err := Explain(snap, tt.req, candidates.Options{NestedAware: true}, Options{Misses: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,8 +80,8 @@ func TestExplainStages(t *testing.T) {
 // TestExplainHeldBack: a class whose every provider is reserved in full
 // is said to be held back, apart from providers without room.
 func TestExplainHeldBack(t *testing.T) {
-	snap := buildSnap([]wProv{{uuid: "a", invs: []readmodel.SnapInventory{vcpu(1, 1, 0)}}, {uuid: "b", invs: []readmodel.SnapInventory{vcpu(1, 1, 0)}}})
-	ex, err := Explain(snap, Request{Groups: []Group{{Resources: []Resource{{"VCPU", 1}}}}}, Options{}, ExplainOptions{Misses: 5})
+	snap := randworld.Build([]randworld.Prov{{UUID: "a", Invs: []readmodel.SnapInventory{vcpu(1, 1, 0)}}, {UUID: "b", Invs: []readmodel.SnapInventory{vcpu(1, 1, 0)}}})
+	ex, err := Explain(snap, candidates.Request{Groups: []candidates.Group{{Resources: []candidates.Resource{{Class: "VCPU", Amount: 1}}}}}, candidates.Options{}, Options{Misses: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
