@@ -5,7 +5,7 @@ import "slices"
 // anchorOK applies root_required to a root.
 func (e *engine) anchorOK(r int32) bool {
 	p := &e.s.Providers[r]
-	return hasAll(p, e.anchorReq) && !hasAny(p, e.anchorForb)
+	return hasAll(p, e.anchorReq) && !p.HasAnyTrait(e.anchorForb)
 }
 
 // lacksGranular reports that no provider anchor r can draw from has the

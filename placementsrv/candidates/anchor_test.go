@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestRareClassAnchors checks the anchors a rare class confines
@@ -15,20 +18,20 @@ func TestRareClassAnchors(t *testing.T) {
 	confined := 0
 	for seed := uint64(1); seed <= 300; seed++ {
 		r := rand.New(rand.NewPCG(seed, 5))
-		var ws []wProv
+		var ws []randworld.Prov
 		pad := func(n int) {
 			for range n {
-				w := wProv{uuid: fmt.Sprintf("plain-%d", len(ws))}
+				w := randworld.Prov{UUID: fmt.Sprintf("plain-%d", len(ws))}
 				for c := range int32(3) {
-					w.invs = append(w.invs, genInv(r, c))
+					w.Invs = append(w.Invs, randworld.NewInv(r, c))
 				}
 				ws = append(ws, w)
 			}
 		}
 		pad(100)
-		ws = append(ws, genWorld(r)...)
+		ws = append(ws, randworld.NewWorld(r)...)
 		pad(100)
-		snap := buildSnap(ws)
+		snap := randworld.Build(ws)
 		custom := snap.ClassByName["CUSTOM_A"]
 		for q := range 4 {
 			req := genRequest(r, ws)
@@ -66,7 +69,7 @@ func TestRareClassAnchors(t *testing.T) {
 	}
 }
 
-func asksFor(req Request, s *Snapshot, class int32) bool {
+func asksFor(req Request, s *readmodel.Snapshot, class int32) bool {
 	for _, g := range req.Groups {
 		for _, r := range g.Resources {
 			if s.ClassByName[r.Class] == class {

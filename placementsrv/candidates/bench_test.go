@@ -4,43 +4,45 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // benchWorld lays out n compute roots like ../shared/bench's dataset:
 // racks of 20 sharing an aggregate, every 10th rack keeping its disk on a
 // sharing provider, every 10th compute a NUMA host (two NUMA children and
 // a NIC), about 30% of memory and disk in use.
-func benchWorld(n int) *Snapshot {
+func benchWorld(n int) *readmodel.Snapshot {
 	r := rand.New(rand.NewPCG(uint64(n), 1))
-	b := NewSnapshotBuilder(1, n*13/10)
+	b := readmodel.NewSnapshotBuilder(1, n*13/10)
 	for _, c := range []string{"VCPU", "MEMORY_MB", "DISK_GB", "NET_BW_EGR_KILOBIT_PER_SEC", "CUSTOM_PCI_10DE_2330"} {
 		b.Class(c)
 	}
-	inv := func(class string, total, reserved int64, ratio float64, used int64) SnapInventory {
-		return SnapInventory{Class: b.Class(class), Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: total,
+	inv := func(class string, total, reserved int64, ratio float64, used int64) readmodel.SnapInventory {
+		return readmodel.SnapInventory{Class: b.Class(class), Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: total,
 			StepSize: 1, AllocationRatio: ratio, Used: used, Capacity: int64(float64(total-reserved) * ratio)}
 	}
 	base := []string{"COMPUTE_NODE", "HW_CPU_X86_SSE41", "HW_CPU_X86_SSE42", "HW_CPU_X86_AVX", "HW_CPU_X86_AESNI"}
 	var parents, uuids []string
-	add := func(p SnapProvider, invs []SnapInventory, parent string) {
-		b.AddProvider(p, ProviderState{Inventories: invs})
+	add := func(p readmodel.SnapProvider, invs []readmodel.SnapInventory, parent string) {
+		b.AddProvider(p, readmodel.ProviderState{Inventories: invs})
 		parents = append(parents, parent)
 		uuids = append(uuids, p.UUID)
 	}
 	racks := (n + 19) / 20
 	for rk := 0; rk < racks; rk++ {
 		if rk%10 == 5%min(racks, 10) {
-			add(SnapProvider{UUID: fmt.Sprintf("ss-%d", rk),
+			add(readmodel.SnapProvider{UUID: fmt.Sprintf("ss-%d", rk),
 				Traits:     []int32{b.Trait("MISC_SHARES_VIA_AGGREGATE")},
 				Aggregates: []int32{b.Aggregate(fmt.Sprintf("rack-%d", rk))}},
-				[]SnapInventory{inv("DISK_GB", 40000, 0, 1, int64(r.IntN(12000)))}, "")
+				[]readmodel.SnapInventory{inv("DISK_GB", 40000, 0, 1, int64(r.IntN(12000)))}, "")
 		}
 	}
 	for i := 0; i < n; i++ {
 		rk := i / 20
 		uuid := fmt.Sprintf("cn-%d", i)
-		root := SnapProvider{UUID: uuid, Aggregates: []int32{b.Aggregate(fmt.Sprintf("rack-%d", rk))}}
-		var rootInv []SnapInventory
+		root := readmodel.SnapProvider{UUID: uuid, Aggregates: []int32{b.Aggregate(fmt.Sprintf("rack-%d", rk))}}
+		var rootInv []readmodel.SnapInventory
 		for _, t := range base {
 			root.Traits = append(root.Traits, b.Trait(t))
 		}
@@ -62,11 +64,11 @@ func benchWorld(n int) *Snapshot {
 		add(root, rootInv, "")
 		if nested {
 			for k := 0; k < 2; k++ {
-				add(SnapProvider{UUID: fmt.Sprintf("%s-numa%d", uuid, k), Traits: []int32{b.Trait("HW_NUMA_ROOT")}},
-					[]SnapInventory{inv("VCPU", 16, 0, 16, int64(r.IntN(50))), inv("MEMORY_MB", 65536, 256, 1.5, int64(r.IntN(29000)))}, uuid)
+				add(readmodel.SnapProvider{UUID: fmt.Sprintf("%s-numa%d", uuid, k), Traits: []int32{b.Trait("HW_NUMA_ROOT")}},
+					[]readmodel.SnapInventory{inv("VCPU", 16, 0, 16, int64(r.IntN(50))), inv("MEMORY_MB", 65536, 256, 1.5, int64(r.IntN(29000)))}, uuid)
 			}
-			add(SnapProvider{UUID: uuid + "-nic0", Traits: []int32{b.Trait(fmt.Sprintf("CUSTOM_PHYSNET_%c", 'A'+i%3)), b.Trait("CUSTOM_VNIC_TYPE_DIRECT")}},
-				[]SnapInventory{inv("NET_BW_EGR_KILOBIT_PER_SEC", 10000000, 0, 1, 1000000)}, uuid)
+			add(readmodel.SnapProvider{UUID: uuid + "-nic0", Traits: []int32{b.Trait(fmt.Sprintf("CUSTOM_PHYSNET_%c", 'A'+i%3)), b.Trait("CUSTOM_VNIC_TYPE_DIRECT")}},
+				[]readmodel.SnapInventory{inv("NET_BW_EGR_KILOBIT_PER_SEC", 10000000, 0, 1, 1000000)}, uuid)
 		}
 	}
 	idx := map[string]int32{}
@@ -82,15 +84,15 @@ func benchWorld(n int) *Snapshot {
 }
 
 // wideWorld is one root with `kids` PCI children of one device each.
-func wideWorld(kids int) *Snapshot {
-	b := NewSnapshotBuilder(1, kids+1)
-	inv := func(class string, total int64) SnapInventory {
-		return SnapInventory{Class: b.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
+func wideWorld(kids int) *readmodel.Snapshot {
+	b := readmodel.NewSnapshotBuilder(1, kids+1)
+	inv := func(class string, total int64) readmodel.SnapInventory {
+		return readmodel.SnapInventory{Class: b.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
 	}
 	parents := []int32{-1}
-	b.AddProvider(SnapProvider{UUID: "wide"}, ProviderState{Inventories: []SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
+	b.AddProvider(readmodel.SnapProvider{UUID: "wide"}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
 	for k := 0; k < kids; k++ {
-		b.AddProvider(SnapProvider{UUID: fmt.Sprintf("pci%d", k)}, ProviderState{Inventories: []SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
+		b.AddProvider(readmodel.SnapProvider{UUID: fmt.Sprintf("pci%d", k)}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
 		parents = append(parents, 0)
 	}
 	return b.Finish(func(i int) int32 { return parents[i] })
@@ -107,7 +109,7 @@ func wideRequest(groups, limit int) Request {
 	return req
 }
 
-func benchFind(b *testing.B, s *Snapshot, req Request, opt Options) {
+func benchFind(b *testing.B, s *readmodel.Snapshot, req Request, opt Options) {
 	b.Helper()
 	b.ReportAllocs()
 	n := 0
@@ -123,7 +125,7 @@ func benchFind(b *testing.B, s *Snapshot, req Request, opt Options) {
 
 // benchStream measures the streaming path the HTTP handler takes, with a
 // sink that only counts.
-func benchStream(b *testing.B, s *Snapshot, req Request, opt Options) {
+func benchStream(b *testing.B, s *readmodel.Snapshot, req Request, opt Options) {
 	b.Helper()
 	b.ReportAllocs()
 	n := 0

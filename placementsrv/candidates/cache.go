@@ -5,13 +5,14 @@ import (
 	"sync/atomic"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // quotedNames holds a snapshot's provider uuids and class names already
 // encoded as JSON strings, so that rendering large answers is mostly
 // copying.
 type quotedNames struct {
-	snap      *Snapshot
+	snap      *readmodel.Snapshot
 	providers [][]byte
 	classes   [][]byte
 	traits    [][]byte
@@ -20,7 +21,7 @@ type quotedNames struct {
 }
 
 // names returns the quoted names for snap, building them on first use.
-func (rd *Renderer) names(snap *Snapshot) *quotedNames {
+func (rd *Renderer) names(snap *readmodel.Snapshot) *quotedNames {
 	if q := rd.quoted.Load(); q != nil && q.snap == snap {
 		return q
 	}
@@ -53,7 +54,7 @@ func (rd *Renderer) names(snap *Snapshot) *quotedNames {
 
 // sameNames reports whether b has exactly a's providers, classes and
 // traits, in the same order: it shares their tables (Snapshot.Patched).
-func sameNames(a, b *Snapshot) bool {
+func sameNames(a, b *readmodel.Snapshot) bool {
 	return sameTable(a.Providers, b.Providers) && sameTable(a.Classes, b.Classes) && sameTable(a.Traits, b.Traits)
 }
 
@@ -86,7 +87,7 @@ type summaryForm struct {
 // summaryFrag is one provider's summary member and the inventories it was
 // rendered from (their first element; nil for none).
 type summaryFrag struct {
-	from *SnapInventory
+	from *readmodel.SnapInventory
 	json []byte
 }
 
@@ -98,7 +99,7 @@ func (c *summaryCache) form(i, providers int) []atomic.Pointer[summaryFrag] {
 }
 
 // firstInventory identifies a provider's inventories in a snapshot.
-func firstInventory(invs []SnapInventory) *SnapInventory {
+func firstInventory(invs []readmodel.SnapInventory) *readmodel.SnapInventory {
 	if len(invs) == 0 {
 		return nil
 	}

@@ -3,24 +3,26 @@ package candidates
 import (
 	"fmt"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // wideRoots is roots copies of wideWorld's tree (bug 2126751's shape: a
 // root with kids children of one device each), with store ids.
-func wideRoots(roots, kids int) *Snapshot {
-	b := NewSnapshotBuilder(1, roots*(kids+1))
-	inv := func(class string, total int64) SnapInventory {
-		return SnapInventory{Class: b.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
+func wideRoots(roots, kids int) *readmodel.Snapshot {
+	b := readmodel.NewSnapshotBuilder(1, roots*(kids+1))
+	inv := func(class string, total int64) readmodel.SnapInventory {
+		return readmodel.SnapInventory{Class: b.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
 	}
 	var parents []int32
 	for r := range roots {
 		root := int32(len(parents))
-		b.AddProvider(SnapProvider{UUID: fmt.Sprintf("cn%d", r), ID: int64(root) + 1},
-			ProviderState{Inventories: []SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
+		b.AddProvider(readmodel.SnapProvider{UUID: fmt.Sprintf("cn%d", r), ID: int64(root) + 1},
+			readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
 		parents = append(parents, -1)
 		for k := range kids {
-			b.AddProvider(SnapProvider{UUID: fmt.Sprintf("cn%d-pci%d", r, k), ID: int64(len(parents)) + 1},
-				ProviderState{Inventories: []SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
+			b.AddProvider(readmodel.SnapProvider{UUID: fmt.Sprintf("cn%d-pci%d", r, k), ID: int64(len(parents)) + 1},
+				readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
 			parents = append(parents, root)
 		}
 	}
@@ -50,7 +52,7 @@ func BenchmarkFindCapped(b *testing.B) {
 	}
 	worlds := []struct {
 		name     string
-		s        *Snapshot
+		s        *readmodel.Snapshot
 		groups   int
 		uncapped bool // also without a cap (40,320 candidates)
 	}{

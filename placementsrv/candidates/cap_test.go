@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestCapKeepsGenerationPrefix checks a cap on random worlds against the
@@ -16,8 +19,8 @@ func TestCapKeepsGenerationPrefix(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 150; seed++ {
 		r := rand.New(rand.NewPCG(seed, 15))
-		ws := genWorld(r)
-		snap := buildSnap(ws)
+		ws := randworld.NewWorld(r)
+		snap := randworld.Build(ws)
 		for q := range 3 {
 			req := genRequest(r, ws)
 			req.Limit = 0
@@ -57,7 +60,7 @@ func TestCapKeepsGenerationPrefix(t *testing.T) {
 	}
 }
 
-func capKeys(t *testing.T, s *Snapshot, req Request, opt Options) []string {
+func capKeys(t *testing.T, s *readmodel.Snapshot, req Request, opt Options) []string {
 	t.Helper()
 	res, err := Find(s, req, opt)
 	if err != nil {
@@ -71,7 +74,7 @@ func capKeys(t *testing.T, s *Snapshot, req Request, opt Options) []string {
 	return out
 }
 
-func streamKeys(t *testing.T, s *Snapshot, req Request, opt Options) []string {
+func streamKeys(t *testing.T, s *readmodel.Snapshot, req Request, opt Options) []string {
 	t.Helper()
 	q, err := Prepare(s, req, opt)
 	if err != nil {
@@ -105,15 +108,15 @@ func isSubset(a, b []string) bool {
 // kept whichever root comes first. With WideTrees Placement counts only
 // products within capacity, so a's second product becomes its first.
 func TestBreadthFirstCountsFilteredProducts(t *testing.T) {
-	b := NewSnapshotBuilder(2, 5)
-	inv := func(total int64) ProviderState {
-		return ProviderState{Inventories: []SnapInventory{{Class: b.Class("CUSTOM_DEV"), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}}}
+	b := readmodel.NewSnapshotBuilder(2, 5)
+	inv := func(total int64) readmodel.ProviderState {
+		return readmodel.ProviderState{Inventories: []readmodel.SnapInventory{{Class: b.Class("CUSTOM_DEV"), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}}}
 	}
-	b.AddProvider(SnapProvider{UUID: "a", ID: 1}, ProviderState{})
-	b.AddProvider(SnapProvider{UUID: "a1", ID: 2}, inv(1))
-	b.AddProvider(SnapProvider{UUID: "a2", ID: 3}, inv(1))
-	b.AddProvider(SnapProvider{UUID: "b", ID: 4}, ProviderState{})
-	b.AddProvider(SnapProvider{UUID: "b1", ID: 5}, inv(2))
+	b.AddProvider(readmodel.SnapProvider{UUID: "a", ID: 1}, readmodel.ProviderState{})
+	b.AddProvider(readmodel.SnapProvider{UUID: "a1", ID: 2}, inv(1))
+	b.AddProvider(readmodel.SnapProvider{UUID: "a2", ID: 3}, inv(1))
+	b.AddProvider(readmodel.SnapProvider{UUID: "b", ID: 4}, readmodel.ProviderState{})
+	b.AddProvider(readmodel.SnapProvider{UUID: "b1", ID: 5}, inv(2))
 	parents := []int32{-1, 0, 0, -1, 3}
 	s := b.Finish(func(i int) int32 { return parents[i] })
 	dev := []Resource{{"CUSTOM_DEV", 1}}

@@ -1,5 +1,7 @@
 package candidates
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
+
 // option is one way to satisfy a group at the current anchor: allocations
 // allocBuf[a0:a1] (their slots refBuf[a0:a1]) and mapping providers
 // provBuf[p0:p1] (ascending; anchor-local ids in lprovBuf[p0:p1]).
@@ -27,7 +29,7 @@ type option struct {
 // allocRef locates an option's allocation in the per-anchor arrays.
 type allocRef struct {
 	slot int32
-	inv  *SnapInventory
+	inv  *readmodel.SnapInventory
 }
 
 // slotUse is the running total taken from one inventory and how many
@@ -50,7 +52,7 @@ type provUse struct {
 
 // engine is the state of one Find call.
 type engine struct {
-	s   *Snapshot
+	s   *readmodel.Snapshot
 	req *Request
 	opt Options
 
@@ -139,7 +141,7 @@ type Query struct {
 
 // Prepare resolves req against s; an unknown class or trait is a
 // *NotFoundError.
-func Prepare(s *Snapshot, req Request, opt Options) (*Query, error) {
+func Prepare(s *readmodel.Snapshot, req Request, opt Options) (*Query, error) {
 	e := &engine{s: s, req: &req, opt: opt}
 	ok, err := e.prepare()
 	if err != nil {
@@ -152,7 +154,7 @@ func Prepare(s *Snapshot, req Request, opt Options) (*Query, error) {
 }
 
 // Find computes the allocation candidates for req in s.
-func Find(s *Snapshot, req Request, opt Options) (Result, error) {
+func Find(s *readmodel.Snapshot, req Request, opt Options) (Result, error) {
 	q, err := Prepare(s, req, opt)
 	if err != nil {
 		return Result{}, err

@@ -40,7 +40,7 @@ func (e *engine) flatAnchor(g *group, r int32) bool {
 	for k := range invs {
 		for _, ra := range g.res {
 			if ra.class == invs[k].Class {
-				if !fits(&invs[k], ra.amount) {
+				if !invs[k].Fits(ra.amount) {
 					return true
 				}
 				allocs = append(allocs, Alloc{r, ra.class, ra.amount})

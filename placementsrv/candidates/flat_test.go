@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
 )
 
 // TestFlatMatchesSearch checks the flat path (flat.go) against the
@@ -17,8 +19,8 @@ func TestFlatMatchesSearch(t *testing.T) {
 	flatCands := 0
 	for seed := uint64(1); seed <= 1000; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
-		ws := genWorld(r)
-		snap := buildSnap(ws)
+		ws := randworld.NewWorld(r)
+		snap := randworld.Build(ws)
 		for q := range 4 {
 			g := genGroup(r, "", ws, false)
 			req := Request{Groups: []Group{{Resources: g.Resources}}, Limit: []int{0, 1, 3}[q%3]}

@@ -3,6 +3,9 @@ package candidates
 import (
 	"cmp"
 	"slices"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // Placement 8.0.0 folds a product of group requests into one candidate
@@ -53,7 +56,7 @@ type objKey struct{ group, prov, class int32 }
 // inflEntry is one allocation of a folded candidate and its object.
 type inflEntry struct {
 	prov, class, obj int32
-	inv              *SnapInventory
+	inv              *readmodel.SnapInventory
 	add              int64 // the later groups' amounts, to fold into obj
 }
 
@@ -309,14 +312,14 @@ func (e *engine) pairRank(g *group) []int32 {
 func (e *engine) pairOrder(g *group) []int32 {
 	ps := e.s.Providers
 	ra := g.res[len(g.res)-1]
-	set := (&pypool{}).newSet()
+	set := (&pyfmt.SetPool{}).NewSet()
 	for _, p := range e.s.ByClass[ra.class] {
-		if g.inTree >= 0 && ps[p].Root != g.inTree || !fits(e.s.Inventory(p, ra.class), ra.amount) {
+		if g.inTree >= 0 && ps[p].Root != g.inTree || !e.s.Inventory(p, ra.class).Fits(ra.amount) {
 			continue
 		}
-		set.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2, pa: p, pb: ps[p].Root})
+		set.Add(pyfmt.Tuple{A: ps[p].ID, B: ps[ps[p].Root].ID, N: 2, PA: p, PB: ps[p].Root})
 	}
-	out := make([]int32, 0, set.len())
-	set.each(func(k *pytuple) { out = append(out, k.pa) })
+	out := make([]int32, 0, set.Len())
+	set.Each(func(k *pyfmt.Tuple) { out = append(out, k.PA) })
 	return out
 }

@@ -4,24 +4,26 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // foldWorld is one root (store id 1) with children P (id 2) and Q (id 3)
 // holding pTotal and qTotal IPV4_ADDRESS.
-func foldWorld(pTotal, qTotal int64) *Snapshot {
-	b := NewSnapshotBuilder(1, 3)
+func foldWorld(pTotal, qTotal int64) *readmodel.Snapshot {
+	b := readmodel.NewSnapshotBuilder(1, 3)
 	ip := b.ClassWithID("IPV4_ADDRESS", 3)
-	inv := func(total int64) []SnapInventory {
-		return []SnapInventory{{Class: ip, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}}
+	inv := func(total int64) []readmodel.SnapInventory {
+		return []readmodel.SnapInventory{{Class: ip, Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}}
 	}
-	b.AddProvider(SnapProvider{ID: 1, UUID: "r"}, ProviderState{})
-	b.AddProvider(SnapProvider{ID: 2, UUID: "p"}, ProviderState{Inventories: inv(pTotal)})
-	b.AddProvider(SnapProvider{ID: 3, UUID: "q"}, ProviderState{Inventories: inv(qTotal)})
+	b.AddProvider(readmodel.SnapProvider{ID: 1, UUID: "r"}, readmodel.ProviderState{})
+	b.AddProvider(readmodel.SnapProvider{ID: 2, UUID: "p"}, readmodel.ProviderState{Inventories: inv(pTotal)})
+	b.AddProvider(readmodel.SnapProvider{ID: 3, UUID: "q"}, readmodel.ProviderState{Inventories: inv(qTotal)})
 	return b.Finish(func(i int) int32 { return map[bool]int32{true: -1, false: 0}[i == 0] })
 }
 
 // foldedAnswer renders candidates as "provider:amount,…|mappings" sorted.
-func foldedAnswer(t *testing.T, s *Snapshot, req Request) []string {
+func foldedAnswer(t *testing.T, s *readmodel.Snapshot, req Request) []string {
 	t.Helper()
 	res, err := Find(s, req, Options{NestedAware: true})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // Kept anchors. A scheduler asks for the same few flavors again and
@@ -45,7 +46,7 @@ type keptBlock struct {
 	// the sharing providers it anchors) and from identifies their
 	// inventories.
 	provs []int32
-	from  []*SnapInventory
+	from  []*readmodel.SnapInventory
 }
 
 // keptAnchor is one anchor's candidates as rendered: ranges of its block.
@@ -68,7 +69,7 @@ type rootMark struct{ root, cand int32 }
 
 // current reports whether ka still holds its anchor's candidates in s,
 // a snapshot of the keeper's provider table.
-func (ka *keptAnchor) current(s *Snapshot) bool {
+func (ka *keptAnchor) current(s *readmodel.Snapshot) bool {
 	from := ka.b.from[ka.from.lo:ka.from.hi]
 	for i, q := range ka.b.provs[ka.from.lo:ka.from.hi] {
 		if firstInventory(s.Inventories(q)) != from[i] {

@@ -1,5 +1,7 @@
 package candidates
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
+
 // anchorKeep is one streamed answer's use of a shape: it replays kept
 // anchors into cj, and notes the anchors it searches, which keep ends
 // up keeping together as one block.
@@ -22,7 +24,7 @@ type anchorKeep struct {
 	ends    []int32
 	marks   []rootMark
 	provs   []int32
-	from    []*SnapInventory
+	from    []*readmodel.SnapInventory
 	// rootBits is the answer's bitset of roots, kept for the next one.
 	rootBits []uint64
 }
@@ -144,7 +146,7 @@ func (k *anchorKeep) keep() {
 	}
 	b := &keptBlock{json: make([]byte, 0, n), ends: append([]int32(nil), k.ends...),
 		marks: append([]rootMark(nil), k.marks...), provs: append([]int32(nil), k.provs...),
-		from: append([]*SnapInventory(nil), k.from...)}
+		from: append([]*readmodel.SnapInventory(nil), k.from...)}
 	kas := make([]keptAnchor, len(k.pending))
 	for i, p := range k.pending {
 		at := len(b.json)

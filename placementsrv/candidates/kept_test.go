@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestKeptAnchorsFollowPatches checks, on random worlds, that a renderer
@@ -21,18 +23,18 @@ func TestKeptAnchorsFollowPatches(t *testing.T) {
 	replayed := int64(0)
 	for seed := uint64(1); seed <= 400; seed++ {
 		r := rand.New(rand.NewPCG(seed, 13))
-		ws := genWorld(r)
+		ws := randworld.NewWorld(r)
 		if seed%4 != 0 {
-			unshare(ws, int32(r.IntN(len(tClasses))))
+			unshare(ws, int32(r.IntN(len(randworld.Classes))))
 		}
-		snap := buildSnap(ws)
+		snap := randworld.Build(ws)
 		var reqs []Request
 		for i := range 4 {
 			req := genRequest(r, ws)
 			if i < 2 { // a flavor alone, as schedulers ask most
 				req = Request{Groups: []Group{{Resources: genGroup(r, "", ws, false).Resources}}}
 			}
-			req.Limit = pick(r, []int{0, 0, 1, 3})
+			req.Limit = randworld.Pick(r, []int{0, 0, 1, 3})
 			reqs = append(reqs, req)
 		}
 		for step := range 4 {
@@ -53,17 +55,17 @@ func TestKeptAnchorsFollowPatches(t *testing.T) {
 
 // unshare takes class c off the sharing providers, so that requests for
 // it have anchors of their own (anchorLocal).
-func unshare(ws []wProv, c int32) {
+func unshare(ws []randworld.Prov, c int32) {
 	for i := range ws {
-		if slices.Contains(ws[i].traits, "MISC_SHARES_VIA_AGGREGATE") {
-			ws[i].invs = slices.DeleteFunc(ws[i].invs, func(inv SnapInventory) bool { return inv.Class == c })
+		if slices.Contains(ws[i].Traits, "MISC_SHARES_VIA_AGGREGATE") {
+			ws[i].Invs = slices.DeleteFunc(ws[i].Invs, func(inv readmodel.SnapInventory) bool { return inv.Class == c })
 		}
 	}
 }
 
 // renderedAnswer streams req's answer on snap with rd; nil when req is an
 // error or not streamed.
-func renderedAnswer(t *testing.T, rd *Renderer, snap *Snapshot, req *Request) []byte {
+func renderedAnswer(t *testing.T, rd *Renderer, snap *readmodel.Snapshot, req *Request) []byte {
 	t.Helper()
 	q, err := Prepare(snap, *req, Options{NestedAware: true})
 	if err != nil || !q.Streamable() {
@@ -78,18 +80,18 @@ func renderedAnswer(t *testing.T, rd *Renderer, snap *Snapshot, req *Request) []
 
 // patchSome changes the usage of one to three providers with inventories:
 // full, empty, or one more than before.
-func patchSome(r *rand.Rand, s *Snapshot) *Snapshot {
-	var patches []UsagePatch
+func patchSome(r *rand.Rand, s *readmodel.Snapshot) *readmodel.Snapshot {
+	var patches []readmodel.UsagePatch
 	for range 1 + r.IntN(3) {
 		p := int32(r.IntN(len(s.Providers)))
 		st := s.State(p)
-		if len(st.Inventories) == 0 || slices.ContainsFunc(patches, func(u UsagePatch) bool { return u.Provider == p }) {
+		if len(st.Inventories) == 0 || slices.ContainsFunc(patches, func(u readmodel.UsagePatch) bool { return u.Provider == p }) {
 			continue
 		}
 		invs := slices.Clone(st.Inventories)
 		k := r.IntN(len(invs))
-		invs[k].Used = pick(r, []int64{0, invs[k].Capacity, invs[k].Used + 1})
-		patches = append(patches, UsagePatch{Provider: p, Generation: st.Generation + 1, Inventories: invs})
+		invs[k].Used = randworld.Pick(r, []int64{0, invs[k].Capacity, invs[k].Used + 1})
+		patches = append(patches, readmodel.UsagePatch{Provider: p, Generation: st.Generation + 1, Inventories: invs})
 	}
 	next := s.Patched(s.Version+1, patches)
 	if next == nil {
@@ -104,12 +106,12 @@ func patchSome(r *rand.Rand, s *Snapshot) *Snapshot {
 // that returns a sharing-only candidate first, depend on other anchors'
 // usage.
 func TestSharedRequestsNotKept(t *testing.T) {
-	ws := []wProv{
-		{uuid: "ss", invs: []SnapInventory{genInvFixed(2)}, traits: []string{"MISC_SHARES_VIA_AGGREGATE"}, aggs: []string{"agg0"}},
-		{uuid: "cn1", invs: []SnapInventory{genInvFixed(0), genInvFixed(2)}, aggs: []string{"agg0"}},
-		{uuid: "cn2", invs: []SnapInventory{genInvFixed(0), genInvFixed(2)}, aggs: []string{"agg0"}},
+	ws := []randworld.Prov{
+		{UUID: "ss", Invs: []readmodel.SnapInventory{genInvFixed(2)}, Traits: []string{"MISC_SHARES_VIA_AGGREGATE"}, Aggs: []string{"agg0"}},
+		{UUID: "cn1", Invs: []readmodel.SnapInventory{genInvFixed(0), genInvFixed(2)}, Aggs: []string{"agg0"}},
+		{UUID: "cn2", Invs: []readmodel.SnapInventory{genInvFixed(0), genInvFixed(2)}, Aggs: []string{"agg0"}},
 	}
-	snap := buildSnap(ws)
+	snap := randworld.Build(ws)
 	disk := []Resource{{Class: "DISK_GB", Amount: 1}}
 	for _, c := range []struct {
 		req  Request
@@ -129,9 +131,9 @@ func TestSharedRequestsNotKept(t *testing.T) {
 	}
 }
 
-// genInvFixed is an inventory of class c (tClasses index) with room.
-func genInvFixed(c int32) SnapInventory {
-	return SnapInventory{Class: c, Total: 100, MinUnit: 1, MaxUnit: 100, StepSize: 1, AllocationRatio: 1, Capacity: 100}
+// genInvFixed is an inventory of class c (randworld.Classes index) with room.
+func genInvFixed(c int32) readmodel.SnapInventory {
+	return readmodel.SnapInventory{Class: c, Total: 100, MinUnit: 1, MaxUnit: 100, StepSize: 1, AllocationRatio: 1, Capacity: 100}
 }
 
 // TestLargeAnswersNotKept checks that an answer whose candidates outgrow
@@ -203,7 +205,7 @@ func TestShapeKeyNamesEveryField(t *testing.T) {
 // answer must be the one a fresh renderer gives on that snapshot.
 func TestKeptAnchorsConcurrent(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 13))
-	snaps := []*Snapshot{benchWorld(200)}
+	snaps := []*readmodel.Snapshot{benchWorld(200)}
 	for range 5 {
 		snaps = append(snaps, patchSome(r, snaps[len(snaps)-1]))
 	}

@@ -2,6 +2,8 @@ package candidates
 
 import (
 	"slices"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // options lists g's options at anchor r into out.
@@ -27,7 +29,7 @@ func (e *engine) singleOptions(g *group, r int32, out []option) []option {
 		}
 		o := option{a0: int32(len(e.allocBuf)), p0: int32(len(e.provBuf)), single: p, lsingle: int32(lp)}
 		for _, ra := range g.res {
-			_, k := inventoryOf(e.s.Inventories(p), ra.class)
+			_, k := readmodel.InventoryOf(e.s.Inventories(p), ra.class)
 			e.addAlloc(int32(lp), k, ra.class, ra.amount)
 		}
 		e.provBuf = append(e.provBuf, p)
@@ -48,7 +50,7 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 	}
 	root := &ps[r]
 	rootMember := g.memberOf != nil && g.member(r)
-	if inAny(root, g.badAggs) {
+	if root.InAnyAggregate(g.badAggs) {
 		return out
 	}
 	for len(e.lists) < len(g.res) {
@@ -64,7 +66,7 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 	for _, anyOf := range g.required {
 		held := false
 		for _, p := range e.aprov[:nProv] {
-			if hasAny(&ps[p], anyOf) {
+			if ps[p].HasAnyTrait(anyOf) {
 				held = true
 				break
 			}
@@ -78,7 +80,7 @@ func (e *engine) treeOptions(g *group, r int32, out []option) []option {
 		for lp, p := range e.aprov[:nProv] {
 			pp := &ps[p]
 			inv := e.s.Inventory(p, ra.class)
-			if inv == nil || !fits(inv, ra.amount) || hasAny(pp, g.forbid) || inAny(pp, g.badAggs) {
+			if inv == nil || !inv.Fits(ra.amount) || pp.HasAnyTrait(g.forbid) || pp.InAnyAggregate(g.badAggs) {
 				continue
 			}
 			// Tree members pass member_of through their root; sharing
@@ -127,7 +129,7 @@ func (e *engine) addTreeOption(g *group, lists [][]int32, idx []int, out []optio
 	for k, ra := range g.res {
 		lp := lists[k][idx[k]]
 		p := e.aprov[lp]
-		_, pos := inventoryOf(e.s.Inventories(p), ra.class)
+		_, pos := readmodel.InventoryOf(e.s.Inventories(p), ra.class)
 		e.addAlloc(lp, pos, ra.class, ra.amount)
 		if lp != lp0 {
 			o.single, o.lsingle = -1, -1
@@ -162,7 +164,7 @@ func (e *engine) requiredTogether(g *group, lists [][]int32, idx []int) bool {
 	for _, anyOf := range g.required {
 		ok := false
 		for k := range lists {
-			if hasAny(&ps[e.aprov[lists[k][idx[k]]]], anyOf) {
+			if ps[e.aprov[lists[k][idx[k]]]].HasAnyTrait(anyOf) {
 				ok = true
 				break
 			}

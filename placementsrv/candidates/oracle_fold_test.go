@@ -1,6 +1,10 @@
 package candidates
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
+)
 
 // oFold is the oracle's transcription of _consolidate_allocation_requests
 // with copy_arr_if_needed: unless group_policy is none, the first group's
@@ -102,14 +106,14 @@ func (o *oracle) granularOrder(g *Group, list []oAreq) {
 	if p, ok := o.s.ByUUID[g.InTree]; ok {
 		treeRoot = ps[p].Root
 	}
-	set := o.pool.newSet()
+	set := o.pool.NewSet()
 	for i := range ps {
 		if o.fitsAmt(int32(i), c, last.Amount) && (treeRoot < 0 || ps[i].Root == treeRoot) {
-			set.add(pytuple{a: ps[i].ID, b: ps[ps[i].Root].ID, n: 2})
+			set.Add(pyfmt.Tuple{A: ps[i].ID, B: ps[ps[i].Root].ID, N: 2})
 		}
 	}
 	rank := map[int64]int{}
-	set.each(func(k *pytuple) { rank[k.a] = len(rank) })
+	set.Each(func(k *pyfmt.Tuple) { rank[k.A] = len(rank) })
 	slices.SortStableFunc(list, func(a, b oAreq) int {
 		return rank[ps[a.mappings[g.Suffix][0]].ID] - rank[ps[b.mappings[g.Suffix][0]].ID]
 	})

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // The oracle is a deliberately naive transcription of Placement 8.0.0's
@@ -26,10 +29,10 @@ type oAreq struct {
 }
 
 type oracle struct {
-	s       *Snapshot
+	s       *readmodel.Snapshot
 	anchors map[int32]bool // nil: no root filter
 	sharing map[int32]bool
-	pool    *pypool // every Python set of the request
+	pool    *pyfmt.SetPool // every Python set of the request
 }
 
 func (o *oracle) inAnchors(r int32) bool { return o.anchors == nil || o.anchors[r] }
@@ -63,25 +66,25 @@ func (o *oracle) classDB(c int32) int64 { return o.s.ClassDBIDs[c] }
 // classSet is RPCandidateList.add_rps for one class: its providers with
 // capacity under their roots (a set of pairs from the query rows, in id
 // order), then, unless in_tree, the sharing providers' anchors.
-func (o *oracle) classSet(with map[int32]bool, c int32, sharing bool, inAggs map[int32]bool) *pyset {
+func (o *oracle) classSet(with map[int32]bool, c int32, sharing bool, inAggs map[int32]bool) *pyfmt.Set {
 	ps := o.s.Providers
 	var provs []int32
 	for p := range with {
 		provs = append(provs, p)
 	}
 	slices.Sort(provs)
-	triples := func(pairs *pyset) *pyset {
-		out := o.pool.newSet()
-		pairs.each(func(k *pytuple) { out.add(pytuple{a: k.a, b: k.b, c: o.classDB(c), n: 3}) })
+	triples := func(pairs *pyfmt.Set) *pyfmt.Set {
+		out := o.pool.NewSet()
+		pairs.Each(func(k *pyfmt.Tuple) { out.Add(pyfmt.Tuple{A: k.A, B: k.B, C: o.classDB(c), N: 3}) })
 		return out
 	}
-	pairs := o.pool.newSet()
+	pairs := o.pool.NewSet()
 	for _, p := range provs {
-		pairs.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2})
+		pairs.Add(pyfmt.Tuple{A: ps[p].ID, B: ps[ps[p].Root].ID, N: 2})
 	}
-	set := o.pool.newSet()
-	set.merge(triples(pairs))
-	anchors := o.pool.newSet()
+	set := o.pool.NewSet()
+	set.Merge(triples(pairs))
+	anchors := o.pool.NewSet()
 	for _, p := range provs {
 		if !sharing || !o.sharing[p] || (inAggs != nil && !inAggs[p]) {
 			continue
@@ -92,11 +95,11 @@ func (o *oracle) classSet(with map[int32]bool, c int32, sharing bool, inAggs map
 		}
 		slices.SortFunc(roots, func(a, b int32) int { return int(ps[a].ID - ps[b].ID) })
 		for _, r := range roots {
-			anchors.add(pytuple{a: ps[p].ID, b: ps[r].ID, n: 2})
+			anchors.Add(pyfmt.Tuple{A: ps[p].ID, B: ps[r].ID, N: 2})
 		}
 	}
-	if anchors.len() > 0 {
-		set.merge(triples(anchors))
+	if anchors.Len() > 0 {
+		set.Merge(triples(anchors))
 	}
 	return set
 }
@@ -125,8 +128,8 @@ func (o *oracle) hasAnyT(p int32, ts []int32) bool {
 }
 
 // oracleFind returns candidate keys and the summary providers, or an error.
-func oracleFind(s *Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, bool, error) {
-	o := &oracle{s: s, sharing: map[int32]bool{}, pool: &pypool{}}
+func oracleFind(s *readmodel.Snapshot, req Request, nestedAware bool) (map[string]bool, map[int32]bool, bool, error) {
+	o := &oracle{s: s, sharing: map[int32]bool{}, pool: &pyfmt.SetPool{}}
 	if len(req.RootRequired)+len(req.RootForbidden) > 0 {
 		var rq, fb []int32
 		var err error
@@ -579,7 +582,7 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 	}
 	type cand struct{ p, root, c int32 }
 	var all map[cand]bool
-	var allSet *pyset // the same candidates as Python's set, for its order
+	var allSet *pyfmt.Set // the same candidates as Python's set, for its order
 	for _, r := range res {
 		rc := map[cand]bool{}
 		rcSet := o.classSet(withRes[r.c], r.c, treeRoot < 0, rpsInAggs)
@@ -606,13 +609,13 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 			}
 		}
 		if o.anchors != nil {
-			rcSet = rcSet.filter(func(k *pytuple) bool { return o.inAnchors(o.byID(k.b)) })
+			rcSet = rcSet.Filter(func(k *pyfmt.Tuple) bool { return o.inAnchors(o.byID(k.B)) })
 		}
 		if rpsInAggs != nil {
-			rcSet = rcSet.filter(func(k *pytuple) bool { return rpsInAggs[o.byID(k.a)] || rpsInAggs[o.byID(k.b)] })
+			rcSet = rcSet.Filter(func(k *pyfmt.Tuple) bool { return rpsInAggs[o.byID(k.A)] || rpsInAggs[o.byID(k.B)] })
 		}
 		if len(g.ForbiddenAggs) > 0 {
-			rcSet = rcSet.filter(func(k *pytuple) bool { return !badAgg[o.byID(k.a)] && !badAgg[o.byID(k.b)] })
+			rcSet = rcSet.Filter(func(k *pyfmt.Tuple) bool { return !badAgg[o.byID(k.A)] && !badAgg[o.byID(k.B)] })
 		}
 		if len(rc) == 0 {
 			return nil, nil
@@ -636,8 +639,8 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 					delete(all, k)
 				}
 			}
-			allSet.merge(rcSet)
-			allSet = allSet.filter(func(k *pytuple) bool { return t1[o.byID(k.b)] && t2[o.byID(k.b)] })
+			allSet.Merge(rcSet)
+			allSet = allSet.Filter(func(k *pyfmt.Tuple) bool { return t1[o.byID(k.B)] && t2[o.byID(k.B)] })
 		}
 		if len(all) == 0 {
 			return nil, nil
@@ -645,8 +648,8 @@ func (o *oracle) group(g *Group, hasTrees bool) ([]oAreq, error) {
 	}
 	// tree_dict's order: roots as they first appear in the set.
 	var rootOrder []int32
-	allSet.each(func(k *pytuple) {
-		if r := o.byID(k.b); !slices.Contains(rootOrder, r) {
+	allSet.Each(func(k *pyfmt.Tuple) {
+		if r := o.byID(k.B); !slices.Contains(rootOrder, r) {
 			rootOrder = append(rootOrder, r)
 		}
 	})

@@ -106,3 +106,53 @@ func asksOtherOwner(g *Group) bool {
 	}
 	return false
 }
+
+// PrefilterAdded says which parts of a request the OWNER_NOVA pre-filter
+// added: the last root of root_required traits, and each group's last
+// forbidden[i] forbidden traits. The zero value says nothing was.
+type PrefilterAdded struct {
+	root      int
+	forbidden []int
+	user      string
+}
+
+// ApplyFor applies the pre-filter to req as it would to a request from
+// user, "" standing for the first scheduler identity it is configured
+// for, and says what it added. A nil or inactive filter adds nothing.
+func (p *Prefilter) ApplyFor(user string, req *Request) PrefilterAdded {
+	if p == nil {
+		return PrefilterAdded{}
+	}
+	root := len(req.RootRequired)
+	forb := make([]int, len(req.Groups))
+	for i, g := range req.Groups {
+		forb[i] = len(g.Forbidden)
+	}
+	if user == "" && len(p.users) > 0 {
+		user = p.users[0]
+	}
+	p.Apply(user, req)
+	added := PrefilterAdded{root: len(req.RootRequired) - root, forbidden: forb, user: user}
+	for i, g := range req.Groups {
+		added.forbidden[i] = len(g.Forbidden) - forb[i]
+	}
+	return added
+}
+
+// Applied reports whether the pre-filter added anything.
+func (a PrefilterAdded) Applied() bool {
+	return a.root > 0 || slices.ContainsFunc(a.forbidden, func(n int) bool { return n > 0 })
+}
+
+// User is the identity the pre-filter was applied as.
+func (a PrefilterAdded) User() string { return a.user }
+
+// RootAdded reports whether root_required trait i of req was added.
+func (a PrefilterAdded) RootAdded(req *Request, i int) bool {
+	return i >= len(req.RootRequired)-a.root
+}
+
+// ForbiddenAdded reports whether forbidden trait i of group gi was added.
+func (a PrefilterAdded) ForbiddenAdded(req *Request, gi, i int) bool {
+	return gi < len(a.forbidden) && i >= len(req.Groups[gi].Forbidden)-a.forbidden[gi]
+}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // Renderer writes answers in Placement's JSON, at the request's
@@ -45,7 +46,7 @@ const streamCandidatesOver = 2000
 // them, nothing per candidate being kept, and the client reads while the
 // rest is generated; others are materialized first. head reports a HEAD
 // request, whose answer is computed whole so that it carries its length.
-func (rd *Renderer) Answer(snap *Snapshot, q *Query, req *Request, mv microversion.Version, head bool) Answer {
+func (rd *Renderer) Answer(snap *readmodel.Snapshot, q *Query, req *Request, mv microversion.Version, head bool) Answer {
 	names := rd.names(snap)
 	if q.Streamable() && !head {
 		return Answer{Stream: func(w Writer) error {
@@ -67,7 +68,7 @@ func (rd *Renderer) Answer(snap *Snapshot, q *Query, req *Request, mv microversi
 }
 
 // Render renders a materialized answer whole.
-func (rd *Renderer) Render(snap *Snapshot, req *Request, res *Result, mv microversion.Version) []byte {
+func (rd *Renderer) Render(snap *readmodel.Snapshot, req *Request, res *Result, mv microversion.Version) []byte {
 	return appendCandidates(nil, nil, rd.names(snap), req, res, mv)
 }
 

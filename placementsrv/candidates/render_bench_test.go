@@ -6,19 +6,20 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // BenchmarkCandidatesRenderWide measures engine plus JSON for the wide
 // tree (one root, 8 one-device PCI children, 8 groups, no limit: 40320
 // candidates), the largest answer the bench asks for.
 func BenchmarkCandidatesRenderWide(b *testing.B) {
-	sb := NewSnapshotBuilder(1, 9)
-	inv := func(class string, total int64) SnapInventory {
-		return SnapInventory{Class: sb.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
+	sb := readmodel.NewSnapshotBuilder(1, 9)
+	inv := func(class string, total int64) readmodel.SnapInventory {
+		return readmodel.SnapInventory{Class: sb.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total}
 	}
-	sb.AddProvider(SnapProvider{UUID: "00000000-0000-4000-8000-000000000000"}, ProviderState{Inventories: []SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
+	sb.AddProvider(readmodel.SnapProvider{UUID: "00000000-0000-4000-8000-000000000000"}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv("VCPU", 8), inv("MEMORY_MB", 4096), inv("DISK_GB", 500)}})
 	for k := 1; k <= 8; k++ {
-		sb.AddProvider(SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", k)}, ProviderState{Inventories: []SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
+		sb.AddProvider(readmodel.SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", k)}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv("CUSTOM_PCI_10DE_2330", 1)}})
 	}
 	snap := sb.Finish(func(i int) int32 {
 		if i == 0 {
@@ -87,18 +88,18 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // "repeat" a later one, from the kept fragments.
 func BenchmarkCandidatesSummaries(b *testing.B) {
 	const n = 1000
-	sb := NewSnapshotBuilder(1, n)
+	sb := readmodel.NewSnapshotBuilder(1, n)
 	var traits []int32
 	for k := 0; k < 19; k++ {
 		traits = append(traits, sb.Trait(fmt.Sprintf("CUSTOM_HW_FEATURE_%02d", k)))
 	}
-	inv := func(class string, total, used int64) SnapInventory {
-		return SnapInventory{Class: sb.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total, Used: used}
+	inv := func(class string, total, used int64) readmodel.SnapInventory {
+		return readmodel.SnapInventory{Class: sb.Class(class), Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1, Capacity: total, Used: used}
 	}
 	sums := make([]int32, n)
 	for i := range n {
-		sums[i] = sb.AddProvider(SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Traits: traits},
-			ProviderState{Inventories: []SnapInventory{inv("VCPU", 512, int64(i%64)), inv("MEMORY_MB", 196608, 4096), inv("DISK_GB", 2000, 20)}})
+		sums[i] = sb.AddProvider(readmodel.SnapProvider{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Traits: traits},
+			readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv("VCPU", 512, int64(i%64)), inv("MEMORY_MB", 196608, 4096), inv("DISK_GB", 2000, 20)}})
 	}
 	snap := sb.Finish(func(int) int32 { return -1 })
 	req := Request{Groups: []Group{{Resources: []Resource{{Class: "VCPU", Amount: 2}}}}}
@@ -156,14 +157,14 @@ func BenchmarkAnswerGranular(b *testing.B) {
 func BenchmarkAnswerSimpleAfterClaim(b *testing.B) {
 	s := benchWorld(1000)
 	i := 0
-	benchAnswerEach(b, func(*Renderer) (*Snapshot, Request) {
+	benchAnswerEach(b, func(*Renderer) (*readmodel.Snapshot, Request) {
 		r := s.Roots[i%len(s.Roots)]
 		for i++; len(s.State(r).Inventories) == 0; i++ {
 			r = s.Roots[i%len(s.Roots)]
 		}
 		invs := slices.Clone(s.State(r).Inventories)
 		invs[0].Used ^= 1
-		s = s.Patched(s.Version+1, []UsagePatch{{Provider: r, Generation: s.State(r).Generation + 1, Inventories: invs}})
+		s = s.Patched(s.Version+1, []readmodel.UsagePatch{{Provider: r, Generation: s.State(r).Generation + 1, Inventories: invs}})
 		return s, Request{Groups: []Group{flavor}, Limit: 1000}
 	})
 }
@@ -174,19 +175,19 @@ func BenchmarkAnswerSimpleAfterClaim(b *testing.B) {
 func BenchmarkAnswerSimpleNewShape(b *testing.B) {
 	s := benchWorld(1000)
 	req := Request{Groups: []Group{flavor}, Limit: 1000}
-	benchAnswerEach(b, func(rd *Renderer) (*Snapshot, Request) {
+	benchAnswerEach(b, func(rd *Renderer) (*readmodel.Snapshot, Request) {
 		rd.names(s).kept = &anchorKeeper{}
 		return s, req
 	})
 }
 
-func benchAnswer(b *testing.B, s *Snapshot, req Request) {
-	benchAnswerEach(b, func(*Renderer) (*Snapshot, Request) { return s, req })
+func benchAnswer(b *testing.B, s *readmodel.Snapshot, req Request) {
+	benchAnswerEach(b, func(*Renderer) (*readmodel.Snapshot, Request) { return s, req })
 }
 
 // benchAnswerEach answers next's request on next's snapshot per op, with
 // one renderer.
-func benchAnswerEach(b *testing.B, next func(*Renderer) (*Snapshot, Request)) {
+func benchAnswerEach(b *testing.B, next func(*Renderer) (*readmodel.Snapshot, Request)) {
 	rd := &Renderer{}
 	opts := Options{NestedAware: true, Owners: &OwnerCache{}}
 	b.ReportAllocs()

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestRenderedRequestsMatchCandidates renders streamed answers on the
@@ -19,8 +21,8 @@ func TestRenderedRequestsMatchCandidates(t *testing.T) {
 	rendered, single := 0, 0
 	for seed := uint64(1); seed <= 600; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
-		ws := genWorld(r)
-		snap := buildSnap(ws)
+		ws := randworld.NewWorld(r)
+		snap := randworld.Build(ws)
 		for q := range 4 {
 			req := genRequest(r, ws)
 			if q%2 == 0 && len(req.Groups) > 0 {
@@ -70,7 +72,7 @@ type renderedRequest struct {
 	Mappings map[string][]string `json:"mappings"`
 }
 
-func expectedRequest(s *Snapshot, req *Request, c Candidate) renderedRequest {
+func expectedRequest(s *readmodel.Snapshot, req *Request, c Candidate) renderedRequest {
 	var out renderedRequest
 	out.Allocations = map[string]struct {
 		Resources map[string]int64 `json:"resources"`

@@ -6,6 +6,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // appendSummaries writes the provider_summaries members: 1.27+ every
@@ -54,7 +55,7 @@ func (cj *candidateJSON) appendSummaries(sums []int32) {
 
 // requestedClasses lists the class ids a request names, for the
 // summaries before 1.27.
-func requestedClasses(s *Snapshot, groups []Group) []int32 {
+func requestedClasses(s *readmodel.Snapshot, groups []Group) []int32 {
 	var requested []int32
 	for _, g := range groups {
 		for _, r := range g.Resources {

@@ -2,9 +2,9 @@
 // GET /allocation_candidates query into a Request (parse.go), resolves it
 // against the read model (prepare.go), searches (search.go, emit.go,
 // finish.go) and renders the answer, provider summaries included, in
-// chunks when it is large (render*.go). The read model itself, Snapshot,
-// its builder and its usage patches, lives here too (snapshot*.go); store
-// implementations build it.
+// chunks when it is large (render*.go). The read model it searches,
+// Snapshot, is package readmodel's, which the store side builds and patches
+// without knowing the engine.
 //
 // The semantics are OpenStack Placement 8.0.0's: request groups
 // (unsuffixed and suffixed), required / forbidden / any-of traits,

@@ -1,6 +1,10 @@
 package candidates
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
+)
 
 // resAmt is a requested amount of an interned class.
 type resAmt struct {
@@ -40,7 +44,7 @@ const (
 // resolveGroup interns a group's names in Placement's order: classes,
 // member_of (no member → no candidates), traits, in_tree (unknown → no
 // candidates).
-func resolveGroup(s *Snapshot, idx int, in *Group) (*group, resolveOutcome, error) {
+func resolveGroup(s *readmodel.Snapshot, idx int, in *Group) (*group, resolveOutcome, error) {
 	g := &group{idx: idx, suffix: in.Suffix, granular: in.Suffix != "", inTree: -1}
 	for _, r := range in.Resources {
 		c, ok := s.ClassByName[r.Class]
@@ -92,7 +96,7 @@ func resolveGroup(s *Snapshot, idx int, in *Group) (*group, resolveOutcome, erro
 	return g, resolved, nil
 }
 
-func traitIDs(s *Snapshot, names []string) ([]int32, error) {
+func traitIDs(s *readmodel.Snapshot, names []string) ([]int32, error) {
 	out := make([]int32, 0, len(names))
 	for _, n := range names {
 		id, ok := s.TraitByName[n]
@@ -106,7 +110,7 @@ func traitIDs(s *Snapshot, names []string) ([]int32, error) {
 
 // membersOfAll returns the providers that are in at least one aggregate
 // of every clause. Unknown aggregate uuids match nothing.
-func membersOfAll(s *Snapshot, clauses [][]string) []int32 {
+func membersOfAll(s *readmodel.Snapshot, clauses [][]string) []int32 {
 	ids := make([][]int32, len(clauses))
 	for i, cl := range clauses {
 		for _, u := range cl {
@@ -128,7 +132,7 @@ func membersOfAll(s *Snapshot, clauses [][]string) []int32 {
 		for _, p := range s.AggMembers[a] {
 			prov := &s.Providers[p]
 			for _, cl := range ids[1:] {
-				if !inAny(prov, cl) {
+				if !prov.InAnyAggregate(cl) {
 					continue member
 				}
 			}
@@ -140,49 +144,24 @@ func membersOfAll(s *Snapshot, clauses [][]string) []int32 {
 	return slices.Compact(out)
 }
 
-func inAny(p *SnapProvider, aggs []int32) bool {
-	for _, a := range aggs {
-		if p.InAggregate(a) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAny(p *SnapProvider, traits []int32) bool {
-	for _, t := range traits {
-		if p.HasTrait(t) {
-			return true
-		}
-	}
-	return false
-}
-
 // holdsRequired reports whether p has one trait of each of required's
 // any-of lists.
-func holdsRequired(p *SnapProvider, required [][]int32) bool {
+func holdsRequired(p *readmodel.SnapProvider, required [][]int32) bool {
 	for _, anyOf := range required {
-		if !hasAny(p, anyOf) {
+		if !p.HasAnyTrait(anyOf) {
 			return false
 		}
 	}
 	return true
 }
 
-func hasAll(p *SnapProvider, traits []int32) bool {
+func hasAll(p *readmodel.SnapProvider, traits []int32) bool {
 	for _, t := range traits {
 		if !p.HasTrait(t) {
 			return false
 		}
 	}
 	return true
-}
-
-// fits reports whether amount can be allocated from inv by itself:
-// capacity left, min/max unit and step size.
-func fits(inv *SnapInventory, amount int64) bool {
-	return inv.Used+amount <= inv.Capacity && amount >= inv.MinUnit &&
-		amount <= inv.MaxUnit && inv.StepSize > 0 && amount%inv.StepSize == 0
 }
 
 // member reports whether p passes g's member_of by itself.
@@ -197,7 +176,7 @@ func (g *group) member(p int32) bool {
 // matchSingle is the whole test for a provider satisfying a granular
 // group alone (Placement's single-provider path): resources, traits and
 // aggregates all on the provider itself.
-func (g *group) matchSingle(s *Snapshot, p *SnapProvider, pi int32) bool {
+func (g *group) matchSingle(s *readmodel.Snapshot, p *readmodel.SnapProvider, pi int32) bool {
 	// Traits first: they are on the provider, the inventories a lookup
 	// away.
 	if !holdsRequired(p, g.required) {
@@ -205,11 +184,11 @@ func (g *group) matchSingle(s *Snapshot, p *SnapProvider, pi int32) bool {
 	}
 	for _, r := range g.res {
 		inv := s.Inventory(pi, r.class)
-		if inv == nil || !fits(inv, r.amount) {
+		if inv == nil || !inv.Fits(r.amount) {
 			return false
 		}
 	}
-	if !g.member(pi) || inAny(p, g.badAggs) || hasAny(p, g.forbid) {
+	if !g.member(pi) || p.InAnyAggregate(g.badAggs) || p.HasAnyTrait(g.forbid) {
 		return false
 	}
 	return true

@@ -1,6 +1,10 @@
 package candidates
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
+)
 
 // TestResourcelessGroupNeedsPositiveFilter pins Placement 8.0.0: a
 // resourceless group keeps the providers its required traits or member_of
@@ -8,13 +12,13 @@ import "testing"
 // neither has the request (checked against the reference: both queries
 // answer [] there, with candidates once the group requires a trait).
 func TestResourcelessGroupNeedsPositiveFilter(t *testing.T) {
-	b := NewSnapshotBuilder(1, 2)
+	b := readmodel.NewSnapshotBuilder(1, 2)
 	ip := b.Class("IPV4_ADDRESS")
 	b.Trait("HW_NIC_SRIOV")
 	numa := b.Trait("HW_NUMA_ROOT")
 	b.Aggregate("agg")
-	b.AddProvider(SnapProvider{ID: 1, UUID: "r", Traits: []int32{numa}}, ProviderState{})
-	b.AddProvider(SnapProvider{ID: 2, UUID: "p"}, ProviderState{Inventories: []SnapInventory{{Class: ip, Total: 4, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1, Capacity: 4}}})
+	b.AddProvider(readmodel.SnapProvider{ID: 1, UUID: "r", Traits: []int32{numa}}, readmodel.ProviderState{})
+	b.AddProvider(readmodel.SnapProvider{ID: 2, UUID: "p"}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{{Class: ip, Total: 4, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1, Capacity: 4}}})
 	s := b.Finish(func(i int) int32 { return int32(i) - 1 })
 	for _, tc := range []struct {
 		name  string

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // sharedOwners decides, for the unsuffixed group, at which anchor an
@@ -17,7 +20,7 @@ import (
 // providers is the same object under every anchor, so the first root (in
 // that order) producing it keeps it and the others lose it, whether or not
 // the other groups fit there. The tuples hold store ids, so their order
-// is reproduced exactly by replaying upstream's set operations (pyset);
+// is reproduced exactly by replaying upstream's set operations (pyfmt.Set);
 // only the insertion order of the sharing anchors (upstream: a set keyed
 // by uuid strings, in per-process hash order) is taken as ascending ids,
 // which matters only when two tuples collide.
@@ -29,8 +32,8 @@ type sharedOwners struct {
 // ownerOrder is the immutable part: the group's final tuples and each
 // root's rank in their order.
 type ownerOrder struct {
-	final *pyset  // the group's (provider, root, class) tuples, nil: none
-	rank  []int32 // by provider: position of a root's first tuple, or -1
+	final *pyfmt.Set // the group's (provider, root, class) tuples, nil: none
+	rank  []int32    // by provider: position of a root's first tuple, or -1
 	// single is the owner of each one-allocation option, by (provider,
 	// class store id): its best-ranked root.
 	single map[[2]int64]int32
@@ -42,14 +45,14 @@ type ownerOrder struct {
 // safe for concurrent use.
 type OwnerCache struct {
 	mu    sync.Mutex
-	snap  *Snapshot
+	snap  *readmodel.Snapshot
 	byKey map[string]*ownerOrder
 }
 
 // ownerCacheSize bounds the orders kept per snapshot.
 const ownerCacheSize = 64
 
-func (c *OwnerCache) get(s *Snapshot, key string, build func() *ownerOrder) *ownerOrder {
+func (c *OwnerCache) get(s *readmodel.Snapshot, key string, build func() *ownerOrder) *ownerOrder {
 	c.mu.Lock()
 	if c.snap == s {
 		if o, ok := c.byKey[key]; ok {
@@ -90,7 +93,7 @@ func (e *engine) sharedOwner(g *group, o *option) int32 {
 	so := e.owners
 	allocs := e.allocBuf[o.a0:o.a1]
 	if len(allocs) == 1 {
-		if r, ok := so.single[[2]int64{int64(allocs[0].Provider), e.s.classDBID(allocs[0].Class)}]; ok {
+		if r, ok := so.single[[2]int64{int64(allocs[0].Provider), e.s.ClassDBID(allocs[0].Class)}]; ok {
 			return r
 		}
 		return -1
@@ -101,18 +104,18 @@ func (e *engine) sharedOwner(g *group, o *option) int32 {
 	}
 	best := int32(-1)
 	if so.final != nil {
-		first, c0 := allocs[0].Provider, e.s.classDBID(allocs[0].Class)
-		so.final.each(func(k *pytuple) {
-			if k.pa != first || k.c != c0 || (best >= 0 && so.rank[k.pb] >= so.rank[best]) {
+		first, c0 := allocs[0].Provider, e.s.ClassDBID(allocs[0].Class)
+		so.final.Each(func(k *pyfmt.Tuple) {
+			if k.PA != first || k.C != c0 || (best >= 0 && so.rank[k.PB] >= so.rank[best]) {
 				return
 			}
 			for _, a := range allocs[1:] {
-				t := pytuple{a: e.s.Providers[a.Provider].ID, b: k.b, c: e.s.classDBID(a.Class), n: 3, pa: a.Provider, pb: k.pb}
-				if !so.final.contains(t) {
+				t := pyfmt.Tuple{A: e.s.Providers[a.Provider].ID, B: k.B, C: e.s.ClassDBID(a.Class), N: 3, PA: a.Provider, PB: k.PB}
+				if !so.final.Contains(t) {
 					return
 				}
 			}
-			best = k.pb
+			best = k.PB
 		})
 	}
 	so.owner[key] = best
@@ -122,11 +125,11 @@ func (e *engine) sharedOwner(g *group, o *option) int32 {
 // buildOwnerOrder replays get_trees_matching_all's set operations for g.
 func (e *engine) buildOwnerOrder(g *group) *ownerOrder {
 	so := &ownerOrder{}
-	pool := &pypool{}
-	var cands *pyset
+	pool := &pyfmt.SetPool{}
+	var cands *pyfmt.Set
 	for _, ra := range g.res {
 		rc := e.classTuples(pool, g, ra)
-		if rc.len() == 0 {
+		if rc.Len() == 0 {
 			return so
 		}
 		if cands == nil {
@@ -136,10 +139,10 @@ func (e *engine) buildOwnerOrder(g *group) *ownerOrder {
 		// merge_common_trees: roots in both, union, keep those roots.
 		both := make([]bool, len(e.s.Providers))
 		trees := make([]bool, len(e.s.Providers))
-		cands.each(func(k *pytuple) { trees[k.pb] = true })
-		rc.each(func(k *pytuple) { both[k.pb] = trees[k.pb] })
-		cands.merge(rc)
-		cands = cands.filter(func(k *pytuple) bool { return both[k.pb] })
+		cands.Each(func(k *pyfmt.Tuple) { trees[k.PB] = true })
+		rc.Each(func(k *pyfmt.Tuple) { both[k.PB] = trees[k.PB] })
+		cands.Merge(rc)
+		cands = cands.Filter(func(k *pyfmt.Tuple) bool { return both[k.PB] })
 	}
 	if cands == nil {
 		return so
@@ -150,20 +153,20 @@ func (e *engine) buildOwnerOrder(g *group) *ownerOrder {
 		so.rank[i] = -1
 	}
 	n := int32(0)
-	cands.each(func(k *pytuple) {
-		if so.rank[k.pb] < 0 {
-			so.rank[k.pb] = n
+	cands.Each(func(k *pyfmt.Tuple) {
+		if so.rank[k.PB] < 0 {
+			so.rank[k.PB] = n
 			n++
 		}
 	})
 	so.single = map[[2]int64]int32{}
-	cands.each(func(k *pytuple) {
-		if !e.s.Providers[k.pa].Sharing {
+	cands.Each(func(k *pyfmt.Tuple) {
+		if !e.s.Providers[k.PA].Sharing {
 			return // only options of sharing providers have owners
 		}
-		key := [2]int64{int64(k.pa), k.c}
-		if r, ok := so.single[key]; !ok || so.rank[k.pb] < so.rank[r] {
-			so.single[key] = k.pb
+		key := [2]int64{int64(k.PA), k.C}
+		if r, ok := so.single[key]; !ok || so.rank[k.PB] < so.rank[r] {
+			so.single[key] = k.PB
 		}
 	})
 	return so
@@ -173,63 +176,58 @@ func (e *engine) buildOwnerOrder(g *group) *ownerOrder {
 // providers with capacity under their own root, sharing providers under
 // each root they anchor, then root_required, member_of (the provider or
 // its root a member) and forbidden aggregates (neither a member).
-func (e *engine) classTuples(pool *pypool, g *group, ra resAmt) *pyset {
+func (e *engine) classTuples(pool *pyfmt.SetPool, g *group, ra resAmt) *pyfmt.Set {
 	s := e.s
 	ps := s.Providers
-	cls := s.classDBID(ra.class)
-	two := pool.newSet()
+	cls := s.ClassDBID(ra.class)
+	two := pool.NewSet()
 	var sharing []int32
 	for _, p := range s.ByClass[ra.class] {
 		if g.inTree >= 0 && ps[p].Root != g.inTree {
 			continue
 		}
-		if !fits(s.Inventory(p, ra.class), ra.amount) {
+		if !s.Inventory(p, ra.class).Fits(ra.amount) {
 			continue
 		}
-		two.add(pytuple{a: ps[p].ID, b: ps[ps[p].Root].ID, n: 2, pa: p, pb: ps[p].Root})
+		two.Add(pyfmt.Tuple{A: ps[p].ID, B: ps[ps[p].Root].ID, N: 2, PA: p, PB: ps[p].Root})
 		if ps[p].Sharing && g.member(p) && len(ps[p].Aggregates) > 0 {
 			sharing = append(sharing, p)
 		}
 	}
-	rc := pool.newSet()
-	rc.merge(withClass(two, cls))
+	rc := pool.NewSet()
+	rc.Merge(withClass(two, cls))
 	if g.inTree < 0 && len(sharing) > 0 {
-		anchors := pool.newSet()
+		anchors := pool.NewSet()
 		for _, p := range sharing {
 			roots := append([]int32{ps[p].Root}, ps[p].Anchors...)
 			slices.SortFunc(roots, func(a, b int32) int { return cmp.Compare(ps[a].ID, ps[b].ID) })
 			for _, r := range roots {
-				anchors.add(pytuple{a: ps[p].ID, b: ps[r].ID, n: 2, pa: p, pb: r})
+				anchors.Add(pyfmt.Tuple{A: ps[p].ID, B: ps[r].ID, N: 2, PA: p, PB: r})
 			}
 		}
-		rc.merge(withClass(anchors, cls))
+		rc.Merge(withClass(anchors, cls))
 	}
 	if len(e.anchorReq)+len(e.anchorForb) > 0 {
-		rc = rc.filter(func(k *pytuple) bool { return e.anchorOK(k.pb) })
+		rc = rc.Filter(func(k *pyfmt.Tuple) bool { return e.anchorOK(k.PB) })
 	}
 	if g.memberOf != nil {
-		rc = rc.filter(func(k *pytuple) bool { return g.member(k.pa) || g.member(k.pb) })
+		rc = rc.Filter(func(k *pyfmt.Tuple) bool { return g.member(k.PA) || g.member(k.PB) })
 	}
 	if g.forbidsAggs {
-		rc = rc.filter(func(k *pytuple) bool { return !inAny(&ps[k.pa], g.badAggs) && !inAny(&ps[k.pb], g.badAggs) })
+		rc = rc.Filter(func(k *pyfmt.Tuple) bool {
+			return !ps[k.PA].InAnyAggregate(g.badAggs) && !ps[k.PB].InAnyAggregate(g.badAggs)
+		})
 	}
 	return rc
 }
 
 // withClass is add_rps: the pairs, in their set's order, as triples.
-func withClass(pairs *pyset, cls int64) *pyset {
-	out := pairs.pool.newSet()
-	pairs.each(func(k *pytuple) {
+func withClass(pairs *pyfmt.Set, cls int64) *pyfmt.Set {
+	out := pairs.Pool().NewSet()
+	pairs.Each(func(k *pyfmt.Tuple) {
 		t := *k
-		t.c, t.n = cls, 3
-		out.add(t)
+		t.C, t.N = cls, 3
+		out.Add(t)
 	})
 	return out
-}
-
-func (s *Snapshot) classDBID(c int32) int64 {
-	if int(c) < len(s.ClassDBIDs) {
-		return s.ClassDBIDs[c]
-	}
-	return 0
 }

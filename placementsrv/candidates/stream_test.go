@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
 )
 
 // TestStreamMatchesFind checks, on the property test's random worlds,
@@ -15,8 +17,8 @@ func TestStreamMatchesFind(t *testing.T) {
 	streamed := 0
 	for seed := uint64(1); seed <= cases; seed++ {
 		r := rand.New(rand.NewPCG(seed, 42))
-		ws := genWorld(r)
-		snap := buildSnap(ws)
+		ws := randworld.NewWorld(r)
+		snap := randworld.Build(ws)
 		for q := 0; q < 4; q++ {
 			req := genRequest(r, ws)
 			nested := r.IntN(4) != 0

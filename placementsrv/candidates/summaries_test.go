@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestSummariesFollowPatches checks the summary fragments kept across
@@ -13,17 +14,17 @@ import (
 // answer rendered with the kept fragments is byte for byte the answer a
 // fresh renderer gives, and the fragments are shared, not rebuilt.
 func TestSummariesFollowPatches(t *testing.T) {
-	sb := NewSnapshotBuilder(1, 8)
+	sb := readmodel.NewSnapshotBuilder(1, 8)
 	vcpu := sb.Class("VCPU")
-	inv := func(used int64) []SnapInventory {
-		return []SnapInventory{{Class: vcpu, Total: 64, MinUnit: 1, MaxUnit: 64, StepSize: 1, AllocationRatio: 1, Capacity: 64, Used: used}}
+	inv := func(used int64) []readmodel.SnapInventory {
+		return []readmodel.SnapInventory{{Class: vcpu, Total: 64, MinUnit: 1, MaxUnit: 64, StepSize: 1, AllocationRatio: 1, Capacity: 64, Used: used}}
 	}
 	for i := range 8 {
-		sb.AddProvider(SnapProvider{UUID: fmt.Sprintf("cn-%d", i)}, ProviderState{Inventories: inv(int64(i))})
+		sb.AddProvider(readmodel.SnapProvider{UUID: fmt.Sprintf("cn-%d", i)}, readmodel.ProviderState{Inventories: inv(int64(i))})
 	}
 	snap := sb.Finish(func(int) int32 { return -1 })
 	req := Request{Groups: []Group{{Resources: []Resource{{Class: "VCPU", Amount: 1}}}}}
-	answer := func(rd *Renderer, s *Snapshot) []byte {
+	answer := func(rd *Renderer, s *readmodel.Snapshot) []byte {
 		t.Helper()
 		q, err := Prepare(s, req, Options{NestedAware: true})
 		if err != nil {
@@ -38,7 +39,7 @@ func TestSummariesFollowPatches(t *testing.T) {
 	rd := &Renderer{}
 	answer(rd, snap)
 	for v, used := range []int64{40, 41, 3} {
-		next := snap.Patched(uint64(v+2), []UsagePatch{{Provider: 3, Generation: int64(v + 1), Inventories: inv(used)}})
+		next := snap.Patched(uint64(v+2), []readmodel.UsagePatch{{Provider: 3, Generation: int64(v + 1), Inventories: inv(used)}})
 		if next == nil {
 			t.Fatal("patch refused")
 		}

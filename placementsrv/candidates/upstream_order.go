@@ -15,7 +15,7 @@ import (
 //   - roots in the order they first appear among the first group's
 //     allocation requests, when that group is granular: the iteration
 //     order of the Python set of (provider id, root id) pairs its last
-//     class's capacity query returned (pyset), a sharing provider's
+//     class's capacity query returned (pyfmt.Set), a sharing provider's
 //     anchors following it;
 //   - each granular group's options in that same pair order.
 //

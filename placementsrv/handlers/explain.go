@@ -8,6 +8,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/explain"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/query"
@@ -32,7 +33,7 @@ type ExplainBody struct {
 	// request, as it would for PrefilterUser.
 	Prefilter     bool   `json:"prefilter_applied"`
 	PrefilterUser string `json:"prefilter_user,omitempty"`
-	*candidates.Explanation
+	*explain.Explanation
 }
 
 // ExplainAllocationCandidates is GET
@@ -68,7 +69,7 @@ func (a *API) ExplainAllocationCandidates(r *middleware.Request) (*middleware.Re
 	if _, err := candidates.Prepare(snap, req, opts); err != nil {
 		return nil, candidatesNotFound(err)
 	}
-	ex, err := candidates.Explain(snap, req, opts, candidates.ExplainOptions{Misses: misses, Prefiltered: added})
+	ex, err := explain.Explain(snap, req, opts, explain.Options{Misses: misses, Prefiltered: added})
 	if err != nil {
 		return nil, fmt.Errorf("explain allocation candidates: %w", err)
 	}

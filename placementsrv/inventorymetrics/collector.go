@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/metrics"
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -109,7 +109,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 
 // collectClasses sums per resource class; classes nobody has an
 // inventory of are left out.
-func (c *Collector) collectClasses(ch chan<- prometheus.Metric, snap *candidates.Snapshot) {
+func (c *Collector) collectClasses(ch chan<- prometheus.Metric, snap *readmodel.Snapshot) {
 	for class, provs := range snap.ByClass {
 		if len(provs) == 0 {
 			continue
@@ -135,7 +135,7 @@ func (c *Collector) collectClasses(ch chan<- prometheus.Metric, snap *candidates
 // collectProviders writes one series per provider and class, as
 // openstack-exporter does. Provider names are unique, so hostname and
 // resourcetype identify a series.
-func (c *Collector) collectProviders(ch chan<- prometheus.Metric, snap *candidates.Snapshot) {
+func (c *Collector) collectProviders(ch chan<- prometheus.Metric, snap *readmodel.Snapshot) {
 	for i := range snap.Providers {
 		p := &snap.Providers[i]
 		for _, inv := range snap.Inventories(int32(i)) {

@@ -9,28 +9,28 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // fixedStore answers one snapshot.
-type fixedStore struct{ snap *candidates.Snapshot }
+type fixedStore struct{ snap *readmodel.Snapshot }
 
-func (f fixedStore) Snapshot(context.Context) (*candidates.Snapshot, error) { return f.snap, nil }
+func (f fixedStore) Snapshot(context.Context) (*readmodel.Snapshot, error) { return f.snap, nil }
 
 // TestHeldBack: a class's held-back total counts only inventories reserved
 // in full (a node cleaning), not a partial reservation, and capacity
 // already leaves reserved out.
 func TestHeldBack(t *testing.T) {
-	b := candidates.NewSnapshotBuilder(1, 3)
+	b := readmodel.NewSnapshotBuilder(1, 3)
 	gold := b.Class("CUSTOM_BAREMETAL_GOLD")
 	mem := b.Class("MEMORY_MB")
-	inv := func(class int32, total, reserved int64) candidates.SnapInventory {
-		return candidates.SnapInventory{Class: class, Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: total, StepSize: 1,
+	inv := func(class int32, total, reserved int64) readmodel.SnapInventory {
+		return readmodel.SnapInventory{Class: class, Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: total, StepSize: 1,
 			AllocationRatio: 1, Capacity: total - reserved}
 	}
-	b.AddProvider(candidates.SnapProvider{UUID: "n1", ID: 1}, candidates.ProviderState{Inventories: []candidates.SnapInventory{inv(gold, 1, 1)}})
-	b.AddProvider(candidates.SnapProvider{UUID: "n2", ID: 2}, candidates.ProviderState{Inventories: []candidates.SnapInventory{inv(gold, 1, 0)}})
-	b.AddProvider(candidates.SnapProvider{UUID: "c1", ID: 3}, candidates.ProviderState{Inventories: []candidates.SnapInventory{inv(mem, 4096, 512)}})
+	b.AddProvider(readmodel.SnapProvider{UUID: "n1", ID: 1}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv(gold, 1, 1)}})
+	b.AddProvider(readmodel.SnapProvider{UUID: "n2", ID: 2}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv(gold, 1, 0)}})
+	b.AddProvider(readmodel.SnapProvider{UUID: "c1", ID: 3}, readmodel.ProviderState{Inventories: []readmodel.SnapInventory{inv(mem, 4096, 512)}})
 	snap := b.Finish(func(int) int32 { return -1 })
 
 	reg := prometheus.NewRegistry()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -209,7 +209,7 @@ func (plan *allocPlan) checkProvidersHaveInventory(classes map[*resourceClass]bo
 		byID[e.class.id] = e.class.name
 	}
 	var names []string
-	for _, id := range candidates.PyIntSetOrder(ids) {
+	for _, id := range pyfmt.IntSetOrder(ids) {
 		names = append(names, byID[id])
 	}
 	return store.Errorf(store.ErrCapacityExceeded, "Inventory for '"+strings.Join(names, ", ")+"' on resource provider '"+strings.Join(missing, ", ")+"' invalid.")

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // snapshotCache holds the last read model built and serializes builders.
@@ -27,7 +27,7 @@ import (
 // change allocations or inventories only (Ledger.writeUsage) log the
 // providers whose usage, inventories or generation they changed, and the
 // next snapshot is the previous one with those providers patched
-// (candidates.Snapshot.Patched): only the state chunks holding them are
+// (readmodel.Snapshot.Patched): only the state chunks holding them are
 // copied, so the cost follows what the writes touched, not the cloud.
 // A patch that changes a provider's set of classes, and any other write,
 // falls back to a full rebuild.
@@ -36,7 +36,7 @@ import (
 // snapshot is never older than a write whose response a client has seen.
 type snapshotCache struct {
 	build sync.Mutex // one builder at a time; latecomers reuse its result
-	cur   atomic.Pointer[candidates.Snapshot]
+	cur   atomic.Pointer[readmodel.Snapshot]
 	// Changes since cur was built: written by noteWrite under Ledger.mu's
 	// write lock, read and reset by the builder, which holds build and
 	// Ledger.mu's read lock (so neither writers nor other builders run).
@@ -60,7 +60,7 @@ func (c *snapshotCache) noteWrite(usageOnly bool, touched []*provider) {
 
 // Snapshot returns the read model at the current write version, building
 // it when the cached one is older.
-func (l *Ledger) Snapshot(ctx context.Context) (*candidates.Snapshot, error) {
+func (l *Ledger) Snapshot(ctx context.Context) (*readmodel.Snapshot, error) {
 	l.mu.RLock()
 	v := l.version
 	c := l.snap.cur.Load()
@@ -73,7 +73,7 @@ func (l *Ledger) Snapshot(ctx context.Context) (*candidates.Snapshot, error) {
 	}
 	l.snap.build.Lock()
 	defer l.snap.build.Unlock()
-	var out *candidates.Snapshot
+	var out *readmodel.Snapshot
 	_ = l.read(func(st *state) error {
 		start := time.Now()
 		c := l.snap.cur.Load()
@@ -98,13 +98,13 @@ func (l *Ledger) Snapshot(ctx context.Context) (*candidates.Snapshot, error) {
 // patchSnapshot is prev with the usage and generation of the dirty
 // providers brought up to date, or nil when prev cannot be patched (a
 // provider it does not know).
-func patchSnapshot(prev *candidates.Snapshot, dirty map[*provider]struct{}, version uint64) *candidates.Snapshot {
-	patches := make([]candidates.UsagePatch, 0, len(dirty))
+func patchSnapshot(prev *readmodel.Snapshot, dirty map[*provider]struct{}, version uint64) *readmodel.Snapshot {
+	patches := make([]readmodel.UsagePatch, 0, len(dirty))
 	n := 0
 	for p := range dirty {
 		n += len(p.inventories)
 	}
-	invs := make([]candidates.SnapInventory, 0, n)
+	invs := make([]readmodel.SnapInventory, 0, n)
 	for p := range dirty {
 		idx, ok := prev.ByUUID[p.uuid]
 		if !ok {
@@ -118,13 +118,13 @@ func patchSnapshot(prev *candidates.Snapshot, dirty map[*provider]struct{}, vers
 			}
 			invs = append(invs, snapInventory(id, inv, p.usage[c]))
 		}
-		patches = append(patches, candidates.UsagePatch{Provider: idx, Generation: p.generation, Inventories: invs[start:len(invs):len(invs)]})
+		patches = append(patches, readmodel.UsagePatch{Provider: idx, Generation: p.generation, Inventories: invs[start:len(invs):len(invs)]})
 	}
 	return prev.Patched(version, patches)
 }
 
-func snapInventory(class int32, inv *inventory, used int64) candidates.SnapInventory {
-	return candidates.SnapInventory{
+func snapInventory(class int32, inv *inventory, used int64) readmodel.SnapInventory {
+	return readmodel.SnapInventory{
 		Class:           class,
 		Total:           inv.Total,
 		Reserved:        inv.Reserved,
@@ -140,9 +140,9 @@ func snapInventory(class int32, inv *inventory, used int64) candidates.SnapInven
 // buildSnapshot converts the state into a Snapshot. Every class and trait
 // is interned (not only those in use), so callers can tell an unknown
 // name from one nobody has.
-func buildSnapshot(st *state, version uint64) *candidates.Snapshot {
+func buildSnapshot(st *state, version uint64) *readmodel.Snapshot {
 	provs := st.providerList // ordered by id
-	b := candidates.NewSnapshotBuilder(version, len(provs))
+	b := readmodel.NewSnapshotBuilder(version, len(provs))
 	// Intern through pointer-keyed maps: cheaper than hashing names for
 	// every provider. Id order keeps snapshot ids stable across builds.
 	classID := internByID(st.classes, func(c *resourceClass) int64 { return c.id },
@@ -158,11 +158,11 @@ func buildSnapshot(st *state, version uint64) *candidates.Snapshot {
 		nTr += len(p.traits)
 		nAgg += len(p.aggregates)
 	}
-	invs := make([]candidates.SnapInventory, 0, nInv)
+	invs := make([]readmodel.SnapInventory, 0, nInv)
 	ids := make([]int32, 0, nTr+nAgg)
 	for _, p := range provs {
-		sp := candidates.SnapProvider{ID: p.id, UUID: p.uuid, Name: p.name}
-		ps := candidates.ProviderState{Generation: p.generation}
+		sp := readmodel.SnapProvider{ID: p.id, UUID: p.uuid, Name: p.name}
+		ps := readmodel.ProviderState{Generation: p.generation}
 		start := len(invs)
 		for c, inv := range p.inventories {
 			invs = append(invs, snapInventory(classID[c], inv, p.usage[c]))

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -48,7 +48,7 @@ func TestSnapshotPatchedMatchesRebuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want *candidates.Snapshot
+		var want *readmodel.Snapshot
 		_ = s.read(func(st *state) error {
 			want = buildSnapshot(st, s.version)
 			return nil

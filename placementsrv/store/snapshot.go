@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // SnapshotStore gives the read model allocation candidates are computed
@@ -11,5 +11,5 @@ import (
 type SnapshotStore interface {
 	// Snapshot returns a snapshot that reflects at least every write
 	// committed before the call started.
-	Snapshot(ctx context.Context) (*candidates.Snapshot, error)
+	Snapshot(ctx context.Context) (*readmodel.Snapshot, error)
 }

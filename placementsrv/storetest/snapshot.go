@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -15,7 +15,7 @@ import (
 func testSnapshotFollowsWrites(t *testing.T, s Storage) {
 	e := withProvider(t, s)
 	ctx, l := e.ctx, e.l
-	snap := func() *candidates.Snapshot {
+	snap := func() *readmodel.Snapshot {
 		t.Helper()
 		sn, err := l.Snapshot(ctx)
 		if err != nil {

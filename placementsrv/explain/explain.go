@@ -1,4 +1,10 @@
-package candidates
+// Package explain answers "why these candidates, why none" for an
+// allocation candidates request: it reruns candidates' search on relaxed
+// copies of the request, so the hot path carries no instrumentation, and
+// every count it reports is the engine's own. It stands beside the
+// engine and uses only its exported API (Prepare, Find, the Query's
+// stream) and the read model.
+package explain
 
 import (
 	"errors"
@@ -6,11 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// Explain answers "why these candidates, why none": it reruns the search
-// on relaxed copies of a request, so the hot path carries no
-// instrumentation, and every count it reports is the engine's own.
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
+)
 
 // Explanation is what Explain found for one request.
 type Explanation struct {
@@ -89,20 +94,20 @@ type Miss struct {
 	Reasons []string `json:"reasons"`
 }
 
-// ExplainOptions say how much to explain.
-type ExplainOptions struct {
+// Options say how much to explain.
+type Options struct {
 	// Misses is how many nearest misses to list.
 	Misses int
 	// Prefiltered is what the OWNER_NOVA pre-filter added to the request.
-	Prefiltered PrefilterAdded
+	Prefiltered candidates.PrefilterAdded
 }
 
 // Explain explains req on s with the answer's options opt; req is the
 // request as the answer sees it (pre-filter applied). An unknown class or
 // trait is the *NotFoundError Prepare gives.
-func Explain(s *Snapshot, req Request, opt Options, eo ExplainOptions) (*Explanation, error) {
+func Explain(s *readmodel.Snapshot, req candidates.Request, opt candidates.Options, eo Options) (*Explanation, error) {
 	x := &explainer{s: s, req: req, opt: searchOptions(opt), answerOpt: opt, pre: eo.Prefiltered}
-	real, err := Find(s, cloneRequest(req), withoutRand(opt))
+	real, err := candidates.Find(s, cloneRequest(req), withoutRand(opt))
 	if err != nil {
 		return nil, fmt.Errorf("explain: search the answer: %w", err)
 	}
@@ -179,12 +184,12 @@ func verdict(ex *Explanation) []string {
 
 // explainer holds one Explain call's state.
 type explainer struct {
-	s   *Snapshot
-	req Request
-	opt Options
+	s   *readmodel.Snapshot
+	req candidates.Request
+	opt candidates.Options
 	// answerOpt are the answer's own options (cap, randomization).
-	answerOpt Options
-	pre       PrefilterAdded
+	answerOpt candidates.Options
+	pre       candidates.PrefilterAdded
 	// alone[g]: roots with candidates for group g by itself (root filters
 	// applied); together, subtree and final: the later stages' roots.
 	alone                   []rootSet
@@ -196,27 +201,27 @@ type rootSet map[int32]bool
 
 // searchOptions are the answer's options for a pass that must see every
 // candidate in generation order: no cap, no randomization, depth-first.
-func searchOptions(opt Options) Options {
-	return Options{NestedAware: opt.NestedAware, WideTrees: opt.WideTrees}
+func searchOptions(opt candidates.Options) candidates.Options {
+	return candidates.Options{NestedAware: opt.NestedAware, WideTrees: opt.WideTrees}
 }
 
 // withoutRand keeps the answer's options but its randomness source,
 // which a diagnostic must not consume: the count does not depend on it.
-func withoutRand(opt Options) Options {
+func withoutRand(opt candidates.Options) candidates.Options {
 	opt.Rand, opt.Owners = nil, nil
 	return opt
 }
 
 // rootsOf returns the roots (anchors) at which req has candidates, and
 // how many candidates there are.
-func (x *explainer) rootsOf(req Request) (rootSet, int, error) {
+func (x *explainer) rootsOf(req candidates.Request) (rootSet, int, error) {
 	if !usable(req) {
 		return rootSet{}, 0, nil
 	}
 	req.Limit = 0
 	set := rootSet{}
-	q, err := Prepare(x.s, req, x.opt)
-	var nf *NotFoundError
+	q, err := candidates.Prepare(x.s, req, x.opt)
+	var nf *candidates.NotFoundError
 	if errors.As(err, &nf) {
 		// A relaxed request can reach a name the answer never did: a
 		// group Placement stopped before. It has no candidates.
@@ -224,9 +229,6 @@ func (x *explainer) rootsOf(req Request) (rootSet, int, error) {
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("explain: prepare: %w", err)
-	}
-	if q.e == nil {
-		return set, 0, nil
 	}
 	if !q.Streamable() {
 		res := q.Find()
@@ -236,7 +238,7 @@ func (x *explainer) rootsOf(req Request) (rootSet, int, error) {
 		return set, len(res.Candidates), nil
 	}
 	n := 0
-	q.Stream(func(c *Candidate) bool {
+	q.Stream(func(c *candidates.Candidate) bool {
 		set[anchorOf(x.s, c)] = true
 		n++
 		return true
@@ -246,20 +248,20 @@ func (x *explainer) rootsOf(req Request) (rootSet, int, error) {
 
 // yields reports whether req has at least one candidate, and at how many
 // roots when it has.
-func (x *explainer) yields(req Request) (int, error) {
+func (x *explainer) yields(req candidates.Request) (int, error) {
 	set, _, err := x.rootsOf(req)
 	return len(set), err
 }
 
 // usable reports whether a relaxed request is still a query.
-func usable(req Request) bool { return len(req.Groups) > 0 }
+func usable(req candidates.Request) bool { return len(req.Groups) > 0 }
 
 // anchorOf is the root a candidate counts at: the tree of its first
 // provider that is not a sharing one, else its first sharing provider's
 // own root. It depends on the candidate alone, not on which anchor the
 // search offered a sharing provider's candidate at, so that the stages,
 // each a search of its own, count alike.
-func anchorOf(s *Snapshot, c *Candidate) int32 {
+func anchorOf(s *readmodel.Snapshot, c *candidates.Candidate) int32 {
 	for _, a := range c.Allocs {
 		if p := &s.Providers[a.Provider]; !p.Sharing {
 			return p.Root
@@ -313,17 +315,17 @@ func (x *explainer) rootFunnel(ex *Explanation) error {
 func (x *explainer) rootStages(ex *Explanation, left rootSet) {
 	for i, t := range x.req.RootRequired {
 		id, ok := x.s.TraitByName[t]
-		keep := x.rootsWhere(func(p *SnapProvider) bool { return ok && p.HasTrait(id) })
-		narrow(ex, "root_required="+t, x.pre.rootAdded(&x.req, i), left, keep)
+		keep := x.rootsWhere(func(p *readmodel.SnapProvider) bool { return ok && p.HasTrait(id) })
+		narrow(ex, "root_required="+t, x.pre.RootAdded(&x.req, i), left, keep)
 	}
 	for _, t := range x.req.RootForbidden {
 		id, ok := x.s.TraitByName[t]
-		keep := x.rootsWhere(func(p *SnapProvider) bool { return !ok || !p.HasTrait(id) })
+		keep := x.rootsWhere(func(p *readmodel.SnapProvider) bool { return !ok || !p.HasTrait(id) })
 		narrow(ex, "root_required=!"+t, false, left, keep)
 	}
 }
 
-func (x *explainer) rootsWhere(ok func(*SnapProvider) bool) rootSet {
+func (x *explainer) rootsWhere(ok func(*readmodel.SnapProvider) bool) rootSet {
 	set := rootSet{}
 	for _, r := range x.s.Roots {
 		if ok(&x.s.Providers[r]) {
@@ -372,7 +374,7 @@ func (x *explainer) groupStages(ex *Explanation, prev rootSet) error {
 	if x.full, ex.Generated, err = x.rootsOf(x.req); err != nil {
 		return err
 	}
-	if x.req.GroupPolicy == PolicyIsolate {
+	if x.req.GroupPolicy == candidates.PolicyIsolate {
 		step(ex, "group_policy=isolate", prev, x.full)
 	}
 	return nil
@@ -381,12 +383,12 @@ func (x *explainer) groupStages(ex *Explanation, prev rootSet) error {
 // aloneSet is the roots with candidates for group i by itself (root
 // filters applied); upTo is the set of the groups up to i, the same for
 // the first.
-func (x *explainer) aloneSet(base Request, i int, upTo rootSet) (rootSet, error) {
+func (x *explainer) aloneSet(base candidates.Request, i int, upTo rootSet) (rootSet, error) {
 	if i == 0 {
 		return upTo, nil
 	}
 	one := cloneRequest(base)
-	one.Groups = []Group{one.Groups[i]}
+	one.Groups = []candidates.Group{one.Groups[i]}
 	set, _, err := x.rootsOf(one)
 	return set, err
 }
@@ -424,7 +426,7 @@ func groupLabel(suffix string) string {
 
 // cloneRequest copies req deeply enough that relaxing the copy leaves
 // req as it was.
-func cloneRequest(req Request) Request {
+func cloneRequest(req candidates.Request) candidates.Request {
 	out := req
 	out.RootRequired = slices.Clone(req.RootRequired)
 	out.RootForbidden = slices.Clone(req.RootForbidden)
@@ -432,7 +434,7 @@ func cloneRequest(req Request) Request {
 	for i, set := range req.SameSubtree {
 		out.SameSubtree[i] = slices.Clone(set)
 	}
-	out.Groups = make([]Group, len(req.Groups))
+	out.Groups = make([]candidates.Group, len(req.Groups))
 	for i, g := range req.Groups {
 		c := g
 		c.Resources = slices.Clone(g.Resources)

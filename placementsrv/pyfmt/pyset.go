@@ -1,18 +1,18 @@
-package candidates
+package pyfmt
 
 import "math/bits"
 
-// pyset reproduces the slot layout, and so the iteration order, of a
+// Set reproduces the slot layout, and so the iteration order, of a
 // CPython 3.11 set of tuples of small non-negative integers. Placement
 // 8.0.0 lets that order decide which anchor keeps an unsuffixed request
-// served only by sharing providers (see sharedOwners), so the same
-// answer needs the same order. Keys are never removed, as upstream never
+// served only by sharing providers (candidates' sharedOwners), so the
+// same answer needs the same order. Keys are never removed, as upstream never
 // removes from these sets (filters build new ones).
-type pyset struct {
+type Set struct {
 	mask  uint64
 	fill  int
 	slots []pyslot
-	pool  *pypool
+	pool  *SetPool
 }
 
 // pyslot is one table entry: the key's hash and its position in the
@@ -22,19 +22,20 @@ type pyslot struct {
 	key  int32
 }
 
-// pypool holds the keys of the sets built from it, so that sets copied
+// SetPool holds the keys of the sets built from it, so that sets copied
 // into one another pass positions, not tuples.
-type pypool struct {
-	keys []pytuple
+type SetPool struct {
+	keys []Tuple
 }
 
-// pytuple is a tuple of two or three ints (n is its length). pa and pb
-// carry the snapshot indexes of the providers a and b name; they follow
-// from a and b, so they take no part in hashing.
-type pytuple struct {
-	a, b, c int64
-	n       int8
-	pa, pb  int32
+// Tuple is a tuple of one to three ints (N is its length). PA and PB
+// carry the caller's handles for A and B (candidates: the snapshot
+// indexes of the providers A and B name); they must follow from A and B,
+// so they take no part in hashing.
+type Tuple struct {
+	A, B, C int64
+	N       int8
+	PA, PB  int32
 }
 
 const (
@@ -48,36 +49,41 @@ const (
 
 // hash is CPython's tuple hash (xxHash-based, 64-bit) of ints that hash
 // to themselves.
-func (t pytuple) hash() uint64 {
+func (t Tuple) hash() uint64 {
 	acc := uint64(pyPrime5)
-	lanes := [3]int64{t.a, t.b, t.c}
-	for _, lane := range lanes[:t.n] {
+	lanes := [3]int64{t.A, t.B, t.C}
+	for _, lane := range lanes[:t.N] {
 		acc += uint64(lane) * pyPrime2
 		acc = bits.RotateLeft64(acc, 31)
 		acc *= pyPrime1
 	}
-	acc += uint64(t.n) ^ (pyPrime5 ^ 3527539)
+	acc += uint64(t.N) ^ (pyPrime5 ^ 3527539)
 	if acc == ^uint64(0) {
 		return 1546275796
 	}
 	return acc
 }
 
-func (pl *pypool) newSet() *pyset {
-	return &pyset{mask: pyMinSize - 1, slots: make([]pyslot, pyMinSize), pool: pl}
+// NewSet returns an empty set whose keys live in pl.
+func (pl *SetPool) NewSet() *Set {
+	return &Set{mask: pyMinSize - 1, slots: make([]pyslot, pyMinSize), pool: pl}
 }
 
-func (s *pyset) len() int { return s.fill }
+// Len is len(s).
+func (s *Set) Len() int { return s.fill }
 
-// add adds a new tuple to s (and to the pool).
-func (s *pyset) add(k pytuple) {
+// Pool is the pool s keeps its keys in, for sets built from s.
+func (s *Set) Pool() *SetPool { return s.pool }
+
+// Add adds a new tuple to s (and to the pool).
+func (s *Set) Add(k Tuple) {
 	s.pool.keys = append(s.pool.keys, k)
 	s.addSlot(pyslot{k.hash(), int32(len(s.pool.keys))})
 }
 
 // addSlot is set_add_entry: probe for the key or a free slot, then
 // resize at 3/5 fill.
-func (s *pyset) addSlot(e pyslot) {
+func (s *Set) addSlot(e pyslot) {
 	keys := s.pool.keys
 	k := &keys[e.key-1]
 	mask := s.mask
@@ -110,8 +116,8 @@ func (s *pyset) addSlot(e pyslot) {
 	}
 }
 
-// contains probes for k as add would.
-func (s *pyset) contains(k pytuple) bool {
+// Contains probes for k as Add would.
+func (s *Set) Contains(k Tuple) bool {
 	h := k.hash()
 	mask := s.mask
 	i, perturb := h&mask, h
@@ -155,7 +161,7 @@ func insertClean(slots []pyslot, mask uint64, e pyslot) {
 
 // resize is set_table_resize: the smallest power of two above minused,
 // old entries reinserted in slot order.
-func (s *pyset) resize(minused int) {
+func (s *Set) resize(minused int) {
 	size := uint64(pyMinSize)
 	for size <= uint64(minused) {
 		size <<= 1
@@ -169,8 +175,8 @@ func (s *pyset) resize(minused int) {
 	}
 }
 
-// merge is set |= other (set_merge); both come from one pool.
-func (s *pyset) merge(o *pyset) {
+// Merge is set |= other (set_merge); both come from one pool.
+func (s *Set) Merge(o *Set) {
 	if o == s || o.fill == 0 {
 		return
 	}
@@ -197,9 +203,9 @@ func (s *pyset) merge(o *pyset) {
 	}
 }
 
-// filter is a set comprehension over s keeping the keys keep accepts.
-func (s *pyset) filter(keep func(*pytuple) bool) *pyset {
-	out := s.pool.newSet()
+// Filter is a set comprehension over s keeping the keys keep accepts.
+func (s *Set) Filter(keep func(*Tuple) bool) *Set {
+	out := s.pool.NewSet()
 	for _, e := range s.slots {
 		if e.key != 0 && keep(&s.pool.keys[e.key-1]) {
 			out.addSlot(e)
@@ -208,8 +214,8 @@ func (s *pyset) filter(keep func(*pytuple) bool) *pyset {
 	return out
 }
 
-// each calls f on the keys in iteration order.
-func (s *pyset) each(f func(*pytuple)) {
+// Each calls f on the keys in iteration order.
+func (s *Set) Each(f func(*Tuple)) {
 	for _, e := range s.slots {
 		if e.key != 0 {
 			f(&s.pool.keys[e.key-1])
@@ -217,17 +223,17 @@ func (s *pyset) each(f func(*pytuple)) {
 	}
 }
 
-// PyIntSetOrder returns the distinct values of vs (non-negative) in the
+// IntSetOrder returns the distinct values of vs (non-negative) in the
 // iteration order of a CPython 3.11 set they were added to in turn; such
 // ints hash to themselves. Placement lists, for one, the resource classes
 // of an allocation request in its messages in this order of their ids.
-func PyIntSetOrder(vs []int64) []int64 {
-	s := (&pypool{}).newSet()
+func IntSetOrder(vs []int64) []int64 {
+	s := (&SetPool{}).NewSet()
 	for _, v := range vs {
-		s.pool.keys = append(s.pool.keys, pytuple{a: v, n: 1})
+		s.pool.keys = append(s.pool.keys, Tuple{A: v, N: 1})
 		s.addSlot(pyslot{uint64(v), int32(len(s.pool.keys))})
 	}
 	out := make([]int64, 0, s.fill)
-	s.each(func(k *pytuple) { out = append(out, k.a) })
+	s.Each(func(k *Tuple) { out = append(out, k.A) })
 	return out
 }

@@ -1,4 +1,4 @@
-package candidates
+package readmodel
 
 import (
 	"cmp"

@@ -1,8 +1,11 @@
-package candidates
+package explain
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // provFilter is one of a group's provider-level constraints: a name for
@@ -34,24 +37,24 @@ func (x *explainer) filters(gi int) []provFilter {
 	for _, cl := range g.MemberOf {
 		aggs := aggIDs(s, cl)
 		out = append(out, provFilter{name: "member_of" + g.Suffix + "=" + anyOfText(cl),
-			ok:  func(p int32) bool { return inAny(&s.Providers[p], aggs) },
+			ok:  func(p int32) bool { return s.Providers[p].InAnyAggregate(aggs) },
 			why: func(int32) string { return "not in aggregate " + anyOfText(cl) }})
 	}
 	if len(g.ForbiddenAggs) > 0 {
 		bad := aggIDs(s, g.ForbiddenAggs)
 		out = append(out, provFilter{name: "member_of" + g.Suffix + "=!" + strings.Join(g.ForbiddenAggs, ","),
-			ok:  func(p int32) bool { return !inAny(&s.Providers[p], bad) },
+			ok:  func(p int32) bool { return !s.Providers[p].InAnyAggregate(bad) },
 			why: func(int32) string { return "in a forbidden aggregate" }})
 	}
 	for _, cl := range g.Required {
 		ids := knownTraits(s, cl)
 		out = append(out, provFilter{name: "required" + g.Suffix + "=" + anyOfText(cl),
-			ok:  func(p int32) bool { return hasAny(&s.Providers[p], ids) },
+			ok:  func(p int32) bool { return s.Providers[p].HasAnyTrait(ids) },
 			why: func(int32) string { return "missing trait " + anyOfText(cl) }})
 	}
 	for i, t := range g.Forbidden {
 		id, known := s.TraitByName[t]
-		pre := x.pre.forbiddenAdded(&x.req, gi, i)
+		pre := x.pre.ForbiddenAdded(&x.req, gi, i)
 		why := "has forbidden trait " + t
 		if pre {
 			why += " (OWNER_NOVA pre-filter)"
@@ -63,7 +66,7 @@ func (x *explainer) filters(gi int) []provFilter {
 	return out
 }
 
-func aggIDs(s *Snapshot, uuids []string) []int32 {
+func aggIDs(s *readmodel.Snapshot, uuids []string) []int32 {
 	var out []int32
 	for _, u := range uuids {
 		if a, ok := s.AggByUUID[u]; ok {
@@ -73,7 +76,7 @@ func aggIDs(s *Snapshot, uuids []string) []int32 {
 	return out
 }
 
-func knownTraits(s *Snapshot, names []string) []int32 {
+func knownTraits(s *readmodel.Snapshot, names []string) []int32 {
 	var out []int32
 	for _, n := range names {
 		if t, ok := s.TraitByName[n]; ok {
@@ -112,7 +115,7 @@ func (x *explainer) groupFunnel(gi int) GroupFunnel {
 	return f
 }
 
-func (x *explainer) hasAnyClass(g *Group, p int32) bool {
+func (x *explainer) hasAnyClass(g *candidates.Group, p int32) bool {
 	for _, r := range g.Resources {
 		if c, ok := x.s.ClassByName[r.Class]; ok && x.s.Inventory(p, c) != nil {
 			return true
@@ -122,7 +125,7 @@ func (x *explainer) hasAnyClass(g *Group, p int32) bool {
 }
 
 // classCount splits provs by how they meet amount r.
-func (x *explainer) classCount(r Resource, provs []int32) ClassCount {
+func (x *explainer) classCount(r candidates.Resource, provs []int32) ClassCount {
 	cc := ClassCount{Class: r.Class, Amount: r.Amount}
 	c, known := x.s.ClassByName[r.Class]
 	if !known {
@@ -135,7 +138,7 @@ func (x *explainer) classCount(r Resource, provs []int32) ClassCount {
 			continue
 		case heldBack(inv):
 			cc.HeldBack++
-		case !fits(inv, r.Amount):
+		case !inv.Fits(r.Amount):
 			cc.NoFit++
 		default:
 			cc.Fit++
@@ -150,10 +153,10 @@ func (x *explainer) classCount(r Resource, provs []int32) ClassCount {
 
 // heldBack reports an inventory reserved in full (reserved == total), as
 // the agent holds back a cleaning node or an FPGA being programmed.
-func heldBack(inv *SnapInventory) bool { return inv.Total > 0 && inv.Reserved >= inv.Total }
+func heldBack(inv *readmodel.SnapInventory) bool { return inv.Total > 0 && inv.Reserved >= inv.Total }
 
 // shortfall says why amount does not fit inv, or "" when it does.
-func shortfall(class string, inv *SnapInventory, amount int64) string {
+func shortfall(class string, inv *readmodel.SnapInventory, amount int64) string {
 	switch {
 	case inv == nil:
 		return "no " + class + " inventory"

@@ -1,8 +1,11 @@
-package candidates
+package explain
 
 import (
 	"slices"
 	"sort"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // misses lists up to n roots without candidates, fewest reasons first,
@@ -100,7 +103,7 @@ func (x *explainer) rootReasons(r int32) []string {
 	for i, t := range x.req.RootRequired {
 		if id, ok := x.s.TraitByName[t]; !ok || !p.HasTrait(id) {
 			w := "root lacks trait " + t
-			if x.pre.rootAdded(&x.req, i) {
+			if x.pre.RootAdded(&x.req, i) {
 				w += " (OWNER_NOVA pre-filter)"
 			}
 			out = append(out, w)
@@ -146,7 +149,7 @@ func (x *explainer) groupReasons(gi int, r int32) []reason {
 	// A filter no provider of the pool passes is reported once, above;
 	// per class only the filters some provider could pass remain.
 	for _, res := range g.Resources {
-		out = append(out, x.closest(pool, rest, []Resource{res})...)
+		out = append(out, x.closest(pool, rest, []candidates.Resource{res})...)
 	}
 	return out
 }
@@ -154,7 +157,7 @@ func (x *explainer) groupReasons(gi int, r int32) []reason {
 // closest finds the provider of pool that breaks the fewest of flts and
 // res and returns what it breaks, each prefixed with its name; nothing
 // when one breaks nothing.
-func (x *explainer) closest(pool []int32, flts []provFilter, res []Resource) []reason {
+func (x *explainer) closest(pool []int32, flts []provFilter, res []candidates.Resource) []reason {
 	var best []reason
 	bestDist, found := 0, false
 	for _, p := range pool {
@@ -170,7 +173,7 @@ func (x *explainer) closest(pool []int32, flts []provFilter, res []Resource) []r
 		}
 		for _, rs := range res {
 			c, ok := x.s.ClassByName[rs.Class]
-			var inv *SnapInventory
+			var inv *readmodel.SnapInventory
 			if ok {
 				inv = x.s.Inventory(p, c)
 			}
@@ -196,7 +199,7 @@ func (x *explainer) closest(pool []int32, flts []provFilter, res []Resource) []r
 	return best
 }
 
-func (x *explainer) hasAny(p int32, res []Resource) bool {
+func (x *explainer) hasAny(p int32, res []candidates.Resource) bool {
 	for _, r := range res {
 		if c, ok := x.s.ClassByName[r.Class]; ok && x.s.Inventory(p, c) != nil {
 			return true

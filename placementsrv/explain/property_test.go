@@ -1,10 +1,14 @@
-package candidates
+package explain
 
 import (
 	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates/randworld"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
 
 // TestExplainAgreesWithAnswer checks Explain against Find on random
@@ -16,16 +20,16 @@ func TestExplainAgreesWithAnswer(t *testing.T) {
 	empty, blocked, multi := 0, 0, 0
 	for seed := uint64(0); seed < 400; seed++ {
 		r := rand.New(rand.NewPCG(seed, 31))
-		ws := genWorld(r)
-		snap := buildSnap(ws)
+		ws := randworld.NewWorld(r)
+		snap := randworld.Build(ws)
 		req := genRequest(r, ws)
 		if r.IntN(3) == 0 {
 			req.Limit = 1 + r.IntN(3)
 		}
-		opt := Options{NestedAware: r.IntN(4) != 0, MaxCandidates: r.IntN(2) * (1 + r.IntN(4))}
-		real, ferr := Find(snap, cloneRequest(req), opt)
-		ex, err := Explain(snap, cloneRequest(req), opt, ExplainOptions{Misses: 3})
-		var nf *NotFoundError
+		opt := candidates.Options{NestedAware: r.IntN(4) != 0, MaxCandidates: r.IntN(2) * (1 + r.IntN(4))}
+		real, ferr := candidates.Find(snap, cloneRequest(req), opt)
+		ex, err := Explain(snap, cloneRequest(req), opt, Options{Misses: 3})
+		var nf *candidates.NotFoundError
 		if errors.As(ferr, &nf) {
 			if !errors.As(err, &nf) {
 				t.Fatalf("seed %d: Find: %v, Explain: %v", seed, ferr, err)
@@ -59,7 +63,7 @@ func TestExplainAgreesWithAnswer(t *testing.T) {
 	}
 }
 
-func checkNonEmpty(t *testing.T, seed uint64, snap *Snapshot, real Result, ex *Explanation) {
+func checkNonEmpty(t *testing.T, seed uint64, snap *readmodel.Snapshot, real candidates.Result, ex *Explanation) {
 	t.Helper()
 	if ex.Emptied != "" || len(ex.Blockers) > 0 {
 		t.Fatalf("seed %d: answer has candidates, explanation says emptied at %q, blockers %v", seed, ex.Emptied, ex.Blockers)
@@ -92,7 +96,7 @@ func checkNonEmpty(t *testing.T, seed uint64, snap *Snapshot, real Result, ex *E
 
 // checkEmpty checks an empty answer's explanation; true when it named
 // blockers.
-func checkEmpty(t *testing.T, seed uint64, snap *Snapshot, req Request, opt Options, ex *Explanation) bool {
+func checkEmpty(t *testing.T, seed uint64, snap *readmodel.Snapshot, req candidates.Request, opt candidates.Options, ex *Explanation) bool {
 	t.Helper()
 	if ex.Emptied == "" {
 		t.Fatalf("seed %d: empty answer, no stage emptied: %+v", seed, ex.Stages)
@@ -102,8 +106,8 @@ func checkEmpty(t *testing.T, seed uint64, snap *Snapshot, req Request, opt Opti
 		// Nothing helps: then no requested amount fits by itself.
 		for _, g := range req.Groups {
 			for _, r := range g.Resources {
-				one := Request{Groups: []Group{{Suffix: g.Suffix, Resources: []Resource{r}}}}
-				if res, err := Find(snap, one, opt); err == nil && len(res.Candidates) > 0 {
+				one := candidates.Request{Groups: []candidates.Group{{Suffix: g.Suffix, Resources: []candidates.Resource{r}}}}
+				if res, err := candidates.Find(snap, one, opt); err == nil && len(res.Candidates) > 0 {
 					t.Fatalf("seed %d: no blockers named, yet %s%s=%s:%d alone has %d candidates", seed, "resources", g.Suffix, r.Class, r.Amount, len(res.Candidates))
 				}
 			}
@@ -113,7 +117,7 @@ func checkEmpty(t *testing.T, seed uint64, snap *Snapshot, req Request, opt Opti
 	before := constraintTexts(req)
 	for _, b := range ex.Blockers {
 		relaxed := without(req, b.Constraints)
-		res, err := Find(snap, relaxed, opt)
+		res, err := candidates.Find(snap, relaxed, opt)
 		if err != nil || len(res.Candidates) == 0 {
 			t.Fatalf("seed %d: removing %v yields %d candidates (err %v)", seed, b.Constraints, len(res.Candidates), err)
 		}
@@ -124,9 +128,9 @@ func checkEmpty(t *testing.T, seed uint64, snap *Snapshot, req Request, opt Opti
 			}
 		}
 		// Whatever else went is a group the removal emptied.
-		for _, c := range constraints(&req, PrefilterAdded{}) {
+		for _, c := range constraints(&req, candidates.PrefilterAdded{}) {
 			if !slices.Contains(after, c.Text) && !slices.ContainsFunc(b.Constraints, func(x Constraint) bool { return x.Text == c.Text }) &&
-				slices.ContainsFunc(relaxed.Groups, func(g Group) bool { return g.Suffix == c.Group && c.Group != "" }) {
+				slices.ContainsFunc(relaxed.Groups, func(g candidates.Group) bool { return g.Suffix == c.Group && c.Group != "" }) {
 				t.Fatalf("seed %d: removing %v also removed %q", seed, b.Constraints, c.Text)
 			}
 		}
@@ -134,9 +138,9 @@ func checkEmpty(t *testing.T, seed uint64, snap *Snapshot, req Request, opt Opti
 	return true
 }
 
-func constraintTexts(req Request) []string {
+func constraintTexts(req candidates.Request) []string {
 	var out []string
-	for _, c := range constraints(&req, PrefilterAdded{}) {
+	for _, c := range constraints(&req, candidates.PrefilterAdded{}) {
 		out = append(out, c.Text)
 	}
 	return out
@@ -150,4 +154,18 @@ func countOf(xs []string, s string) int {
 		}
 	}
 	return n
+}
+
+// genRequest draws a request (randworld's) in candidates' terms.
+func genRequest(r *rand.Rand, ws []randworld.Prov) candidates.Request {
+	q := randworld.NewRequest(r, ws)
+	req := candidates.Request{GroupPolicy: q.GroupPolicy, RootRequired: q.RootRequired, RootForbidden: q.RootForbidden, SameSubtree: q.SameSubtree}
+	for _, g := range q.Groups {
+		cg := candidates.Group{Suffix: g.Suffix, Required: g.Required, Forbidden: g.Forbidden, MemberOf: g.MemberOf, ForbiddenAggs: g.ForbiddenAggs, InTree: g.InTree}
+		for _, res := range g.Resources {
+			cg.Resources = append(cg.Resources, candidates.Resource{Class: res.Class, Amount: res.Amount})
+		}
+		req.Groups = append(req.Groups, cg)
+	}
+	return req
 }

@@ -1,4 +1,4 @@
-package candidates
+package readmodel
 
 import "sort"
 
@@ -78,8 +78,16 @@ func (s *Snapshot) Inventories(p int32) []SnapInventory { return s.State(p).Inve
 
 // Inventory returns provider p's inventory of class c, or nil.
 func (s *Snapshot) Inventory(p, c int32) *SnapInventory {
-	inv, _ := inventoryOf(s.State(p).Inventories, c)
+	inv, _ := InventoryOf(s.State(p).Inventories, c)
 	return inv
+}
+
+// ClassDBID returns class c's store id, or 0 where unknown.
+func (s *Snapshot) ClassDBID(c int32) int64 {
+	if int(c) < len(s.ClassDBIDs) {
+		return s.ClassDBIDs[c]
+	}
+	return 0
 }
 
 // SnapProvider is one provider in a Snapshot.
@@ -124,9 +132,9 @@ type SnapInventory struct {
 	Capacity int64
 }
 
-// inventoryOf returns the inventory of class c in inv (ordered by class)
+// InventoryOf returns the inventory of class c in inv (ordered by class)
 // and its position, or nil and -1.
-func inventoryOf(inv []SnapInventory, c int32) (*SnapInventory, int) {
+func InventoryOf(inv []SnapInventory, c int32) (*SnapInventory, int) {
 	// Inventories are few per provider; a linear scan beats a search.
 	for i := range inv {
 		if inv[i].Class == c {
@@ -144,6 +152,33 @@ func (p *SnapProvider) HasTrait(t int32) bool { return containsSorted(p.Traits, 
 
 // InAggregate reports whether p is a member of aggregate a.
 func (p *SnapProvider) InAggregate(a int32) bool { return containsSorted(p.Aggregates, a) }
+
+// HasAnyTrait reports whether p has one of traits.
+func (p *SnapProvider) HasAnyTrait(traits []int32) bool {
+	for _, t := range traits {
+		if p.HasTrait(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// InAnyAggregate reports whether p is a member of one of aggs.
+func (p *SnapProvider) InAnyAggregate(aggs []int32) bool {
+	for _, a := range aggs {
+		if p.InAggregate(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Fits reports whether amount can be allocated from inv by itself:
+// capacity left, min/max unit and step size.
+func (inv *SnapInventory) Fits(amount int64) bool {
+	return inv.Used+amount <= inv.Capacity && amount >= inv.MinUnit &&
+		amount <= inv.MaxUnit && inv.StepSize > 0 && amount%inv.StepSize == 0
+}
 
 func containsSorted(s []int32, v int32) bool {
 	if len(s) < 16 {

@@ -1,59 +1,11 @@
-package candidates
+package explain
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 )
-
-// PrefilterAdded says which parts of a request the OWNER_NOVA pre-filter
-// added: the last root of root_required traits, and each group's last
-// forbidden[i] forbidden traits. The zero value says nothing was.
-type PrefilterAdded struct {
-	root      int
-	forbidden []int
-	user      string
-}
-
-// ApplyFor applies the pre-filter to req as it would to a request from
-// user, "" standing for the first scheduler identity it is configured
-// for, and says what it added. A nil or inactive filter adds nothing.
-func (p *Prefilter) ApplyFor(user string, req *Request) PrefilterAdded {
-	if p == nil {
-		return PrefilterAdded{}
-	}
-	root := len(req.RootRequired)
-	forb := make([]int, len(req.Groups))
-	for i, g := range req.Groups {
-		forb[i] = len(g.Forbidden)
-	}
-	if user == "" && len(p.users) > 0 {
-		user = p.users[0]
-	}
-	p.Apply(user, req)
-	added := PrefilterAdded{root: len(req.RootRequired) - root, forbidden: forb, user: user}
-	for i, g := range req.Groups {
-		added.forbidden[i] = len(g.Forbidden) - forb[i]
-	}
-	return added
-}
-
-// Applied reports whether the pre-filter added anything.
-func (a PrefilterAdded) Applied() bool {
-	return a.root > 0 || slices.ContainsFunc(a.forbidden, func(n int) bool { return n > 0 })
-}
-
-// User is the identity the pre-filter was applied as.
-func (a PrefilterAdded) User() string { return a.user }
-
-// rootAdded reports whether root_required trait i of req was added.
-func (a PrefilterAdded) rootAdded(req *Request, i int) bool {
-	return i >= len(req.RootRequired)-a.root
-}
-
-// forbiddenAdded reports whether forbidden trait i of group gi was added.
-func (a PrefilterAdded) forbiddenAdded(req *Request, gi, i int) bool {
-	return gi < len(a.forbidden) && i >= len(req.Groups[gi].Forbidden)-a.forbidden[gi]
-}
 
 // Constraint kinds, as the query names them.
 const (
@@ -82,10 +34,10 @@ type Constraint struct {
 
 // constraints lists req's removable constraints, resources last: a
 // capacity is relaxed only when nothing else lets candidates through.
-func constraints(req *Request, pre PrefilterAdded) []Constraint {
+func constraints(req *candidates.Request, pre candidates.PrefilterAdded) []Constraint {
 	var out []Constraint
 	for i, t := range req.RootRequired {
-		out = append(out, Constraint{Kind: KindRootRequired, Index: i, Text: "root_required=" + t, Prefilter: pre.rootAdded(req, i)})
+		out = append(out, Constraint{Kind: KindRootRequired, Index: i, Text: "root_required=" + t, Prefilter: pre.RootAdded(req, i)})
 	}
 	for i, t := range req.RootForbidden {
 		out = append(out, Constraint{Kind: KindRootForbid, Index: i, Text: "root_required=!" + t})
@@ -96,7 +48,7 @@ func constraints(req *Request, pre PrefilterAdded) []Constraint {
 	for i, set := range req.SameSubtree {
 		out = append(out, Constraint{Kind: KindSameSubtree, Index: i, Text: "same_subtree=" + strings.Join(set, ",")})
 	}
-	if req.GroupPolicy == PolicyIsolate {
+	if req.GroupPolicy == candidates.PolicyIsolate {
 		out = append(out, Constraint{Kind: KindGroupPolicy, Text: "group_policy=isolate"})
 	}
 	for _, g := range req.Groups {
@@ -107,7 +59,7 @@ func constraints(req *Request, pre PrefilterAdded) []Constraint {
 	return out
 }
 
-func groupConstraints(req *Request, gi int, pre PrefilterAdded) []Constraint {
+func groupConstraints(req *candidates.Request, gi int, pre candidates.PrefilterAdded) []Constraint {
 	g := &req.Groups[gi]
 	var out []Constraint
 	if g.InTree != "" {
@@ -123,7 +75,7 @@ func groupConstraints(req *Request, gi int, pre PrefilterAdded) []Constraint {
 		out = append(out, Constraint{Kind: KindRequired, Group: g.Suffix, Index: i, Text: "required" + g.Suffix + "=" + anyOfText(cl)})
 	}
 	for i, t := range g.Forbidden {
-		out = append(out, Constraint{Kind: KindForbidden, Group: g.Suffix, Index: i, Text: "required" + g.Suffix + "=!" + t, Prefilter: pre.forbiddenAdded(req, gi, i)})
+		out = append(out, Constraint{Kind: KindForbidden, Group: g.Suffix, Index: i, Text: "required" + g.Suffix + "=!" + t, Prefilter: pre.ForbiddenAdded(req, gi, i)})
 	}
 	return out
 }
@@ -140,7 +92,7 @@ func anyOfText(cl []string) string {
 // left without resources, required traits or member_of is dropped with
 // its same_subtree membership, as it could no longer be asked for (nor
 // could the unsuffixed group without resources).
-func without(req Request, cs []Constraint) Request {
+func without(req candidates.Request, cs []Constraint) candidates.Request {
 	out := cloneRequest(req)
 	// Remove higher indexes first so that lower ones stay valid.
 	sorted := slices.Clone(cs)
@@ -162,7 +114,7 @@ func without(req Request, cs []Constraint) Request {
 	return out
 }
 
-func removeOne(req *Request, c Constraint) {
+func removeOne(req *candidates.Request, c Constraint) {
 	switch c.Kind {
 	case KindRootRequired:
 		req.RootRequired = slices.Delete(req.RootRequired, c.Index, c.Index+1)
@@ -174,10 +126,10 @@ func removeOne(req *Request, c Constraint) {
 		req.SameSubtree[c.Index] = nil
 		return
 	case KindGroupPolicy:
-		req.GroupPolicy = PolicyNone
+		req.GroupPolicy = candidates.PolicyNone
 		return
 	}
-	i := slices.IndexFunc(req.Groups, func(g Group) bool { return g.Suffix == c.Group })
+	i := slices.IndexFunc(req.Groups, func(g candidates.Group) bool { return g.Suffix == c.Group })
 	if i < 0 {
 		return
 	}
