@@ -55,7 +55,7 @@ type aggregatesRequest struct {
 // resource_provider_generation.
 func (a *API) decodeAggregates(r *middleware.Request) (aggregatesRequest, error) {
 	var out aggregatesRequest
-	doc, err := r.DecodeJSON(a.schemas.AggregatesPut(r.Minor()))
+	doc, err := r.DecodeJSON(a.schemas.AggregatesPut(r.Version))
 	if err != nil {
 		return out, err
 	}

@@ -115,7 +115,7 @@ func (a *API) PutConsumerAllocations(r *middleware.Request) (*middleware.Respons
 	if !isUUID {
 		return nil, apierror.BadRequest("Malformed consumer_uuid: %s", raw)
 	}
-	body, err := r.ReadValidated(a.schemas.AllocationsPut(r.Version.Minor))
+	body, err := r.ReadValidated(a.schemas.AllocationsPut(r.Version))
 	if err != nil {
 		return nil, err
 	}

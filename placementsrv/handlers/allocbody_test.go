@@ -29,25 +29,25 @@ func FuzzDecodeAllocations(f *testing.F) {
 		mv := microversion.Version{Major: 1, Minor: int(minor)}
 		switch kind % 3 {
 		case 0:
-			if b, err := middleware.ValidateBody([]byte(body), schemas.AllocationsPut(int(minor))); err == nil {
+			if b, err := middleware.ValidateBody([]byte(body), schemas.AllocationsPut(mv)); err == nil {
 				if _, err := decodeConsumerAllocations(alConsumer, b, mv); err != nil {
 					t.Fatalf("valid PUT body does not decode: %v: %s", err, body)
 				}
 			}
 		case 1:
-			if minor < 13 {
+			if mv.Less(microversion.AllocationsPost) {
 				return
 			}
-			if b, err := middleware.ValidateBody([]byte(body), schemas.AllocationsPost(int(minor))); err == nil {
+			if b, err := middleware.ValidateBody([]byte(body), schemas.AllocationsPost(mv)); err == nil {
 				if _, err := decodeConsumersDict(b, mv); err != nil {
 					t.Fatalf("valid POST body does not decode: %v: %s", err, body)
 				}
 			}
 		case 2:
-			if minor < 30 {
+			if mv.Less(microversion.Reshaper) {
 				return
 			}
-			if b, err := middleware.ValidateBody([]byte(body), schemas.ReshaperPost(int(minor))); err == nil {
+			if b, err := middleware.ValidateBody([]byte(body), schemas.ReshaperPost(mv)); err == nil {
 				if _, err := decodeReshape(b, mv); err != nil {
 					t.Fatalf("valid reshaper body does not decode: %v: %s", err, body)
 				}

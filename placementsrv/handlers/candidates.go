@@ -26,7 +26,7 @@ func (a *API) ListAllocationCandidates(r *middleware.Request) (*middleware.Respo
 		return nil, err
 	}
 	q := query.Values(r.URL.RawQuery)
-	if err := a.schemas.AllocationCandidatesQuery(r.Minor()).ValidateQuery(q); err != nil {
+	if err := a.schemas.AllocationCandidatesQuery(r.Version).ValidateQuery(q); err != nil {
 		return nil, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	req, herr := candidates.ParseQuery(r.URL.RawQuery, q, r.Version)

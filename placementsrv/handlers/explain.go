@@ -52,7 +52,7 @@ func (a *API) ExplainAllocationCandidates(r *middleware.Request) (*middleware.Re
 		return nil, herr
 	}
 	q := query.Values(raw)
-	if err := a.schemas.AllocationCandidatesQuery(r.Minor()).ValidateQuery(q); err != nil {
+	if err := a.schemas.AllocationCandidatesQuery(r.Version).ValidateQuery(q); err != nil {
 		return nil, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	req, herr := candidates.ParseQuery(raw, q, r.Version)

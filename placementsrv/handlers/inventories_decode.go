@@ -11,8 +11,8 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
 	"github.com/placement-syncd/placement-syncd/placementsrv/jsonenc"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/middleware"
-	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -21,7 +21,7 @@ import (
 // jsonschema-identical messages) and returns the generation, the
 // inventories, in request order, with defaults applied, and the allocation
 // ratios as sent (see sentRatio). Errors are *apierror.Error 400s.
-func decodeInventories(body []byte, sch *schema.Schema) (int64, []store.Inventory, map[string]string, error) {
+func decodeInventories(body []byte, sch *jsonschema.Schema) (int64, []store.Inventory, map[string]string, error) {
 	doc, err := middleware.ParseJSON(body)
 	if err != nil {
 		return 0, nil, nil, apierror.BadRequest("Malformed JSON: %s", err)

@@ -101,7 +101,7 @@ func (a *API) CreateResourceProvider(r *middleware.Request) (*middleware.Respons
 	if err := writes(policy.RPCreate).check(r); err != nil {
 		return nil, err
 	}
-	doc, err := r.DecodeJSON(a.schemas.ProviderCreate(r.Minor()))
+	doc, err := r.DecodeJSON(a.schemas.ProviderCreate(r.Version))
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (a *API) UpdateResourceProvider(r *middleware.Request) (*middleware.Respons
 		return nil, err
 	}
 	uuid := r.Param("uuid")
-	doc, err := r.DecodeJSON(a.schemas.ProviderUpdate(r.Minor()))
+	doc, err := r.DecodeJSON(a.schemas.ProviderUpdate(r.Version))
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +201,7 @@ func (a *API) ListResourceProviders(r *middleware.Request) (*middleware.Response
 		return nil, err
 	}
 	q := query.Values(r.URL.RawQuery)
-	if err := a.schemas.ProviderListQueryOf(a.release, r.Minor()).ValidateQuery(q); err != nil {
+	if err := a.schemas.ProviderListQueryOf(a.release, r.Version).ValidateQuery(q); err != nil {
 		return nil, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	f, herr := providerFilterFromQuery(q, r.Version)

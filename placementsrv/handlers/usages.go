@@ -36,7 +36,7 @@ func (a *API) GetTotalUsages(r *middleware.Request) (*middleware.Response, error
 	if err := r.AuthorizeTarget(policy.TotalUsages, &target); err != nil {
 		return nil, err
 	}
-	if err := a.schemas.UsagesQuery(r.Version.Minor).ValidateQuery(q); err != nil {
+	if err := a.schemas.UsagesQuery(r.Version).ValidateQuery(q); err != nil {
 		return nil, apierror.BadRequest("Invalid query string parameters: %s", err)
 	}
 	f := store.UsageFilter{ProjectID: query.Last(q, "project_id"), UserID: query.Last(q, "user_id")}

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
-	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 )
 
 // maxBodyBytes bounds request bodies; the largest legitimate bodies (POST
@@ -94,7 +94,7 @@ func hasMediaParams(params string) bool {
 // numbers kept exact, and validates it against sch (when non-nil). The
 // errors are upstream's: 415, "Malformed JSON: ..." and "JSON does not
 // validate: ...".
-func (r *Request) DecodeJSON(sch *schema.Schema) (any, error) {
+func (r *Request) DecodeJSON(sch *jsonschema.Schema) (any, error) {
 	body, err := r.ReadRawBody()
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (r *Request) DecodeJSON(sch *schema.Schema) (any, error) {
 // validationError is the 400 for a body that failed schema validation,
 // or whose validation stopped because the client went away.
 func validationError(ctx context.Context, err error) error {
-	var ve *schema.ValidationError
+	var ve *jsonschema.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		return apierror.BadRequest("JSON does not validate: %s", err)
@@ -183,7 +183,7 @@ func (r *Request) ReadRawBody() ([]byte, error) {
 // ReadValidated reads the body and validates it against sch, with
 // upstream's messages: "Malformed JSON: ..." and "JSON does not
 // validate: ...". The content type must have been checked already.
-func (r *Request) ReadValidated(sch *schema.Schema) ([]byte, error) {
+func (r *Request) ReadValidated(sch *jsonschema.Schema) ([]byte, error) {
 	body, err := r.readBody()
 	if err != nil {
 		return nil, err
@@ -204,12 +204,12 @@ func (r *Request) readBody() ([]byte, error) {
 }
 
 // ValidateBody checks that body is one JSON value conforming to sch.
-func ValidateBody(body []byte, sch *schema.Schema) ([]byte, error) {
+func ValidateBody(body []byte, sch *jsonschema.Schema) ([]byte, error) {
 	return validateBody(context.Background(), body, sch)
 }
 
 // validateBody is ValidateBody for a request: it gives up once ctx ends.
-func validateBody(ctx context.Context, body []byte, sch *schema.Schema) ([]byte, error) {
+func validateBody(ctx context.Context, body []byte, sch *jsonschema.Schema) ([]byte, error) {
 	doc, err := ParseJSON(body)
 	if err != nil {
 		return nil, apierror.BadRequest("Malformed JSON: %s", err)

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
 	"github.com/placement-syncd/placement-syncd/placementsrv/pyfmt"
-	"github.com/placement-syncd/placement-syncd/placementsrv/schema"
 )
 
 // checkJSONText rejects, before any decoding, what upstream cannot take
 // from a body and encoding/json would quietly accept: bytes that are not
 // UTF-8 (upstream decodes the body first and answers with Python's codec
-// error) and nesting deeper than schema.MaxDepth (upstream's recursive
+// error) and nesting deeper than jsonschema.MaxDepth (upstream's recursive
 // decoder and error rendering fail on deep nesting; here it bounds the
 // work and the size of an error message). It returns the offset of the
 // first escaped lone surrogate (\ud800 with no low half), which
@@ -45,8 +45,8 @@ func checkJSONText(body []byte) (surrogate int, err error) {
 		case '"':
 			inString = true
 		case '[', '{':
-			if depth++; depth > schema.MaxDepth {
-				return -1, fmt.Errorf("nesting deeper than %d levels at position %d", schema.MaxDepth, i)
+			if depth++; depth > jsonschema.MaxDepth {
+				return -1, fmt.Errorf("nesting deeper than %d levels at position %d", jsonschema.MaxDepth, i)
 			}
 		case ']', '}':
 			depth--

@@ -33,10 +33,6 @@ type Request struct {
 // Param returns a path parameter by its route name.
 func (r *Request) Param(name string) string { return r.Params[name] }
 
-// Minor is the negotiated microversion's minor number (all are 1.x), as
-// the schema accessors take it.
-func (r *Request) Minor() int { return r.Version.Minor }
-
 // At reports whether the negotiated microversion is at least v.
 func (r *Request) At(v microversion.Version) bool { return r.Version.AtLeast(v) }
 

@@ -1,5 +1,10 @@
 package schema
 
+import (
+	mv "github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+)
+
 // Aggregate schemas (placement/schemas/aggregate.py).
 
 func (s *Set) addAggregates() {
@@ -11,21 +16,20 @@ func (s *Set) addAggregates() {
 	withGeneration := obj(
 		"type", "object",
 		"properties", obj(
-			"aggregates", clone(list),
+			"aggregates", list.Clone(),
 			"resource_provider_generation", obj("type", "integer"),
 		),
 		"required", []string{"aggregates", "resource_provider_generation"},
 		"additionalProperties", false,
 	)
-	s.aggregates, s.aggregates19 = mustCompile(clone(list)), mustCompile(withGeneration)
+	s.aggregates = mustCompileAll(map[mv.Version]*object{
+		mv.Aggregates:          list.Clone(),
+		mv.AggregateGeneration: withGeneration,
+	}, formats())
 }
 
 // AggregatesPut is the PUT /resource_providers/{uuid}/aggregates body: a
-// bare list of uuids before 1.19, then an object with aggregates and
-// resource_provider_generation.
-func (s *Set) AggregatesPut(minor int) *Schema {
-	if minor >= 19 {
-		return s.aggregates19
-	}
-	return s.aggregates
-}
+// bare list of uuids (Aggregates), then an object with aggregates and
+// resource_provider_generation (AggregateGeneration). It is nil before
+// Aggregates, where the route does not exist.
+func (s *Set) AggregatesPut(v mv.Version) *jsonschema.Schema { return s.aggregates.at(v) }

@@ -1,46 +1,52 @@
 package schema
 
+import (
+	mv "github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+)
+
 // Allocation schemas (placement/schemas/allocation.py).
 
 func (s *Set) addAllocations() {
 	put, post := allocationBodies()
-	s.allocationsPut, s.allocationsPost = mustCompileAll(put), mustCompileAll(post)
+	s.allocationsPut, s.allocationsPost = mustCompileAll(put, formats()), mustCompileAll(post, formats())
 }
 
 // allocationBodies returns the PUT /allocations/{consumer_uuid} and POST
-// /allocations body schemas keyed by the minor that introduced them.
-func allocationBodies() (put, post map[int]*object) {
-	put = map[int]*object{0: allocationListBody()}
-	put[8] = clone(put[0])
-	at(put[8], "properties").put("project_id", idString())
-	at(put[8], "properties").put("user_id", idString())
-	appendRequired(put[8], "project_id", "user_id")
-	put[12] = allocationDictBody()
+// /allocations body schemas keyed by the microversion that introduced
+// them.
+func allocationBodies() (put, post map[mv.Version]*object) {
+	put = map[mv.Version]*object{mv.Min: allocationListBody()}
+	put[mv.AllocationsProjUser] = put[mv.Min].Clone()
+	put[mv.AllocationsProjUser].At("properties").Put("project_id", idString())
+	put[mv.AllocationsProjUser].At("properties").Put("user_id", idString())
+	put[mv.AllocationsProjUser].AppendRequired("project_id", "user_id")
+	put[mv.AllocationsDict] = allocationDictBody()
 	// Allocations may be emptied (to delete them) in the POST and later PUT forms.
-	deletable := clone(put[12])
-	at(deletable, "properties", "allocations").put("minProperties", 0)
-	put[28] = clone(deletable)
-	at(put[28], "properties").put("consumer_generation",
+	deletable := put[mv.AllocationsDict].Clone()
+	deletable.At("properties", "allocations").Put("minProperties", 0)
+	put[mv.ConsumerGeneration] = deletable.Clone()
+	put[mv.ConsumerGeneration].At("properties").Put("consumer_generation",
 		obj("type", []string{"integer", "null"}, "additionalProperties", false))
-	appendRequired(put[28], "consumer_generation")
-	put[34] = clone(put[28])
-	at(put[34], "properties").put("mappings", obj(
+	put[mv.ConsumerGeneration].AppendRequired("consumer_generation")
+	put[mv.Mappings] = put[mv.ConsumerGeneration].Clone()
+	put[mv.Mappings].At("properties").Put("mappings", obj(
 		"type", "object",
 		"minProperties", 1,
-		"patternProperties", obj(groupPat133, obj(
+		"patternProperties", obj(groupPatNamed, obj(
 			"type", "array",
 			"minItems", 1,
 			"items", uuidString(),
 		)),
 	))
-	put[38] = clone(put[34])
-	at(put[38], "properties").put("consumer_type", consumerType(consumerTypePattern))
-	appendRequired(put[38], "consumer_type")
-	post = map[int]*object{
-		13: byConsumer(deletable),
-		28: byConsumer(clone(put[28])),
-		34: byConsumer(put[34]),
-		38: byConsumer(put[38]),
+	put[mv.ConsumerTypes] = put[mv.Mappings].Clone()
+	put[mv.ConsumerTypes].At("properties").Put("consumer_type", consumerType(consumerTypePattern))
+	put[mv.ConsumerTypes].AppendRequired("consumer_type")
+	post = map[mv.Version]*object{
+		mv.AllocationsPost:    byConsumer(deletable),
+		mv.ConsumerGeneration: byConsumer(put[mv.ConsumerGeneration].Clone()),
+		mv.Mappings:           byConsumer(put[mv.Mappings]),
+		mv.ConsumerTypes:      byConsumer(put[mv.ConsumerTypes]),
 	}
 	return put, post
 }
@@ -75,7 +81,7 @@ func allocationListBody() *object {
 	)
 }
 
-// allocationDictBody is the 1.12 form: allocations keyed by provider uuid.
+// allocationDictBody is the AllocationsDict form: allocations keyed by provider uuid.
 func allocationDictBody() *object {
 	return obj(
 		"type", "object",
@@ -124,12 +130,14 @@ func byConsumer(body *object) *object {
 }
 
 // AllocationsPut is the PUT /allocations/{consumer_uuid} body: a list of
-// allocations (1.0), plus project_id/user_id (1.8), keyed by provider
-// (1.12), with consumer_generation and possibly empty allocations (1.28),
-// mappings (1.34), consumer_type (1.38).
-func (s *Set) AllocationsPut(minor int) *Schema { return pick(s.allocationsPut, minor) }
+// allocations (1.0), plus project_id/user_id (AllocationsProjUser), keyed
+// by provider (AllocationsDict), with consumer_generation and possibly
+// empty allocations (ConsumerGeneration), mappings (Mappings),
+// consumer_type (ConsumerTypes).
+func (s *Set) AllocationsPut(v mv.Version) *jsonschema.Schema { return s.allocationsPut.at(v) }
 
-// AllocationsPost is the POST /allocations body, keyed by consumer: 1.13,
-// consumer_generation required (1.28), mappings (1.34), consumer_type
-// (1.38). It is nil below 1.13, where the route does not exist.
-func (s *Set) AllocationsPost(minor int) *Schema { return pick(s.allocationsPost, minor) }
+// AllocationsPost is the POST /allocations body, keyed by consumer
+// (AllocationsPost), consumer_generation required (ConsumerGeneration),
+// mappings (Mappings), consumer_type (ConsumerTypes). It is nil before
+// AllocationsPost, where the route does not exist.
+func (s *Set) AllocationsPost(v mv.Version) *jsonschema.Schema { return s.allocationsPost.at(v) }

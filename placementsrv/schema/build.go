@@ -2,106 +2,58 @@ package schema
 
 import (
 	"fmt"
-	"math/big"
+
+	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
 )
 
 // The Placement schemas are built as value trees, the way upstream writes
 // them as dicts: later microversions are derived from earlier ones by deep
-// copy and modification, because the resulting key order (kept by object)
-// decides which of several errors is reported.
+// copy and modification (jsonschema.Object's Clone, Put, ...), because the
+// resulting key order decides which of several errors is reported.
 
-// obj builds an ordered object from key/value pairs, converting Go ints and
-// floats to Python-typed numbers and []string to lists.
-func obj(kv ...any) *object {
-	o := newObject()
-	for i := 0; i < len(kv); i += 2 {
-		o.set(kv[i].(string), lit(kv[i+1]))
-	}
-	return o
-}
+// object is a schema under construction.
+type object = jsonschema.Object
 
-func lit(v any) any {
-	switch t := v.(type) {
-	case int:
-		return &number{i: big.NewInt(int64(t))}
-	case float64:
-		return floatNum(t)
-	case []string:
-		l := make([]any, len(t))
-		for i, s := range t {
-			l[i] = s
-		}
-		return l
-	}
-	return v
-}
+// obj is jsonschema.Obj, short as the schemas use it on every line.
+func obj(kv ...any) *object { return jsonschema.Obj(kv...) }
 
-// put is set with Go literals converted as obj does.
-func (o *object) put(k string, v any) { o.set(k, lit(v)) }
+// mustCompile compiles a built-in schema with Placement's format checks.
+// It panics only if the built-in definitions are broken, which the
+// package tests rule out.
+func mustCompile(v *object) *jsonschema.Schema { return mustCompileWith(v, formats()) }
 
-// at walks nested objects by key, like schema['properties']['x'] in Python.
-func at(o *object, keys ...string) *object {
-	for _, k := range keys {
-		o = o.m[k].(*object)
-	}
-	return o
-}
-
-func clone(o *object) *object { return deepCopy(o).(*object) }
-
-// appendRequired is schema['required'].append/extend.
-func appendRequired(o *object, names ...string) {
-	old, _ := o.m["required"].([]any)
-	l := append([]any(nil), old...)
-	for _, n := range names {
-		l = append(l, n)
-	}
-	o.set("required", l)
-}
-
-// removeRequired is schema['required'].remove(name).
-func removeRequired(o *object, name string) {
-	old := o.m["required"].([]any)
-	for i, v := range old {
-		if v == name {
-			l := append(append([]any(nil), old[:i]...), old[i+1:]...)
-			o.set("required", l)
-			return
-		}
-	}
-}
-
-// mustCompile compiles a built-in schema. It panics only if the built-in
-// definitions are broken, which the package tests rule out.
-func mustCompile(v *object) *Schema {
-	s, err := compileValue(v)
+func mustCompileWith(v *object, f jsonschema.Formats) *jsonschema.Schema {
+	s, err := jsonschema.CompileObject(v, f)
 	if err != nil {
 		panic(fmt.Sprintf("placement schema does not compile: %v", err))
 	}
 	return s
 }
 
-// mustCompileAll compiles schemas keyed by the microversion minor that
-// introduced them.
-func mustCompileAll(m map[int]*object) map[int]*Schema {
-	out := make(map[int]*Schema, len(m))
+// byVersion is a schema's variants keyed by the microversion that
+// introduced each.
+type byVersion map[microversion.Version]*jsonschema.Schema
+
+// mustCompileAll compiles the variants of a schema, each keyed by the
+// microversion that introduced it, with formats f.
+func mustCompileAll(m map[microversion.Version]*object, f jsonschema.Formats) byVersion {
+	out := make(byVersion, len(m))
 	for k, v := range m {
-		out[k] = mustCompile(v)
+		out[k] = mustCompileWith(v, f)
 	}
 	return out
 }
 
-// pick returns the schema introduced at the highest minor not above the
-// requested one, or nil when the request predates them all.
-func pick(m map[int]*Schema, minor int) *Schema {
-	best := -1
-	for k := range m {
-		if k <= minor && k > best {
-			best = k
+// at returns the variant introduced at the highest microversion not above
+// v, or nil when v predates them all.
+func (b byVersion) at(v microversion.Version) *jsonschema.Schema {
+	var best *jsonschema.Schema
+	var bestAt microversion.Version
+	for k, s := range b {
+		if v.AtLeast(k) && (best == nil || k.AtLeast(bestAt)) {
+			best, bestAt = s, k
 		}
 	}
-	if best < 0 {
-		return nil
-	}
-	return m[best]
+	return best
 }

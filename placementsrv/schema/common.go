@@ -7,8 +7,8 @@ const (
 	customPattern          = "^CUSTOM_[A-Z0-9_]+$"
 	consumerTypePattern    = rcPattern
 	consumerTypeGetPattern = consumerTypePattern + "|^all|^unknown$"
-	groupPat               = "[1-9][0-9]*"
-	groupPat133            = "[a-zA-Z0-9_-]{1,64}"
+	groupPat               = "[1-9][0-9]*"         // request group suffixes
+	groupPatNamed          = "[a-zA-Z0-9_-]{1,64}" // from microversion.AnySuffix
 )
 
 // Limits from placement/db/constants.py.

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+
 // Inventory schemas (placement/schemas/inventory.py).
 
 func (s *Set) addInventories() {
@@ -30,9 +32,9 @@ func inventoryBody() *object {
 
 func inventoryCreateBody() *object {
 	post := inventoryBody()
-	at(post, "properties").put("resource_class", obj("type", "string", "pattern", rcPattern))
-	appendRequired(post, "resource_class")
-	removeRequired(post, "resource_provider_generation")
+	post.At("properties").Put("resource_class", obj("type", "string", "pattern", rcPattern))
+	post.AppendRequired("resource_class")
+	post.RemoveRequired("resource_provider_generation")
 	return post
 }
 
@@ -40,7 +42,7 @@ func inventoryCreateBody() *object {
 // body, which the reshaper also takes per provider.
 func inventoriesReplaceBody() *object {
 	record := inventoryBody()
-	removeRequired(record, "resource_provider_generation")
+	record.RemoveRequired("resource_provider_generation")
 	return obj(
 		"type", "object",
 		"properties", obj(
@@ -57,12 +59,12 @@ func inventoriesReplaceBody() *object {
 
 // InventoryCreate is the POST /resource_providers/{uuid}/inventories body
 // (one inventory including its resource_class; generation optional).
-func (s *Set) InventoryCreate() *Schema { return s.inventoryCreate }
+func (s *Set) InventoryCreate() *jsonschema.Schema { return s.inventoryCreate }
 
 // InventoryUpdate is the PUT /resource_providers/{uuid}/inventories/{rc}
 // body (one inventory with resource_provider_generation required).
-func (s *Set) InventoryUpdate() *Schema { return s.inventoryUpdate }
+func (s *Set) InventoryUpdate() *jsonschema.Schema { return s.inventoryUpdate }
 
 // InventoriesReplace is the PUT /resource_providers/{uuid}/inventories body
 // (generation plus inventories keyed by resource class).
-func (s *Set) InventoriesReplace() *Schema { return s.inventoriesReplace }
+func (s *Set) InventoriesReplace() *jsonschema.Schema { return s.inventoriesReplace }

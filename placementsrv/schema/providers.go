@@ -1,11 +1,15 @@
 package schema
 
-import "github.com/placement-syncd/placement-syncd/placementsrv/release"
+import (
+	mv "github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+)
 
 // Resource provider schemas (placement/schemas/resource_provider.py).
 
 func (s *Set) addProviders() {
-	post := obj(
+	post := map[mv.Version]*object{mv.Min: obj(
 		"type", "object",
 		"properties", obj(
 			"name", obj("type", "string", "maxLength", 200),
@@ -13,31 +17,28 @@ func (s *Set) addProviders() {
 		),
 		"required", []string{"name"},
 		"additionalProperties", false,
-	)
-	put := clone(post)
-	at(put, "properties").del("uuid")
-	post14 := clone(post)
-	at(post14, "properties").put("parent_provider_uuid", obj(
+	)}
+	post[mv.Nested] = post[mv.Min].Clone()
+	post[mv.Nested].At("properties").Put("parent_provider_uuid", obj(
 		"anyOf", []any{
 			uuidString(),
 			obj("type", "null"),
 		},
 	))
-	put14 := clone(post14)
-	at(put14, "properties").del("uuid")
-	s.providerCreate, s.providerCreate14 = mustCompile(post), mustCompile(post14)
-	s.providerUpdate, s.providerUpdate14 = mustCompile(put), mustCompile(put14)
-	s.providerList = mustCompileAll(providerListQueries())
-	s.providerListV15 = mustCompileAll(providerListQueries())
-	for _, sc := range s.providerListV15 {
-		withFormat(sc.root, "uuid", isHyphenatedUUID)
+	put := make(map[mv.Version]*object, len(post))
+	for v, body := range post {
+		put[v] = body.Clone()
+		put[v].At("properties").Del("uuid")
 	}
+	s.providerCreate, s.providerUpdate = mustCompileAll(post, formats()), mustCompileAll(put, formats())
+	s.providerList = mustCompileAll(providerListQueries(), formats())
+	s.providerListV15 = mustCompileAll(providerListQueries(), queryFormatsV15())
 }
 
 // providerListQueries are the GET /resource_providers query schemas keyed
-// by the minor that introduced them.
-func providerListQueries() map[int]*object {
-	list := map[int]*object{0: obj(
+// by the microversion that introduced them.
+func providerListQueries() map[mv.Version]*object {
+	list := map[mv.Version]*object{mv.Min: obj(
 		"type", "object",
 		"properties", obj(
 			"name", obj("type", "string"),
@@ -45,45 +46,36 @@ func providerListQueries() map[int]*object {
 		),
 		"additionalProperties", false,
 	)}
-	list[3] = clone(list[0])
-	at(list[3], "properties").put("member_of", obj("type", "string"))
-	list[4] = clone(list[3])
-	at(list[4], "properties").put("resources", obj("type", "string"))
-	list[14] = clone(list[4])
-	at(list[14], "properties").put("in_tree", uuidString())
-	list[18] = clone(list[14])
-	at(list[18], "properties").put("required", obj("type", "string"))
+	list[mv.MemberOf] = list[mv.Min].Clone()
+	list[mv.MemberOf].At("properties").Put("member_of", obj("type", "string"))
+	list[mv.ResourcesQuery] = list[mv.MemberOf].Clone()
+	list[mv.ResourcesQuery].At("properties").Put("resources", obj("type", "string"))
+	list[mv.Nested] = list[mv.ResourcesQuery].Clone()
+	list[mv.Nested].At("properties").Put("in_tree", uuidString())
+	list[mv.ProvidersRequired] = list[mv.Nested].Clone()
+	list[mv.ProvidersRequired].At("properties").Put("required", obj("type", "string"))
 	return list
 }
 
 // ProviderCreate is the POST /resource_providers body: name and uuid, plus
-// parent_provider_uuid (a uuid or null) from 1.14.
-func (s *Set) ProviderCreate(minor int) *Schema {
-	if minor >= 14 {
-		return s.providerCreate14
-	}
-	return s.providerCreate
-}
+// parent_provider_uuid (a uuid or null) from Nested.
+func (s *Set) ProviderCreate(v mv.Version) *jsonschema.Schema { return s.providerCreate.at(v) }
 
 // ProviderUpdate is the PUT /resource_providers/{uuid} body: name, plus
-// parent_provider_uuid from 1.14.
-func (s *Set) ProviderUpdate(minor int) *Schema {
-	if minor >= 14 {
-		return s.providerUpdate14
-	}
-	return s.providerUpdate
-}
+// parent_provider_uuid from Nested.
+func (s *Set) ProviderUpdate(v mv.Version) *jsonschema.Schema { return s.providerUpdate.at(v) }
 
 // ProviderListQuery is the GET /resource_providers query: name and uuid;
-// member_of from 1.3, resources from 1.4, in_tree from 1.14, required from
-// 1.18. Its uuid and in_tree are checked as Placement 8.0.0 does.
-func (s *Set) ProviderListQuery(minor int) *Schema { return pick(s.providerList, minor) }
+// member_of from MemberOf, resources from ResourcesQuery, in_tree from
+// Nested, required from ProvidersRequired. Its uuid and in_tree are
+// checked as Placement 8.0.0 does.
+func (s *Set) ProviderListQuery(v mv.Version) *jsonschema.Schema { return s.providerList.at(v) }
 
 // ProviderListQueryOf is ProviderListQuery as release r validates it:
 // 15.0.0 wants uuid and in_tree in the hyphenated form.
-func (s *Set) ProviderListQueryOf(r release.Release, minor int) *Schema {
+func (s *Set) ProviderListQueryOf(r release.Release, v mv.Version) *jsonschema.Schema {
 	if r == release.V8 {
-		return s.ProviderListQuery(minor)
+		return s.ProviderListQuery(v)
 	}
-	return pick(s.providerListV15, minor)
+	return s.providerListV15.at(v)
 }

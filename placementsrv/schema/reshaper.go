@@ -1,17 +1,26 @@
 package schema
 
+import (
+	mv "github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+)
+
 // Reshaper schemas (placement/schemas/reshaper.py): inventories per
 // provider plus POST /allocations-style allocations that may be empty.
 
 func (s *Set) addReshaper() {
 	inventories := inventoriesReplaceBody()
 	_, post := allocationBodies()
-	reshape := make(map[int]*object, 3)
-	// Each form takes the POST /allocations form current at its minor.
-	for minor, postMinor := range map[int]int{30: 28, 34: 34, 38: 38} {
-		allocations := clone(post[postMinor])
-		allocations.put("minProperties", 0)
-		reshape[minor] = obj(
+	reshape := make(map[mv.Version]*object, 3)
+	// Each form takes the POST /allocations form current at its version.
+	for v, postAt := range map[mv.Version]mv.Version{
+		mv.Reshaper:      mv.ConsumerGeneration,
+		mv.Mappings:      mv.Mappings,
+		mv.ConsumerTypes: mv.ConsumerTypes,
+	} {
+		allocations := post[postAt].Clone()
+		allocations.Put("minProperties", 0)
+		reshape[v] = obj(
 			"type", "object",
 			"properties", obj(
 				"inventories", obj(
@@ -26,9 +35,9 @@ func (s *Set) addReshaper() {
 			"additionalProperties", false,
 		)
 	}
-	s.reshaper = mustCompileAll(reshape)
+	s.reshaper = mustCompileAll(reshape, formats())
 }
 
-// ReshaperPost is the POST /reshaper body: 1.30, with 1.34 and 1.38
-// allocation forms. It is nil below 1.30.
-func (s *Set) ReshaperPost(minor int) *Schema { return pick(s.reshaper, minor) }
+// ReshaperPost is the POST /reshaper body (Reshaper), with the Mappings
+// and ConsumerTypes allocation forms. It is nil before Reshaper.
+func (s *Set) ReshaperPost(v mv.Version) *jsonschema.Schema { return s.reshaper.at(v) }

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+
 // Resource class schemas (placement/schemas/resource_class.py).
 
 func (s *Set) addResourceClasses() {
@@ -11,14 +13,14 @@ func (s *Set) addResourceClasses() {
 		"required", []string{"name"},
 		"additionalProperties", false,
 	)
-	s.resourceClassCreate, s.resourceClassUpdate = mustCompile(post), mustCompile(clone(post))
+	s.resourceClassCreate, s.resourceClassUpdate = mustCompile(post), mustCompile(post.Clone())
 }
 
-// ResourceClassCreate is the POST /resource_classes body (1.2+).
-func (s *Set) ResourceClassCreate() *Schema { return s.resourceClassCreate }
+// ResourceClassCreate is the POST /resource_classes body (from microversion.ResourceClasses).
+func (s *Set) ResourceClassCreate() *jsonschema.Schema { return s.resourceClassCreate }
 
-// ResourceClassUpdate is the PUT /resource_classes/{name} schema. Up to 1.6
-// it validates the request body; from 1.7 upstream validates the name from
-// the URL by running this schema over the text {"name": "<name>"} (so a
+// ResourceClassUpdate is the PUT /resource_classes/{name} schema. Before
+// microversion.ResourceClassPut it validates the request body; from it
+// upstream validates the name from the URL by running this schema over the text {"name": "<name>"} (so a
 // name that breaks that JSON is a "Malformed JSON" error there).
-func (s *Set) ResourceClassUpdate() *Schema { return s.resourceClassUpdate }
+func (s *Set) ResourceClassUpdate() *jsonschema.Schema { return s.resourceClassUpdate }

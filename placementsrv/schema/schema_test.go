@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	mv "github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
 )
 
 // testCase is one entry of testdata/cases.json, whose expectations come
@@ -39,19 +42,21 @@ func loadCases(t testing.TB) []testCase {
 	return cases
 }
 
-// lookup resolves a "Name" or "Name/minor" accessor reference.
-func lookup(t testing.TB, set *Set, ref string) *Schema {
+// lookup resolves a "Name" or "Name/minor" accessor reference, minor
+// naming microversion 1.minor as upstream's schema names do (V1_14).
+func lookup(t testing.TB, set *Set, ref string) *jsonschema.Schema {
 	t.Helper()
-	name, mv, _ := strings.Cut(ref, "/")
-	minor, _ := strconv.Atoi(mv)
-	var s *Schema
+	name, minorText, _ := strings.Cut(ref, "/")
+	minor, _ := strconv.Atoi(minorText)
+	v := mv.Version{Major: 1, Minor: minor}
+	var s *jsonschema.Schema
 	switch name {
 	case "ProviderCreate":
-		s = set.ProviderCreate(minor)
+		s = set.ProviderCreate(v)
 	case "ProviderUpdate":
-		s = set.ProviderUpdate(minor)
+		s = set.ProviderUpdate(v)
 	case "ProviderListQuery":
-		s = set.ProviderListQuery(minor)
+		s = set.ProviderListQuery(v)
 	case "InventoryCreate":
 		s = set.InventoryCreate()
 	case "InventoryUpdate":
@@ -71,17 +76,17 @@ func lookup(t testing.TB, set *Set, ref string) *Schema {
 	case "TraitListQuery":
 		s = set.TraitListQuery()
 	case "AggregatesPut":
-		s = set.AggregatesPut(minor)
+		s = set.AggregatesPut(v)
 	case "AllocationsPut":
-		s = set.AllocationsPut(minor)
+		s = set.AllocationsPut(v)
 	case "AllocationsPost":
-		s = set.AllocationsPost(minor)
+		s = set.AllocationsPost(v)
 	case "ReshaperPost":
-		s = set.ReshaperPost(minor)
+		s = set.ReshaperPost(v)
 	case "UsagesQuery":
-		s = set.UsagesQuery(minor)
+		s = set.UsagesQuery(v)
 	case "AllocationCandidatesQuery":
-		s = set.AllocationCandidatesQuery(minor)
+		s = set.AllocationCandidatesQuery(v)
 	}
 	if s == nil {
 		t.Fatalf("no schema for %q", ref)
@@ -89,9 +94,11 @@ func lookup(t testing.TB, set *Set, ref string) *Schema {
 	return s
 }
 
-func caseSchema(t testing.TB, set *Set, c testCase) *Schema {
+// caseSchema is the schema of a case: an accessor's, or an inline one
+// compiled with Placement's format checks, as gen_cases.py validates it.
+func caseSchema(t testing.TB, set *Set, c testCase) *jsonschema.Schema {
 	if c.Schema == "inline" {
-		s, err := Compile([]byte(c.Inline))
+		s, err := jsonschema.Compile([]byte(c.Inline), formats())
 		if err != nil {
 			t.Fatalf("compile %s: %v", c.Inline, err)
 		}
@@ -114,7 +121,7 @@ func TestAgainstPython(t *testing.T) {
 			err = s.ValidateQuery(q)
 			label = c.Schema + " ?" + q.Encode()
 		} else {
-			err = s.validateJSON([]byte(c.Instance))
+			err = validateJSON(s, []byte(c.Instance))
 		}
 		if c.Valid {
 			if err != nil {
@@ -122,7 +129,7 @@ func TestAgainstPython(t *testing.T) {
 			}
 			continue
 		}
-		var ve *ValidationError
+		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			t.Errorf("#%d %s: want %q, got %v", i, label, c.Message, err)
 			continue
@@ -137,35 +144,60 @@ func TestAgainstPython(t *testing.T) {
 	}
 }
 
+// validateJSON validates body in its key order, as a request's is.
+func validateJSON(s *jsonschema.Schema, body []byte) error {
+	return s.ValidateJSONContext(context.Background(), body)
+}
+
 // keysSorted reports whether every object in the JSON text lists its keys
-// in sorted order, in which case Go maps lose nothing.
+// in sorted order (a repeated key counting where it first appears), in
+// which case Go maps lose nothing.
 func keysSorted(t testing.TB, text string) bool {
-	v, err := decodeOrdered(context.Background(), []byte(text))
-	if err != nil {
-		t.Fatal(err)
+	type frame struct {
+		object  bool
+		wantKey bool // the object's next token is a key
+		last    string
+		seen    map[string]bool
 	}
-	var walk func(any) bool
-	walk = func(v any) bool {
-		switch x := v.(type) {
-		case *object:
-			if !sort.StringsAreSorted(x.keys) {
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey && tok != json.Delim('}') {
+			f, k := stack[n-1], tok.(string)
+			if !f.seen[k] && len(f.seen) > 0 && k < f.last {
 				return false
 			}
-			for _, k := range x.keys {
-				if !walk(x.m[k]) {
-					return false
-				}
+			if !f.seen[k] {
+				f.last, f.seen[k] = k, true
 			}
-		case []any:
-			for _, e := range x {
-				if !walk(e) {
-					return false
-				}
-			}
+			f.wantKey = false
+			continue
 		}
-		return true
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, wantKey: true, seen: map[string]bool{}})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
 	}
-	return walk(v)
 }
 
 // TestValidateDecoded checks the map-based entry point on the same cases,
@@ -191,7 +223,7 @@ func TestValidateDecoded(t *testing.T) {
 			}
 			continue
 		}
-		var ve *ValidationError
+		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) || ve.Error() != c.Error {
 			t.Errorf("#%d %s: got %v\nwant %s", i, c.Instance, err, c.Error)
 		}
@@ -201,41 +233,10 @@ func TestValidateDecoded(t *testing.T) {
 	}
 }
 
-func TestValidateGoTypes(t *testing.T) {
-	s, err := Compile([]byte(`{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "array", "items": {"type": "string"}}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok := []any{
-		map[string]any{"a": 1, "b": []string{"x"}},
-		map[string]any{"a": int64(1)},
-		map[string]any{"a": 2.0},
-		map[string]string{"c": "d"},
-	}
-	for _, v := range ok {
-		if err := s.Validate(v); err != nil {
-			t.Errorf("%#v: %v", v, err)
-		}
-	}
-	var ve *ValidationError
-	if err := s.Validate(map[string]any{"a": 2.5}); !errors.As(err, &ve) || ve.Message != "2.5 is not of type 'integer'" {
-		t.Errorf("got %v", err)
-	}
-	if err := s.Validate(map[string]any{"a": struct{}{}}); err == nil || errors.As(err, &ve) {
-		t.Errorf("unsupported type: got %v", err)
-	}
-	if err := s.validateJSON([]byte(`{"a": `)); err == nil || errors.As(err, &ve) {
-		t.Errorf("malformed JSON: got %v", err)
-	}
-	if err := s.validateJSON([]byte(`{} {}`)); err == nil {
-		t.Errorf("trailing data accepted")
-	}
-}
-
 func TestValidationErrorFields(t *testing.T) {
 	set := New()
-	err := set.AllocationsPut(0).validateJSON([]byte(`{"allocations": [{"resource_provider": {"uuid": "1f2b3c4d-0000-4000-8000-00000000000a"}, "resources": {"VCPU": 0}}]}`))
-	var ve *ValidationError
+	err := validateJSON(set.AllocationsPut(mv.Min), []byte(`{"allocations": [{"resource_provider": {"uuid": "1f2b3c4d-0000-4000-8000-00000000000a"}, "resources": {"VCPU": 0}}]}`))
+	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("got %v", err)
 	}
@@ -256,59 +257,55 @@ func TestValidationErrorFields(t *testing.T) {
 	}
 }
 
+// TestAccessorRanges: each versioned accessor changes its schema exactly
+// at the named microversions upstream's schemas change at, keeps it up to
+// the next one (or Max), and has none before the first when the route is
+// younger than 1.0.
 func TestAccessorRanges(t *testing.T) {
 	set := New()
 	for _, tc := range []struct {
-		got, want *Schema
+		name     string
+		get      func(mv.Version) *jsonschema.Schema
+		versions []mv.Version
 	}{
-		{set.AllocationsPut(7), set.AllocationsPut(0)},
-		{set.AllocationsPut(11), set.AllocationsPut(8)},
-		{set.AllocationsPut(27), set.AllocationsPut(12)},
-		{set.AllocationsPut(33), set.AllocationsPut(28)},
-		{set.AllocationsPut(37), set.AllocationsPut(34)},
-		{set.AllocationsPut(39), set.AllocationsPut(38)},
-		{set.AllocationsPost(27), set.AllocationsPost(13)},
-		{set.ReshaperPost(33), set.ReshaperPost(30)},
-		{set.ProviderListQuery(2), set.ProviderListQuery(0)},
-		{set.ProviderListQuery(17), set.ProviderListQuery(14)},
-		{set.AllocationCandidatesQuery(15), set.AllocationCandidatesQuery(10)},
-		{set.AllocationCandidatesQuery(39), set.AllocationCandidatesQuery(36)},
-		{set.UsagesQuery(37), set.UsagesQuery(9)},
-		{set.AggregatesPut(18), set.AggregatesPut(1)},
-		{set.ProviderCreate(13), set.ProviderCreate(0)},
+		{"ProviderCreate", set.ProviderCreate, []mv.Version{mv.Min, mv.Nested}},
+		{"ProviderUpdate", set.ProviderUpdate, []mv.Version{mv.Min, mv.Nested}},
+		{"ProviderListQuery", set.ProviderListQuery,
+			[]mv.Version{mv.Min, mv.MemberOf, mv.ResourcesQuery, mv.Nested, mv.ProvidersRequired}},
+		{"AggregatesPut", set.AggregatesPut, []mv.Version{mv.Aggregates, mv.AggregateGeneration}},
+		{"AllocationsPut", set.AllocationsPut, []mv.Version{mv.Min, mv.AllocationsProjUser,
+			mv.AllocationsDict, mv.ConsumerGeneration, mv.Mappings, mv.ConsumerTypes}},
+		{"AllocationsPost", set.AllocationsPost,
+			[]mv.Version{mv.AllocationsPost, mv.ConsumerGeneration, mv.Mappings, mv.ConsumerTypes}},
+		{"ReshaperPost", set.ReshaperPost, []mv.Version{mv.Reshaper, mv.Mappings, mv.ConsumerTypes}},
+		{"UsagesQuery", set.UsagesQuery, []mv.Version{mv.Usages, mv.ConsumerTypes}},
+		{"AllocationCandidatesQuery", set.AllocationCandidatesQuery, []mv.Version{mv.AllocationCandidates,
+			mv.CandidatesLimit, mv.CandidatesRequired, mv.CandidatesMemberOf, mv.Granular,
+			mv.CandidatesInTree, mv.AnySuffix, mv.RootRequired, mv.SameSubtree}},
 	} {
-		if tc.got != tc.want || tc.got == nil {
-			t.Errorf("range mismatch")
+		if first := tc.versions[0]; first != mv.Min && tc.get(before(first)) != nil {
+			t.Errorf("%s: a schema at %s, before the route's %s", tc.name, before(first), first)
 		}
-	}
-	if set.AllocationsPost(12) != nil || set.ReshaperPost(29) != nil ||
-		set.UsagesQuery(8) != nil || set.AllocationCandidatesQuery(9) != nil {
-		t.Error("schemas returned for microversions predating the route")
+		seen := map[*jsonschema.Schema]bool{}
+		for i, v := range tc.versions {
+			s := tc.get(v)
+			if s == nil || seen[s] {
+				t.Errorf("%s: no new schema at %s", tc.name, v)
+			}
+			seen[s] = true
+			last := mv.Max
+			if i+1 < len(tc.versions) {
+				last = before(tc.versions[i+1])
+			}
+			if tc.get(last) != s {
+				t.Errorf("%s: the schema of %s is not kept up to %s", tc.name, v, last)
+			}
+		}
 	}
 }
 
-func TestCompileRejectsUnsupported(t *testing.T) {
-	for _, s := range []string{
-		`{"allOf": [{}]}`, `{"$ref": "#/x"}`, `{"type": 1}`, `{"pattern": "("}`,
-		`[]`, `{"properties": {"a": 1}}`, `{"minLength": "x"}`,
-	} {
-		if _, err := Compile([]byte(s)); err == nil {
-			t.Errorf("%s compiled", s)
-		}
-	}
-}
-
-func TestFloatRepr(t *testing.T) {
-	for f, want := range map[float64]string{
-		0: "0.0", 1: "1.0", 1.5: "1.5", 1e16: "1e+16", 1e15: "1000000000000000.0",
-		0.0001: "0.0001", 0.00001: "1e-05", 123456789.123: "123456789.123",
-		3.40282e+38: "3.40282e+38", -2.5e-7: "-2.5e-07", 1.7976931348623157e308: "1.7976931348623157e+308",
-	} {
-		if got := floatRepr(f); got != want {
-			t.Errorf("floatRepr(%v) = %q, want %q", f, got, want)
-		}
-	}
-}
+// before is the microversion just before v.
+func before(v mv.Version) mv.Version { return mv.Version{Major: v.Major, Minor: v.Minor - 1} }
 
 func TestConcurrentUse(t *testing.T) {
 	set := New()
@@ -318,8 +315,8 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			var msg string
 			for j := 0; j < 50; j++ {
-				var ve *ValidationError
-				if errors.As(set.AllocationsPut(28).validateJSON(body), &ve) {
+				var ve *jsonschema.ValidationError
+				if errors.As(validateJSON(set.AllocationsPut(mv.ConsumerGeneration), body), &ve) {
 					msg = ve.Message
 				}
 			}
@@ -345,15 +342,15 @@ func FuzzValidate(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	set := New()
-	schemas := []*Schema{
-		set.AllocationsPut(0), set.AllocationsPut(8), set.AllocationsPut(38),
-		set.AllocationsPost(38), set.ReshaperPost(38), set.ProviderCreate(14),
-		set.AggregatesPut(1), set.InventoriesReplace(),
+	schemas := []*jsonschema.Schema{
+		set.AllocationsPut(mv.Min), set.AllocationsPut(mv.AllocationsProjUser), set.AllocationsPut(mv.ConsumerTypes),
+		set.AllocationsPost(mv.ConsumerTypes), set.ReshaperPost(mv.ConsumerTypes), set.ProviderCreate(mv.Nested),
+		set.AggregatesPut(mv.Aggregates), set.InventoriesReplace(),
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, s := range schemas {
-			err := s.validateJSON(body)
-			var ve *ValidationError
+			err := validateJSON(s, body)
+			var ve *jsonschema.ValidationError
 			if errors.As(err, &ve) && (ve.Message == "" || !strings.HasPrefix(ve.Error(), ve.Message)) {
 				t.Fatalf("bad error %q", ve.Error())
 			}
@@ -368,11 +365,11 @@ func TestValidateJSONContextStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	body := `{"name": "x", "uuid": [` + strings.Repeat(`"a", `, 100000) + `1]}`
-	if err := set.ProviderCreate(20).ValidateJSONContext(ctx, []byte(body)); !errors.Is(err, context.Canceled) {
+	if err := set.ProviderCreate(mv.Max).ValidateJSONContext(ctx, []byte(body)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ValidateJSONContext with an ended context: %v, want context.Canceled", err)
 	}
-	var ve *ValidationError
-	if err := set.ProviderCreate(20).ValidateJSONContext(context.Background(), []byte(body)); !errors.As(err, &ve) {
+	var ve *jsonschema.ValidationError
+	if err := set.ProviderCreate(mv.Max).ValidateJSONContext(context.Background(), []byte(body)); !errors.As(err, &ve) {
 		t.Fatalf("ValidateJSONContext: %v, want a ValidationError", err)
 	}
 	if len(ve.Error()) > 16<<10 { // indentation adds 4 bytes a line to the cut renderings

@@ -1,11 +1,13 @@
 package schema
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+
 // Trait schemas (placement/schemas/trait.py).
 
 func (s *Set) addTraits() {
 	trait := obj("type", "string", "minLength", 1, "maxLength", 255)
-	customTrait := clone(trait)
-	customTrait.put("pattern", customPattern)
+	customTrait := trait.Clone()
+	customTrait.Put("pattern", customPattern)
 	traitsPut := obj(
 		"type", "object",
 		"properties", obj(
@@ -14,10 +16,10 @@ func (s *Set) addTraits() {
 		"required", []string{"traits"},
 		"additionalProperties", false,
 	)
-	rpTraits := clone(traitsPut)
-	at(rpTraits, "properties", "traits").put("items", clone(trait))
-	at(rpTraits, "properties").put("resource_provider_generation", obj("type", "integer"))
-	appendRequired(rpTraits, "resource_provider_generation")
+	rpTraits := traitsPut.Clone()
+	rpTraits.At("properties", "traits").Put("items", trait.Clone())
+	rpTraits.At("properties").Put("resource_provider_generation", obj("type", "integer"))
+	rpTraits.AppendRequired("resource_provider_generation")
 	traitList := obj(
 		"type", "object",
 		"properties", obj(
@@ -31,11 +33,14 @@ func (s *Set) addTraits() {
 }
 
 // CustomTrait validates a bare trait name string, as PUT /traits/{name}
-// (1.6+) does; upstream replaces the message with its own on failure.
-func (s *Set) CustomTrait() *Schema { return s.customTrait }
+// does (from microversion.Traits); upstream replaces the message with its
+// own on failure.
+func (s *Set) CustomTrait() *jsonschema.Schema { return s.customTrait }
 
-// ProviderTraitsSet is the PUT /resource_providers/{uuid}/traits body (1.6+).
-func (s *Set) ProviderTraitsSet() *Schema { return s.providerTraitsSet }
+// ProviderTraitsSet is the PUT /resource_providers/{uuid}/traits body
+// (from microversion.Traits).
+func (s *Set) ProviderTraitsSet() *jsonschema.Schema { return s.providerTraitsSet }
 
-// TraitListQuery is the GET /traits query (name, associated) (1.6+).
-func (s *Set) TraitListQuery() *Schema { return s.traitListQuery }
+// TraitListQuery is the GET /traits query: name, associated (from
+// microversion.Traits).
+func (s *Set) TraitListQuery() *jsonschema.Schema { return s.traitListQuery }

@@ -1,9 +1,14 @@
 package schema
 
+import (
+	mv "github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/placementsrv/jsonschema"
+)
+
 // Usage schemas (placement/schemas/usage.py).
 
 func (s *Set) addUsages() {
-	usages := map[int]*object{9: obj(
+	usages := map[mv.Version]*object{mv.Usages: obj(
 		"type", "object",
 		"properties", obj(
 			"project_id", idString(),
@@ -12,11 +17,11 @@ func (s *Set) addUsages() {
 		"required", []string{"project_id"},
 		"additionalProperties", false,
 	)}
-	usages[38] = clone(usages[9])
-	at(usages[38], "properties").put("consumer_type", consumerType(consumerTypeGetPattern))
-	s.usages = mustCompileAll(usages)
+	usages[mv.ConsumerTypes] = usages[mv.Usages].Clone()
+	usages[mv.ConsumerTypes].At("properties").Put("consumer_type", consumerType(consumerTypeGetPattern))
+	s.usages = mustCompileAll(usages, formats())
 }
 
-// UsagesQuery is the GET /usages query: project_id, user_id (1.9), and
-// consumer_type (1.38). It is nil below 1.9.
-func (s *Set) UsagesQuery(minor int) *Schema { return pick(s.usages, minor) }
+// UsagesQuery is the GET /usages query: project_id, user_id (Usages), and
+// consumer_type (ConsumerTypes). It is nil before Usages.
+func (s *Set) UsagesQuery(v mv.Version) *jsonschema.Schema { return s.usages.at(v) }

@@ -1,4 +1,4 @@
-package schema
+package jsonschema
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func writeRepr(b *strings.Builder, v any, sorted bool) {
 			writeRepr(b, e, sorted)
 		}
 		b.WriteByte(']')
-	case *object:
+	case *Object:
 		keys := t.keys
 		if sorted {
 			keys = t.sortedKeys()
@@ -206,7 +206,7 @@ func ppFormat(b *ppBuf, v any, indent, allowance, level int) {
 	rep := pyRepr(v, true)
 	if runeLen(rep) > pprintWidth-indent-allowance {
 		switch t := v.(type) {
-		case *object:
+		case *Object:
 			ppDict(b, t, indent, allowance)
 			return
 		case []any:
@@ -220,7 +220,7 @@ func ppFormat(b *ppBuf, v any, indent, allowance, level int) {
 	b.WriteString(rep)
 }
 
-func ppDict(b *ppBuf, o *object, indent, allowance int) {
+func ppDict(b *ppBuf, o *Object, indent, allowance int) {
 	b.WriteByte('{')
 	if o.len() > 0 {
 		allowance++

@@ -1,4 +1,4 @@
-package schema
+package jsonschema
 
 import (
 	"sort"
@@ -11,7 +11,7 @@ import (
 // checkProperties checks both properties (entries without a regexp, each
 // applying to its own key) and patternProperties (each applying to every
 // matching key, in instance order).
-func checkProperties(_ *node, kw *keyword, o *object) []*vError {
+func checkProperties(_ *node, kw *keyword, o *Object) []*vError {
 	var out []*vError
 	for _, p := range kw.props {
 		if p.re == nil {
@@ -29,7 +29,7 @@ func checkProperties(_ *node, kw *keyword, o *object) []*vError {
 	return out
 }
 
-func checkAdditionalProperties(n *node, kw *keyword, o *object) []*vError {
+func checkAdditionalProperties(n *node, kw *keyword, o *Object) []*vError {
 	// Upstream iterates a set of the extras, so its order is arbitrary;
 	// sorted keeps ours deterministic.
 	extras := extraProperties(n, kw, o)
@@ -49,7 +49,7 @@ func checkAdditionalProperties(n *node, kw *keyword, o *object) []*vError {
 
 // extraProperties lists, in instance order, the keys of o that neither
 // "properties" nor "patternProperties" of n covers.
-func extraProperties(n *node, kw *keyword, o *object) []string {
+func extraProperties(n *node, kw *keyword, o *Object) []string {
 	var props []namedNode
 	for _, k := range n.keywords {
 		if k.name == "properties" {
@@ -77,7 +77,7 @@ func extraProperties(n *node, kw *keyword, o *object) []string {
 // has patternProperties, as jsonschema does.
 func additionalPropertiesError(n *node, extras []string) []*vError {
 	reprs := strReprs(extras)
-	if pp, ok := n.src.m["patternProperties"].(*object); ok {
+	if pp, ok := n.src.m["patternProperties"].(*Object); ok {
 		verb := "does"
 		if len(extras) > 1 {
 			verb = "do"
@@ -93,7 +93,7 @@ func additionalPropertiesError(n *node, extras []string) []*vError {
 		strings.Join(reprs, ", "), verb)
 }
 
-func checkRequired(_ *node, kw *keyword, o *object) []*vError {
+func checkRequired(_ *node, kw *keyword, o *Object) []*vError {
 	var out []*vError
 	for _, r := range kw.strs {
 		if _, ok := o.m[r]; !ok {
@@ -104,14 +104,14 @@ func checkRequired(_ *node, kw *keyword, o *object) []*vError {
 }
 
 func checkMinProperties(_ *node, kw *keyword, inst any) []*vError {
-	if o, ok := inst.(*object); ok && o.len() < kw.count {
+	if o, ok := inst.(*Object); ok && o.len() < kw.count {
 		return newErr("%s does not have enough properties", pyRepr(o, false))
 	}
 	return nil
 }
 
 func checkMaxProperties(_ *node, kw *keyword, inst any) []*vError {
-	if o, ok := inst.(*object); ok && o.len() > kw.count {
+	if o, ok := inst.(*Object); ok && o.len() > kw.count {
 		return newErr("%s has too many properties", pyRepr(o, false))
 	}
 	return nil

@@ -1,4 +1,4 @@
-package schema
+package jsonschema
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // dict insertion order (visible in reprs and in which of two equally
 // relevant errors wins) and the int/float distinction of JSON numbers.
 //
-// A value is one of: nil, bool, string, *number, []any (of values) or *object.
+// A value is one of: nil, bool, string, *number, []any (of values) or *Object.
 
 // number is a JSON number with Python's int/float split: literals without a
 // fraction or exponent are arbitrary-precision ints, everything else floats.
@@ -33,23 +33,25 @@ type number struct {
 
 func (n *number) isInt() bool { return n.i != nil }
 
-// object is a string-keyed map that remembers insertion order like a
-// Python dict (re-setting a key keeps its position).
-type object struct {
+// Object is a string-keyed map that remembers insertion order like a
+// Python dict (re-setting a key keeps its position): a JSON object of a
+// document, or a schema being built (see build.go).
+type Object struct {
 	keys []string
 	m    map[string]any
 }
 
-func newObject() *object { return &object{m: map[string]any{}} }
+func newObject() *Object { return &Object{m: map[string]any{}} }
 
-func (o *object) set(k string, v any) {
+func (o *Object) set(k string, v any) {
 	if _, ok := o.m[k]; !ok {
 		o.keys = append(o.keys, k)
 	}
 	o.m[k] = v
 }
 
-func (o *object) del(k string) {
+// Del removes key k, as del schema[k] does in Python.
+func (o *Object) Del(k string) {
 	if _, ok := o.m[k]; !ok {
 		return
 	}
@@ -62,10 +64,10 @@ func (o *object) del(k string) {
 	}
 }
 
-func (o *object) len() int { return len(o.keys) }
+func (o *Object) len() int { return len(o.keys) }
 
 // sortedKeys is the order pprint uses.
-func (o *object) sortedKeys() []string {
+func (o *Object) sortedKeys() []string {
 	ks := append([]string(nil), o.keys...)
 	sort.Strings(ks)
 	return ks
@@ -74,8 +76,8 @@ func (o *object) sortedKeys() []string {
 // deepCopy mirrors Python's copy.deepcopy for the value tree.
 func deepCopy(v any) any {
 	switch t := v.(type) {
-	case *object:
-		c := &object{keys: append([]string(nil), t.keys...), m: make(map[string]any, len(t.m))}
+	case *Object:
+		c := &Object{keys: append([]string(nil), t.keys...), m: make(map[string]any, len(t.m))}
 		for k, vv := range t.m {
 			c.m[k] = deepCopy(vv)
 		}
@@ -179,7 +181,7 @@ func fromGo(v any) (any, error) {
 
 // fromQuery mirrors dict(req.GET) in webob: one string per key, the last
 // value winning when a key repeats.
-func fromQuery(q url.Values) *object {
+func fromQuery(q url.Values) *Object {
 	o := newObject()
 	for _, k := range sortedMapKeys(q) {
 		vs := q[k]
@@ -202,9 +204,9 @@ func sortedMapKeys[M ~map[string]V, V any](m M) []string {
 }
 
 // MaxDepth is the deepest nesting of arrays and objects a document may
-// have. Placement's deepest bodies (reshaper, allocations) nest 6 levels;
-// the bound keeps decoding, validation and error rendering proportional
-// to the body's size instead of to size times depth.
+// have. API request bodies nest a few levels; the bound keeps decoding,
+// validation and error rendering proportional to the body's size instead
+// of to size times depth.
 const MaxDepth = 64
 
 // ErrTooDeep is returned for a document nested deeper than MaxDepth.
@@ -323,7 +325,7 @@ func isIntegerValue(v any) bool {
 func isType(v any, typ string) bool {
 	switch typ {
 	case "object":
-		_, ok := v.(*object)
+		_, ok := v.(*Object)
 		return ok
 	case "array":
 		_, ok := v.([]any)
@@ -394,8 +396,8 @@ func pyEqual(a, b any) bool {
 			}
 		}
 		return true
-	case *object:
-		y, ok := b.(*object)
+	case *Object:
+		y, ok := b.(*Object)
 		if !ok || x.len() != y.len() {
 			return false
 		}

@@ -1,12 +1,12 @@
-package schema
+package jsonschema
 
 import (
 	"regexp"
 	"strings"
 )
 
-// compilePattern translates the Python regular expression subset used by
-// Placement to RE2. Python's "$" (outside MULTILINE) also matches before a
+// compilePattern translates the subset of Python regular expressions that
+// schemas use to RE2. Python's "$" (outside MULTILINE) also matches before a
 // final newline, so "abc\n" matches "^abc$"; RE2's "$" does not, hence the
 // rewrite. Patterns are applied unanchored, like re.search.
 func compilePattern(p string) (*regexp.Regexp, error) {

@@ -1,4 +1,4 @@
-package schema
+package jsonschema
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // order because jsonschema yields errors in that order and best_match breaks
 // ties by taking the first.
 type node struct {
-	src      *object // the schema as written, for repr and error tails
+	src      *Object // the schema as written, for repr and error tails
 	keywords []keyword
 	types    []string // value of "type" (nil when absent), for relevance
 }
@@ -31,7 +31,7 @@ type keyword struct {
 	num      *number        // minimum, maximum
 	count    int            // min/max length/items/properties
 	boolean  bool           // uniqueItems, additionalProperties (bool form)
-	formatFn func(any) bool // format
+	formatFn func(any) bool // format (nil: passes)
 }
 
 // typed adapts a check of the instances of type T (objects, arrays) to a
@@ -59,7 +59,7 @@ type keywordCompiler func(n *node, kw *keyword) error
 // compile turns a schema value into a node tree, rejecting keyword values
 // that are malformed, so that validation itself cannot fail.
 func compile(v any) (*node, error) {
-	o, ok := v.(*object)
+	o, ok := v.(*Object)
 	if !ok {
 		return nil, fmt.Errorf("schema must be an object, got %s", pyRepr(v, false))
 	}
@@ -143,7 +143,7 @@ func compileProperties(_ *node, kw *keyword) error {
 
 func compileAdditionalProperties(n *node, kw *keyword) error {
 	kw.check = typed(checkAdditionalProperties)
-	if pp, ok := n.src.m["patternProperties"].(*object); ok && pp.len() > 0 {
+	if pp, ok := n.src.m["patternProperties"].(*Object); ok && pp.len() > 0 {
 		var err error
 		if kw.patAll, err = compilePattern(strings.Join(pp.keys, "|")); err != nil {
 			return err
@@ -230,9 +230,7 @@ func compileEnum(_ *node, kw *keyword) error {
 }
 
 func compileFormat(_ *node, kw *keyword) error {
-	kw.check = checkFormat
-	s, _ := kw.value.(string)
-	kw.formatFn = formatChecker(s) // unknown formats always pass
+	kw.check = checkFormat // its check is set by applyFormats
 	return nil
 }
 
@@ -281,7 +279,7 @@ func stringList(l []any) ([]string, error) {
 }
 
 func compileProps(v any, patterns bool) ([]namedNode, error) {
-	o, ok := v.(*object)
+	o, ok := v.(*Object)
 	if !ok {
 		return nil, errors.New("expected an object")
 	}

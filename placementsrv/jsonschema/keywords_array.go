@@ -1,4 +1,4 @@
-package schema
+package jsonschema
 
 // Checks of the keywords that apply to arrays.
 

@@ -1,21 +1,20 @@
-// Package schema validates Placement API request bodies and query strings
-// against the JSON Schemas of OpenStack Placement 8.0.0, reporting failures
-// with exactly the text Python's jsonschema 4.10.3 produces there.
+// Package jsonschema is a JSON Schema validator that reports failures with
+// exactly the text Python's jsonschema 4.10.3 produces.
 //
-// Placement clients (and the upstream functional tests) match substrings of
-// error details such as "Failed validating 'maxLength'" or
-// "JSON does not validate: 0 is less than the minimum of 1", so the
-// validator reproduces jsonschema's Draft 2020-12 semantics (the default
-// when a schema has no "$schema"), its best_match error selection and the
-// Python repr/pprint rendering of values — but only for the keywords that
-// Placement's schemas use. Compile rejects any other keyword that affects
-// validation rather than silently ignoring it.
+// Clients match substrings of error details such as "Failed validating
+// 'maxLength'" or "JSON does not validate: 0 is less than the minimum of
+// 1", so the validator reproduces jsonschema's Draft 2020-12 semantics (the
+// default when a schema has no "$schema"), its best_match error selection
+// and the Python repr/pprint rendering of values, for the keywords it
+// supports. Compile rejects any other keyword that affects validation
+// rather than silently ignoring it.
 //
-// The Placement schemas themselves are built by New, once, into a Set whose
-// accessors take the request microversion's minor number (every Placement
-// microversion is 1.x). Compiled schemas are immutable and safe for
-// concurrent use.
-package schema
+// Schemas come from JSON text (Compile) or are built in Go as Python code
+// builds them as dicts (Obj, Clone, Put, ...; CompileObject); the format
+// checks are the caller's (Formats). The package knows no particular API:
+// the schemas it validates with live with their API. Compiled schemas are
+// immutable and safe for concurrent use.
+package jsonschema
 
 import (
 	"context"
@@ -31,27 +30,35 @@ type Schema struct {
 }
 
 // Compile builds a Schema from a JSON document, keeping its key order
-// (which decides error precedence, as it does upstream).
-func Compile(schemaJSON []byte) (*Schema, error) {
+// (which decides error precedence, as it does in jsonschema), its format
+// keywords checked by formats.
+func Compile(schemaJSON []byte, formats Formats) (*Schema, error) {
 	v, err := decodeOrdered(context.Background(), schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return compileValue(v)
+	return compileValue(v, formats)
 }
 
-func compileValue(v any) (*Schema, error) {
+// CompileObject builds a Schema from one built with Obj. The Schema keeps
+// o: do not change o afterwards.
+func CompileObject(o *Object, formats Formats) (*Schema, error) {
+	return compileValue(o, formats)
+}
+
+func compileValue(v any, formats Formats) (*Schema, error) {
 	n, err := compile(v)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
+	applyFormats(n, formats)
 	return &Schema{root: n}, nil
 }
 
 // Validate checks a document decoded by encoding/json (with UseNumber, so
 // that ints and floats stay distinct as in Python; plain float64 values are
 // treated as Python floats). Go maps are unordered, so where Python would
-// show keys in request order, sorted order is used; validateJSON avoids
+// show keys in request order, sorted order is used; ValidateJSONContext avoids
 // that. The result is nil, a *ValidationError, or an error for Go values
 // that JSON decoding cannot produce.
 func (s *Schema) Validate(doc any) error {
@@ -62,17 +69,12 @@ func (s *Schema) Validate(doc any) error {
 	return s.validateValue(v)
 }
 
-// validateJSON decodes body and validates it, keeping the key order of the
-// request so that messages match upstream byte for byte. Malformed JSON is
-// reported as a plain error (never a *ValidationError); handlers should
-// have rejected it already with their own "Malformed JSON" message.
-func (s *Schema) validateJSON(body []byte) error {
-	return s.ValidateJSONContext(context.Background(), body)
-}
-
-// ValidateJSONContext is validateJSON for a request: it stops, returning
-// ctx's error, once ctx ends (the client has gone). A document nested
-// deeper than MaxDepth is ErrTooDeep.
+// ValidateJSONContext decodes body and validates it, keeping the key order
+// of the request so that messages match Python's byte for byte. Malformed
+// JSON is reported as a plain error (never a *ValidationError); handlers
+// should have rejected it already with their own "Malformed JSON" message.
+// It stops, returning ctx's error, once ctx ends (the client has gone). A
+// document nested deeper than MaxDepth is ErrTooDeep.
 func (s *Schema) ValidateJSONContext(ctx context.Context, body []byte) error {
 	v, err := decodeOrdered(ctx, body)
 	if err != nil {
@@ -100,9 +102,9 @@ func (s *Schema) ValidateDecoded(ctx context.Context, doc any, body []byte) erro
 	return s.ValidateJSONContext(ctx, body)
 }
 
-// ValidateQuery validates query parameters the way Placement's
-// validate_query_params does: as an object of strings in which a repeated
-// parameter takes its last value.
+// ValidateQuery validates query parameters the way a Python service
+// validating webob's dict(req.GET) does: as an object of strings in which a
+// repeated parameter takes its last value.
 func (s *Schema) ValidateQuery(q url.Values) error {
 	return s.validateValue(fromQuery(q))
 }
