@@ -55,8 +55,9 @@ type Config struct {
 	// Seed inserts the missing standard names through be, given the
 	// records of a load.
 	Seed func(ctx context.Context, be store.Backend, recs *store.Records) error
-	// Retry paces a write re-run after catching up (the ledger's pause
-	// between tries of a write).
+	// Retry paces a write re-run after catching up: the ledger's pause
+	// between tries of a write (its Attempts is the replica's own,
+	// maxWriteAttempts).
 	Retry backoff.Policy
 }
 
@@ -66,6 +67,11 @@ const feedBatch = 500
 // maxWriteAttempts bounds how often a write that failed while memory was
 // behind the database is re-run after catching up.
 const maxWriteAttempts = 8
+
+// seedRetry bounds the loads that lost a race with another replica
+// seeding the same standard names: 3 tries, at once (the other has
+// committed: load again).
+func seedRetry() backoff.Policy { return backoff.Policy{Attempts: 3} }
 
 // Replica is a ledger's follower state; only the holder of the writer
 // lock uses it, but for the fields said otherwise.
@@ -134,6 +140,7 @@ func Open(ctx context.Context, c Config) (*Replica, *store.Records, error) {
 	be := feedBackend{Backend: c.Backend, own: own}
 	var recs *store.Records
 	var at store.FeedPosition
+	retry := seedRetry()
 	for attempt := 1; ; attempt++ {
 		var err error
 		if recs, at, err = c.Feed.LoadAt(ctx); err != nil {
@@ -146,11 +153,13 @@ func Open(ctx context.Context, c Config) (*Replica, *store.Records, error) {
 		}
 		// Seeded (load again, to include our change) or lost a race with
 		// another replica seeding the same names (load again, retry).
-		if err != nil && (!errors.Is(err, store.ErrDuplicate) || attempt == 3) {
+		if err != nil && (!errors.Is(err, store.ErrDuplicate) || attempt >= retry.Attempts) {
 			return nil, nil, fmt.Errorf("insert standard names: %w", err)
 		}
 	}
-	r := &Replica{state: c.State, feed: c.Feed, be: be, retry: c.Retry, own: own,
+	write := c.Retry
+	write.Attempts = maxWriteAttempts
+	r := &Replica{state: c.State, feed: c.Feed, be: be, retry: write, own: own,
 		metrics: newFeedMetrics(), shared: c.Backend, reads: newFeedReads()}
 	r.setPos(posFrom(at, time.Now()))
 	return r, recs, nil
@@ -219,7 +228,7 @@ func (r *Replica) Write(ctx context.Context, run func() (store.Tx, error)) error
 			r.noteOwn(tx.(*feedTx))
 			return nil
 		}
-		if attempt == maxWriteAttempts || ctx.Err() != nil {
+		if attempt >= r.retry.Attempts || ctx.Err() != nil {
 			return err
 		}
 		// An abort (store.ErrRetry) with nothing new goes back to the
