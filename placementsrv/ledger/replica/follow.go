@@ -115,10 +115,11 @@ func (r *Replica) sync(ctx context.Context) error {
 }
 
 // syncOnce reads the changes after memory's position, giving the read at
-// most freshTimeout, and returns how to apply them under the writer lock (nil when
-// memory holds them all). The read holds no lock, so it does not wait for
-// this replica's writer nor makes the writer wait for a round trip; this
-// replica's own commits in the read are left to their writers.
+// most freshTimeout, and returns how to apply them under the writer lock
+// (nil when memory holds them all). The read holds no lock, so it does
+// not wait for this replica's writer nor makes the writer wait for a
+// round trip; this replica's own commits in the read are left to their
+// writers.
 func (r *Replica) syncOnce(ctx context.Context) (func() error, error) {
 	began := time.Now()
 	own := r.own.list()
