@@ -25,6 +25,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/heartbeat"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 )
 
@@ -164,9 +165,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	if opts.Registerer == nil {
-		opts.Registerer = prometheus.NewRegistry()
-	}
+	opts.Registerer = metrics.Private(opts.Registerer)
 	if opts.MaxRetirements == nil {
 		l := DefaultMaxRetirements()
 		opts.MaxRetirements = &l

@@ -10,15 +10,6 @@ import (
 	"github.com/placement-syncd/placement-syncd/drivers"
 )
 
-// Programmer is a driver whose devices can be programmed (drivers/fpga).
-type Programmer interface {
-	drivers.Driver
-	DeviceProvider(device string) (string, error)
-	BeginProgramming(device string) (prev string, err error)
-	AbortProgramming(device, prev string)
-	Program(ctx context.Context, device, image string) (function string, err error)
-}
-
 // ErrDeviceInUse: the device has allocations and force was not given.
 var ErrDeviceInUse = errors.New("device has allocations")
 
@@ -84,7 +75,7 @@ func (a *Agent) Program(ctx context.Context, device, image string, force bool) (
 
 // runProgram runs the driver's command on a reserved device and syncs the
 // outcome.
-func (a *Agent) runProgram(ctx context.Context, prog Programmer, res ProgramResult, force bool) (ProgramResult, error) {
+func (a *Agent) runProgram(ctx context.Context, prog drivers.Programmer, res ProgramResult, force bool) (ProgramResult, error) {
 	device, image := res.Device, res.Image
 	a.log.Info("programming device", zap.String("device", device), zap.String("image", image), zap.Bool("force", force))
 	fn, perr := prog.Program(ctx, device, image)
@@ -159,9 +150,9 @@ func isTimeout(err error) bool {
 	return errors.As(err, &te) && te.Timeout()
 }
 
-func (a *Agent) programmer() Programmer {
+func (a *Agent) programmer() drivers.Programmer {
 	for _, d := range a.opts.Drivers {
-		if p, ok := d.(Programmer); ok {
+		if p, ok := d.(drivers.Programmer); ok {
 			return p
 		}
 	}
@@ -180,7 +171,7 @@ type statuser interface {
 	FailedDevices() int
 }
 
-func (a *Agent) updateFailedDevices(p Programmer) {
+func (a *Agent) updateFailedDevices(p drivers.Programmer) {
 	if s, ok := p.(statuser); ok {
 		a.metrics.devicesFailed.Set(float64(s.FailedDevices()))
 	}

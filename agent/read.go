@@ -297,9 +297,12 @@ func (a *Agent) actualFor(ctx context.Context, p drivers.Provider, gen int, now 
 }
 
 // read fetches inventories, traits and (when managed) aggregates, until
-// they agree on one generation. exists is false on 404.
+// they agree on one generation, as many times as a conflict is retried;
+// it reads again at once (a write landed between two reads: nothing to
+// wait for). exists is false on 404.
 func (a *Agent) read(ctx context.Context, p drivers.Provider) (actual, bool, error) {
-	for attempt := 0; ; attempt++ {
+	retry := a.opts.conflictRetry()
+	for attempt := 1; ; attempt++ {
 		inv, err := a.pc.GetInventories(ctx, p.UUID)
 		if placementclient.IsNotFound(err) {
 			a.uncache(p.UUID)
@@ -322,7 +325,7 @@ func (a *Agent) read(ctx context.Context, p drivers.Provider) (actual, bool, err
 			have.aggs = ag.Aggregates
 			same = same && (ag.Generation < 0 || ag.Generation == inv.Generation)
 		}
-		if same || attempt >= a.opts.ConflictRetries {
+		if same || attempt >= retry.Attempts {
 			a.setCache(p.UUID, have)
 			return have, true, nil
 		}

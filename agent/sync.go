@@ -204,9 +204,9 @@ func (a *Agent) applyGroups(ctx context.Context, driver string, plan treePlan, s
 func (a *Agent) syncProvider(ctx context.Context, pp providerPlan, reservedOK bool, t *tally) error {
 	have := pp.have
 	retry := a.opts.conflictRetry()
-	for attempt := 0; ; attempt++ {
+	for attempt := 1; ; attempt++ {
 		err := a.apply(ctx, pp, &have, t)
-		if err == nil || !conflict(err) || attempt+1 >= retry.Attempts {
+		if err == nil || !conflict(err) || attempt >= retry.Attempts {
 			return err
 		}
 		if placementclient.IsNotFound(err) {
@@ -215,8 +215,8 @@ func (a *Agent) syncProvider(ctx context.Context, pp providerPlan, reservedOK bo
 		}
 		t.add(func(t *tally) { t.conflicts++ })
 		a.metrics.conflicts.WithLabelValues(opOf(err)).Inc()
-		a.log.Debug("conflict; re-reading", zap.String("provider", pp.p.UUID), zap.Error(err), zap.Int("attempt", attempt+1))
-		if err := retry.Wait(ctx, attempt+1); err != nil {
+		a.log.Debug("conflict; re-reading", zap.String("provider", pp.p.UUID), zap.Error(err), zap.Int("attempt", attempt))
+		if err := retry.Wait(ctx, attempt); err != nil {
 			return err
 		}
 		obs, err := a.reobserve(ctx, pp.p, reservedOK)

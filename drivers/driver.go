@@ -31,6 +31,16 @@ type Retiring interface {
 	RetiresVanished()
 }
 
+// Programmer is a driver whose devices can be programmed (drivers/fpga);
+// the agent's program requests need one.
+type Programmer interface {
+	Driver
+	DeviceProvider(device string) (string, error)
+	BeginProgramming(device string) (prev string, err error)
+	AbortProgramming(device, prev string)
+	Program(ctx context.Context, device, image string) (function string, err error)
+}
+
 // Owner traits (os-traits 2.8.0): who created a provider.
 const (
 	OwnerNova   = "OWNER_NOVA"

@@ -116,7 +116,7 @@ func testClient(t *testing.T, srv *placementtest.Server) {
 		if err != nil || u.Usages["CUSTOM_BAREMETAL_GOLD"] != 1 {
 			t.Fatalf("usages = %+v, %v", u, err)
 		}
-		a, err := c.GetProviderAllocations(ctx, rootUUID)
+		a, err := placementclient.GetProviderAllocations(c, ctx, rootUUID)
 		if err != nil || a.Allocations[consumer]["CUSTOM_BAREMETAL_GOLD"] != 1 {
 			t.Fatalf("allocations = %+v, %v", a, err)
 		}

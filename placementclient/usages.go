@@ -43,7 +43,8 @@ func allocationsFromGC(r *resourceproviders.ResourceProviderAllocations) Allocat
 	return out
 }
 
-// GetProviderAllocations reads the allocations against a provider.
-func (c *Client) GetProviderAllocations(ctx context.Context, uuid string) (Allocations, error) {
+// getProviderAllocations reads the allocations against a provider (the
+// tests' check of a claim; export_test.go).
+func (c *Client) getProviderAllocations(ctx context.Context, uuid string) (Allocations, error) {
 	return get(ctx, c, "get allocations of "+uuid, anyVersion, microversion.ErrorCodes, uuid, resourceproviders.GetAllocations, allocationsFromGC)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
+	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/novaclient"
 )
 
@@ -127,9 +128,7 @@ func newReconciler(opts Options, kinds []jobKind) (*Reconciler, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	if opts.Registerer == nil {
-		opts.Registerer = prometheus.NewRegistry()
-	}
+	opts.Registerer = metrics.Private(opts.Registerer)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -450,3 +450,7 @@ func (d *Driver) Status() []DeviceStatus {
 
 // StatusJSON is Status for the agent's status page.
 func (d *Driver) StatusJSON() any { return d.Status() }
+
+// The agent finds the capability by a type assertion; this keeps the
+// methods in step with its declaration.
+var _ drivers.Programmer = (*Driver)(nil)

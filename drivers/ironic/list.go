@@ -13,12 +13,15 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"go.uber.org/zap"
+
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 )
 
-// listAttempts bounds how often a listing starts over after the node it
+// listRetry bounds how often a listing starts over after the node it
 // paged from was deleted between two pages (Ironic answers 404 for that
-// marker).
-const listAttempts = 3
+// marker): 3 tries, at once (nothing to wait for: the next listing starts
+// from the first page).
+func listRetry() backoff.Policy { return backoff.Policy{Attempts: 3} }
 
 // maxPages stops a server whose pages never end; at Ironic's default
 // max_limit of 1000 it is ten million nodes.
@@ -45,11 +48,9 @@ type nodePage struct {
 // no node on an unread page is taken for deleted.
 func (d *Driver) listNodes(ctx context.Context) ([]nodes.Node, error) {
 	start := time.Now()
-	var err error
-	for attempt := 1; attempt <= listAttempts; attempt++ {
-		var ns []nodes.Node
-		var pages int
-		ns, pages, err = d.listOnce(ctx)
+	retry := listRetry()
+	for attempt := 1; ; attempt++ {
+		ns, pages, err := d.listOnce(ctx)
 		if err == nil {
 			d.log.Debug("nodes listed", zap.Int("nodes", len(ns)), zap.Int("pages", pages),
 				zap.Int("attempts", attempt), zap.Duration("duration", time.Since(start).Round(time.Millisecond)))
@@ -59,8 +60,10 @@ func (d *Driver) listNodes(ctx context.Context) ([]nodes.Node, error) {
 			return nil, err
 		}
 		d.log.Info("node list started over", zap.Error(err), zap.Int("attempt", attempt))
+		if attempt >= retry.Attempts {
+			return nil, err
+		}
 	}
-	return nil, err
 }
 
 var errMarkerGone = errors.New("the node paged from was deleted during the listing")

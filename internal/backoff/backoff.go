@@ -1,6 +1,7 @@
 // Package backoff says how long to wait before trying again, and waits
-// that long unless the context ends first. The agent, the reconciler and
-// the ledger state their retries as one type, Policy.
+// that long unless the context ends first. The agent, the reconciler,
+// the drivers, the ledger, its replicas and the MySQL backend state their
+// retries as one type, Policy.
 package backoff
 
 import (
@@ -11,7 +12,8 @@ import (
 
 // Policy is how a caller retries: how many tries, and the wait before
 // each retry. The zero Growth and Jitter double the wait from Base and
-// draw it from its upper half.
+// draw it from its upper half. A retry loop counts tries from 1 and
+// stops after try Attempts; the zero Cap retries at once.
 type Policy struct {
 	// Base is the bound on the wait before the first retry.
 	Base time.Duration
@@ -46,6 +48,9 @@ const (
 	// FullJitter draws from [0, d], as Nova's report client waits a
 	// random 0..2·n s.
 	FullJitter
+	// NoJitter waits d exactly, for a caller that retries alone (a
+	// migration that met another node's).
+	NoJitter
 )
 
 // Delay is the wait before retry n (n counts from 1), drawn from the
@@ -61,8 +66,11 @@ func (p Policy) delay(n int, draw func(int64) int64) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	if p.Jitter == FullJitter {
+	switch p.Jitter {
+	case FullJitter:
 		return time.Duration(draw(int64(d) + 1))
+	case NoJitter:
+		return d
 	}
 	half := d / 2
 	return half + time.Duration(draw(int64(half)+1))

@@ -21,6 +21,11 @@ var (
 	reconcilerWrite = Policy{Attempts: 5, Base: 50 * time.Millisecond, Cap: time.Second}
 	// ledgerWrite: n·(7..14 ms) between tries of an aborted write.
 	ledgerWrite = Policy{Base: 14 * time.Millisecond, Cap: time.Second, Growth: Linear, Attempts: 5}
+	// mysqlMigrate: the MySQL backend's migrateRetry, n·50 ms exactly.
+	mysqlMigrate = Policy{Base: 50 * time.Millisecond, Cap: time.Second, Growth: Linear, Jitter: NoJitter, Attempts: 5}
+	// atOnce: the Ironic driver's listRetry and a replica's seedRetry
+	// start over without a wait.
+	atOnce = Policy{Attempts: 3}
 )
 
 // TestPolicy_PreviousDelays pins the delays of retries 0..8 of each
@@ -29,7 +34,9 @@ var (
 // gave before Policy (Exponential(base, max, n) = base·2^(n-1) capped,
 // then half + N(half+1); agent conflicts: Linear(step, max, n) =
 // N(min(step·n, max)+1)). The ledger's own n·(5+IntN(10)) ms became
-// the shared equal jitter over n·14 ms: n·(7..14) ms.
+// the shared equal jitter over n·14 ms: n·(7..14) ms. The MySQL
+// backend's migrations waited n·50 ms, the Ironic listing and a
+// replica's seeding retried at once.
 func TestPolicy_PreviousDelays(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -52,6 +59,14 @@ func TestPolicy_PreviousDelays(t *testing.T) {
 			[]time.Duration{0, 7000000, 14000000, 21000000, 28000000, 35000000, 42000000, 49000000, 56000000},
 			[]time.Duration{0, 14000000, 28000000, 42000000, 56000000, 70000000, 84000000, 98000000, 112000000},
 			[]time.Duration{0, 12385613, 22630107, 37472988, 50304704, 43199669, 43730620, 73495676, 81165497}},
+		{"mysql migrate", mysqlMigrate,
+			[]time.Duration{0, 50000000, 100000000, 150000000, 200000000, 250000000, 300000000, 350000000, 400000000},
+			[]time.Duration{0, 50000000, 100000000, 150000000, 200000000, 250000000, 300000000, 350000000, 400000000},
+			[]time.Duration{0, 50000000, 100000000, 150000000, 200000000, 250000000, 300000000, 350000000, 400000000}},
+		{"at once", atOnce,
+			[]time.Duration{0, 0, 0, 0, 0, 0, 0, 0, 0},
+			[]time.Duration{0, 0, 0, 0, 0, 0, 0, 0, 0},
+			[]time.Duration{0, 0, 0, 0, 0, 0, 0, 0, 0}},
 	} {
 		var lo, hi, pcg []time.Duration
 		src := rand.New(rand.NewPCG(1, 2))

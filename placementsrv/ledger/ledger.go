@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/placement-syncd/placement-syncd/internal/backoff"
-	"github.com/placement-syncd/placement-syncd/metrics"
+	"github.com/placement-syncd/placement-syncd/placementsrv/ledger/replica"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -53,8 +53,10 @@ type Ledger struct {
 	// have committed: the next write reloads the state first.
 	stale bool
 	// rep is set when the backend is shared with other replicas through
-	// its change feed (replica.go); nil otherwise.
-	rep *replica
+	// its change feed (replicas.go); nil otherwise. idx, set with it,
+	// resolves the ids the feed's operations carry (index.go).
+	rep *replica.Replica
+	idx *idIndex
 }
 
 // New inserts any missing standard trait and resource class, loads every
@@ -79,8 +81,8 @@ func New(ctx context.Context, be store.Backend, opts Options) (*Ledger, error) {
 		return nil, err
 	}
 	if l.rep != nil {
-		if err := l.rep.metrics.set.Register(metrics.Private(opts.Registerer)); err != nil {
-			return nil, fmt.Errorf("register change feed metrics: %w", err)
+		if err := l.rep.Register(opts.Registerer); err != nil {
+			return nil, err
 		}
 	}
 	return l, nil

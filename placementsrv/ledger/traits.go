@@ -168,16 +168,8 @@ func (l *Ledger) DeleteTrait(ctx context.Context, name string) error {
 	})
 }
 
-// MissingTraits returns the names that are not traits.
-func (l *Ledger) MissingTraits(ctx context.Context, names []string) ([]string, error) {
-	var out []string
-	err := l.read(func(st *state) error {
-		out = missingTraits(st, names)
-		return nil
-	})
-	return out, err
-}
-
+// missingTraits returns the names that are not traits, sorted and without
+// duplicates.
 func missingTraits(st *state, names []string) []string {
 	var out []string
 	seen := map[string]bool{}

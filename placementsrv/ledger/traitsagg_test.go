@@ -187,7 +187,12 @@ func TestTraitsStore(t *testing.T) {
 	}
 	_, err = s.GetTrait(ctx, "CUSTOM_AB")
 	mustKind(t, err, store.ErrNotFound, "No such trait(s): CUSTOM_AB.")
-	if missing, err := s.MissingTraits(ctx, []string{"CUSTOM_AB", "CUSTOM_A", "X", "CUSTOM_AB"}); err != nil || strings.Join(missing, ",") != "CUSTOM_AB,X" {
+	var missing []string
+	err = s.read(func(st *state) error {
+		missing = missingTraits(st, []string{"CUSTOM_AB", "CUSTOM_A", "X", "CUSTOM_AB"})
+		return nil
+	})
+	if err != nil || strings.Join(missing, ",") != "CUSTOM_AB,X" {
 		t.Errorf("missing: %v %v", missing, err)
 	}
 

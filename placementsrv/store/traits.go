@@ -39,9 +39,6 @@ type TraitStore interface {
 	// DeleteTrait fails with ErrNotFound, ErrStandard (a name without the
 	// CUSTOM_ prefix) or ErrTraitInUse, checked in that order.
 	DeleteTrait(ctx context.Context, name string) error
-	// MissingTraits returns the names that are not known traits, sorted
-	// and without duplicates.
-	MissingTraits(ctx context.Context, names []string) ([]string, error)
 	// ProviderTraits returns the provider and its traits in trait id order.
 	ProviderTraits(ctx context.Context, uuid string) (Provider, []Trait, error)
 	// SetProviderTraits replaces the provider's traits. It fails with

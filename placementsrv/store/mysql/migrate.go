@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/placement-syncd/placement-syncd/internal/backoff"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
@@ -35,17 +36,22 @@ const migrateLock = "placement-syncd.migrate"
 // of one row on two nodes, error 1213): the migration, idempotent, runs
 // again.
 func initSchema(ctx context.Context, db *sql.DB, name string, opts Options) error {
+	retry := migrateRetry()
 	for attempt := 1; ; attempt++ {
 		err := initSchemaOnce(ctx, db, name, opts)
-		if err == nil || attempt == 5 || !errors.Is(classify(err), store.ErrRetry) {
+		if err == nil || attempt >= retry.Attempts || !errors.Is(classify(err), store.ErrRetry) {
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if retry.Wait(ctx, attempt) != nil {
 			return err
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
 		}
 	}
+}
+
+// migrateRetry paces migrations that aborted each other: n·50 ms before
+// retry n, 5 tries.
+func migrateRetry() backoff.Policy {
+	return backoff.Policy{Base: 50 * time.Millisecond, Cap: time.Second, Growth: backoff.Linear, Jitter: backoff.NoJitter, Attempts: 5}
 }
 
 func initSchemaOnce(ctx context.Context, db *sql.DB, name string, opts Options) error {

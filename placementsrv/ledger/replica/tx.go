@@ -1,4 +1,4 @@
-package ledger
+package replica
 
 import (
 	"context"
@@ -49,8 +49,8 @@ func (t *feedTx) Commit() error {
 			return err
 		}
 		// The id is known once committed: a read of the feed in between
-		// may meet it as another's change, and waits for wmu to find it
-		// applied.
+		// may meet it as another's change, and waits for the writer lock
+		// to find it applied.
 		if t.changeID, err = t.feed.CommitChange(t.ctx, payload); err != nil {
 			return fmt.Errorf("commit with the change feed: %w", err)
 		}

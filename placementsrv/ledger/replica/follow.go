@@ -1,4 +1,4 @@
-package ledger
+package replica
 
 import (
 	"context"
@@ -39,17 +39,10 @@ const (
 	settleEvery = time.Second
 )
 
-// Replicated reports whether the ledger shares its database with other
-// replicas through a change feed.
-func (l *Ledger) Replicated() bool { return l.rep != nil }
-
 // Follow applies the other replicas' changes every interval and prunes
-// the feed, until ctx ends. A ledger that is not replicated returns at
-// once. Writes catch up by themselves; Follow bounds the lag of reads.
-func (l *Ledger) Follow(ctx context.Context, opts FollowOptions) {
-	if l.rep == nil {
-		return
-	}
+// the feed, until ctx ends. Writes catch up by themselves; Follow bounds
+// the lag of reads.
+func (r *Replica) Follow(ctx context.Context, opts FollowOptions) {
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultPollInterval
 	}
@@ -65,60 +58,42 @@ func (l *Ledger) Follow(ctx context.Context, opts FollowOptions) {
 		case <-ctx.Done():
 			return
 		case <-poll.C:
-			l.report(opts, l.Poll(ctx, opts.Interval*10+time.Second))
-			l.report(opts, l.settle(ctx))
+			r.report(opts, r.Poll(ctx, opts.Interval*10+time.Second))
+			r.report(opts, r.settle(ctx))
 		case <-prune.C:
 			pctx, cancel := context.WithTimeout(ctx, time.Minute)
-			_, err := l.rep.feed.PruneChanges(pctx, time.Now().Add(-opts.Retention))
+			_, err := r.feed.PruneChanges(pctx, time.Now().Add(-opts.Retention))
 			cancel()
-			l.report(opts, err)
+			r.report(opts, err)
 		}
 	}
 }
 
-func (l *Ledger) report(opts FollowOptions, err error) {
+func (r *Replica) report(opts FollowOptions, err error) {
 	if err == nil {
 		return
 	}
-	l.rep.metrics.errors.Inc()
+	r.metrics.errors.Inc()
 	if opts.OnError != nil {
 		opts.OnError(err)
 	}
 }
 
 // Poll applies, once, every change the other replicas committed, waiting
-// at most timeout. It returns nil at once for a ledger that is not
-// replicated. Like Fresh, it shares reads of the feed with the replica's
-// other callers, reads without the writer lock and takes it only to apply
-// what it found.
-func (l *Ledger) Poll(ctx context.Context, timeout time.Duration) error {
-	if l.rep == nil {
-		return nil
-	}
+// at most timeout. Like Fresh, it shares reads of the feed with the
+// replica's other callers, reads without the writer lock and takes it
+// only to apply what it found.
+func (r *Replica) Poll(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return l.sync(ctx)
-}
-
-// Shared returns the backend when it is shared with other replicas, for
-// what they keep there besides records (the reconciler's lease and
-// heartbeats); nil otherwise.
-func (l *Ledger) Shared() store.Backend {
-	if l.rep == nil {
-		return nil
-	}
-	return l.rep.shared
+	return r.sync(ctx)
 }
 
 // SetConsistentReads makes Fresh bring memory up to the database's last
 // change before a read (database.change_feed.consistent_reads).
-func (l *Ledger) SetConsistentReads(on bool) {
-	if l.rep != nil {
-		l.rep.consistentReads.Store(on)
-	}
-}
+func (r *Replica) SetConsistentReads(on bool) { r.consistentReads.Store(on) }
 
-// Fresh, for a replica with consistent reads, reads the changes committed
+// Fresh, with consistent reads, reads the changes committed
 // after the last one memory holds or in its holes and, when there are
 // any, applies them, so that a read that follows it sees every write
 // acknowledged before it began, on any replica: such a write committed
@@ -126,27 +101,26 @@ func (l *Ledger) SetConsistentReads(on bool) {
 // yet are left to their writers (none is acknowledged). Memory already
 // current costs one indexed read and no lock. An error means the read
 // cannot be confirmed. Otherwise Fresh does nothing.
-func (l *Ledger) Fresh(ctx context.Context) error {
-	r := l.rep
-	if r == nil || !r.consistentReads.Load() {
+func (r *Replica) Fresh(ctx context.Context) error {
+	if !r.consistentReads.Load() {
 		return nil
 	}
-	return l.sync(ctx)
+	return r.sync(ctx)
 }
 
 // sync applies the changes of a read of the feed that began after it was
 // called, sharing the read with the replica's other callers (feedReads).
-func (l *Ledger) sync(ctx context.Context) error {
-	return l.rep.reads.do(ctx, l.syncOnce)
+func (r *Replica) sync(ctx context.Context) error {
+	return r.reads.do(ctx, r.syncOnce)
 }
 
 // syncOnce reads the changes after memory's position, giving the read at
-// most freshTimeout, and returns how to apply them under wmu (nil when
-// memory holds them all). The read holds no lock, so it does not wait for
-// this replica's writer nor makes the writer wait for a round trip; this
-// replica's own commits in the read are left to their writers.
-func (l *Ledger) syncOnce(ctx context.Context) (func() error, error) {
-	r := l.rep
+// most freshTimeout, and returns how to apply them under the writer lock
+// (nil when memory holds them all). The read holds no lock, so it does
+// not wait for this replica's writer nor makes the writer wait for a
+// round trip; this replica's own commits in the read are left to their
+// writers.
+func (r *Replica) syncOnce(ctx context.Context) (func() error, error) {
 	began := time.Now()
 	own := r.own.list()
 	v := r.view.Load()
@@ -162,17 +136,17 @@ func (l *Ledger) syncOnce(ctx context.Context) (func() error, error) {
 		return nil, nil
 	}
 	return func() error {
-		l.wmu.Lock()
-		defer l.wmu.Unlock()
+		r.state.Lock()
+		defer r.state.Unlock()
 		ctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
 		defer cancel()
 		if len(chs) == feedBatch {
-			_, err := l.catchUp(ctx) // more than one read's worth
+			_, err := r.catchUp(ctx) // more than one read's worth
 			return err
 		}
 		// What was read is all there was: apply it, skipping what others
 		// applied meanwhile, without reading again under the lock.
-		if _, err := l.absorb(ctx, chs, pruned); err != nil {
+		if _, err := r.absorb(ctx, chs, pruned); err != nil {
 			return err
 		}
 		r.confirm(began)
@@ -183,12 +157,12 @@ func (l *Ledger) syncOnce(ctx context.Context) (func() error, error) {
 // LastConfirmed is when the last read of the feed that found this
 // replica's memory holding every committed change began: a read answered
 // from memory now misses at most what was acknowledged since. It is the
-// zero time for a ledger that is not replicated or has not confirmed yet.
-func (l *Ledger) LastConfirmed() time.Time {
-	if l.rep == nil || l.rep.confirmed.Load() == 0 {
+// zero time for a replica that has not confirmed yet.
+func (r *Replica) LastConfirmed() time.Time {
+	if r.confirmed.Load() == 0 {
 		return time.Time{}
 	}
-	return time.Unix(0, l.rep.confirmed.Load())
+	return time.Unix(0, r.confirmed.Load())
 }
 
 // freshTimeout bounds a read's look at the feed's head: a database that
@@ -201,24 +175,23 @@ const (
 
 // settle tries tombstones for the holes older than holeGrace and, at most
 // every settleEvery, raises the settled mark to this replica's frontier.
-// The tombstones are written without wmu: one may wait a second for a
+// The tombstones are written without the writer lock: one may wait a second for a
 // writer that has not committed (paused, or slow), and writes of this
 // replica must not wait with it. A closed id can never become a change,
 // so it is removed from the holes afterwards without reading it.
-func (l *Ledger) settle(ctx context.Context) error {
-	r := l.rep
-	l.wmu.Lock()
+func (r *Replica) settle(ctx context.Context) error {
+	r.state.Lock()
 	now := time.Now()
 	stale := r.pos.stale(now.Add(-holeGrace))
 	through := r.pos.frontier
 	due := now.Sub(r.settledAt) >= settleEvery
-	l.wmu.Unlock()
+	r.state.Unlock()
 	if len(stale) == 0 && !due {
 		return nil
 	}
 	closed, err := r.feed.Settle(ctx, through, stale)
-	l.wmu.Lock()
-	defer l.wmu.Unlock()
+	r.state.Lock()
+	defer r.state.Unlock()
 	if due && err == nil {
 		r.settledAt = now
 	}

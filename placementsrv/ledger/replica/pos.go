@@ -1,4 +1,4 @@
-package ledger
+package replica
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ import (
 // top that no change read so far holds: its writer has not committed, or
 // rolled back, or the id was never used; it is asked for again on every
 // read of the feed until a change or a tombstone fills it. Only the holder
-// of Ledger.wmu changes it.
+// of the writer lock (State) changes it.
 type feedPos struct {
 	frontier, top int64
 	// holes maps each hole to when it was first noticed.
@@ -86,7 +86,7 @@ func (p *feedPos) stale(t time.Time) []int64 {
 }
 
 // view is an immutable copy of a position for readers that do not hold
-// wmu (Fresh).
+// the writer lock (Fresh).
 type posView struct {
 	frontier, top int64
 	missing       []int64

@@ -1,0 +1,5 @@
+package placementclient
+
+// GetProviderAllocations lets the external tests read a provider's
+// allocations; the product never needs them.
+var GetProviderAllocations = (*Client).getProviderAllocations
