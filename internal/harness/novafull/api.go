@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -154,9 +155,14 @@ func (n *Nova) WaitServer(ctx context.Context, id string, limit time.Duration, w
 	}
 }
 
-// Action posts a server action such as {"migrate": null}.
+// Action posts a server action such as {"migrate": null}: 202, or 204
+// for confirmResize.
 func (n *Nova) Action(ctx context.Context, id string, action map[string]any) error {
-	return n.Call(ctx, http.StatusAccepted, http.MethodPost, "/servers/"+id+"/action", action, nil)
+	code, data, err := n.Do(ctx, http.MethodPost, "/servers/"+id+"/action", action, nil)
+	if err == nil && code != http.StatusAccepted && code != http.StatusNoContent {
+		err = fmt.Errorf("novafull: action %v on %s: %d: %s", slices.Collect(maps.Keys(action)), id, code, data)
+	}
+	return err
 }
 
 // Delete deletes a server and waits until the API no longer knows it.

@@ -30,6 +30,7 @@ osapi_compute_listen = 127.0.0.1
 osapi_compute_listen_port = %[3]d
 osapi_compute_workers = 1
 compute_driver = fake.MediumFakeDriver
+ram_allocation_ratio = 1.0
 report_interval = 2
 service_down_time = 30
 graceful_shutdown_timeout = 5
