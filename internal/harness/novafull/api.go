@@ -78,8 +78,31 @@ func (n *Nova) Call(ctx context.Context, want int, method, path string, body, ou
 	return nil
 }
 
-// CreateFlavor creates a public flavor and returns its id.
-func (n *Nova) CreateFlavor(ctx context.Context, name string, vcpus, ramMB, diskGB int) (string, error) {
+// Flavor returns the id of the public flavor named name, creating it
+// with these sizes when there is none (a test run again in the same
+// binary finds its flavors there).
+func (n *Nova) Flavor(ctx context.Context, name string, vcpus, ramMB, diskGB int) (string, error) {
+	var list struct {
+		Flavors []struct {
+			ID    string `json:"id"`
+			Name  string `json:"name"`
+			VCPUs int    `json:"vcpus"`
+			RAM   int    `json:"ram"`
+			Disk  int    `json:"disk"`
+		} `json:"flavors"`
+	}
+	if err := n.Call(ctx, http.StatusOK, http.MethodGet, "/flavors/detail", nil, &list); err != nil {
+		return "", err
+	}
+	for _, f := range list.Flavors {
+		if f.Name != name {
+			continue
+		}
+		if f.VCPUs != vcpus || f.RAM != ramMB || f.Disk != diskGB {
+			return "", fmt.Errorf("novafull: flavor %s exists with %d VCPU, %d MB, %d GB", name, f.VCPUs, f.RAM, f.Disk)
+		}
+		return f.ID, nil
+	}
 	var out struct {
 		Flavor struct {
 			ID string `json:"id"`

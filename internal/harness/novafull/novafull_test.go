@@ -37,7 +37,7 @@ func TestNovaFull_BootAndDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("compute up in %s", time.Since(start).Round(time.Millisecond))
-	flavor, err := n.CreateFlavor(ctx, "harness", 1, 512, 1)
+	flavor, err := n.Flavor(ctx, "harness", 1, 512, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestNovaScheduler_Moves(t *testing.T) {
 	ctx := context.Background()
 	flavors := map[string]string{}
 	for name, ram := range flavorSizes() {
-		id, err := n.CreateFlavor(ctx, name, 1, ram, 1)
+		id, err := n.Flavor(ctx, name, 1, ram, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
