@@ -140,15 +140,6 @@ func (n *Nova) Boot(ctx context.Context, name, flavor string) (string, error) {
 	return out.Server.ID, err
 }
 
-// GetServer reads one server.
-func (n *Nova) GetServer(ctx context.Context, id string) (Server, error) {
-	var out struct {
-		Server Server `json:"server"`
-	}
-	err := n.Call(ctx, http.StatusOK, http.MethodGet, "/servers/"+id, nil, &out)
-	return out.Server, err
-}
-
 // WaitServer waits until the server's status is one of want, and no task
 // is under way, failing early on ERROR when ERROR is not wanted.
 func (n *Nova) WaitServer(ctx context.Context, id string, limit time.Duration, want ...string) (Server, error) {
