@@ -1,0 +1,282 @@
+// Package novafull starts the whole of Debian's Nova (26.2) for tests that
+// need Nova's own scheduler to choose hosts through a Placement: a
+// RabbitMQ node of its own, nova-api (noauth2), nova-scheduler,
+// nova-conductor and nova-computes running python3-nova's fake virt
+// driver, over a MariaDB from internal/harness/mariadbtest holding the API
+// database, cell0 and one cell. Glance and Neutron are doubles answering
+// only what Nova asks of them for servers booted with networks "none".
+//
+// Nova reaches Placement through a router of the harness's, so that one
+// Nova (one per test binary: its start-up is the expensive part) serves
+// the Placements of several scenarios in turn: UsePlacement points it at
+// a fresh Placement and StartComputes starts fresh computes that report
+// their providers there. internal/harness/novatest, by contrast, runs
+// nova-api alone with computes as database rows.
+package novafull
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+)
+
+// Debian's paths; /usr/bin/python3 because the python3 first on PATH may
+// not see python3-nova.
+const (
+	python    = "/usr/bin/python3"
+	novaAPI   = "/usr/bin/nova-api"
+	novaSched = "/usr/bin/nova-scheduler"
+	novaCond  = "/usr/bin/nova-conductor"
+	novaMgr   = "/usr/bin/nova-manage"
+	pastes    = "/etc/nova/api-paste.ini"
+	fakeVirt  = "/usr/lib/python3/dist-packages/nova/virt/fake.py"
+	// Install is what to install when a piece is missing.
+	Install = "apt-get install --no-install-recommends nova-api nova-scheduler nova-conductor nova-common python3-nova rabbitmq-server mariadb-server"
+)
+
+// Nova is a running Nova with its broker, databases and doubles.
+type Nova struct {
+	// Endpoint is the compute API with its version, http://127.0.0.1:N/v2.1.
+	Endpoint string
+	// Conf is the nova.conf every service reads (computes add their own).
+	Conf string
+	// DB is the MariaDB holding Nova's databases.
+	DB *mariadbtest.Server
+
+	dir       string
+	rabbit    *rabbit
+	transport string
+	glance    *httptest.Server
+	neutron   *httptest.Server
+	router    *router
+	procs     []*svcproc.Proc // nova-api, scheduler, conductor
+	apiPort   int
+
+	mu       sync.Mutex
+	computes []*svcproc.Proc
+	mapped   map[string]bool // hosts discover_hosts has mapped
+}
+
+// Main starts one Nova for a whole test binary on first use and stops it
+// when the binary's TestMain calls Stop.
+type Main struct {
+	once sync.Once
+	nova *Nova
+	err  error
+	// Took is how long the start-up took.
+	Took time.Duration
+}
+
+// Get returns the binary's Nova, starting it the first time. A missing
+// package or a failed start fails the test with what to install.
+func (m *Main) Get(t testing.TB) *Nova {
+	t.Helper()
+	m.once.Do(func() {
+		start := time.Now()
+		m.nova, m.err = Start(context.Background())
+		if m.err != nil && !errors.Is(m.err, errNotInstalled) {
+			// Once more: a port picked free may have been taken by
+			// another test binary before the service bound it.
+			fmt.Fprintf(os.Stderr, "novafull: start failed, trying again: %v\n", m.err)
+			m.nova, m.err = Start(context.Background())
+		}
+		m.Took = time.Since(start)
+		if m.err == nil {
+			fmt.Fprintf(os.Stderr, "novafull: rabbitmq, nova-api, nova-scheduler and nova-conductor started in %s\n", m.Took.Round(time.Millisecond))
+		}
+	})
+	if m.err != nil {
+		t.Fatalf("%v", m.err)
+	}
+	return m.nova
+}
+
+// Stop stops Nova if it was started.
+func (m *Main) Stop() error {
+	if m.nova == nil {
+		return nil
+	}
+	return m.nova.Stop()
+}
+
+// errNotInstalled marks a start that failed for a missing package.
+var errNotInstalled = errors.New("not installed")
+
+// checkInstalled fails with what to install when a piece is missing.
+func checkInstalled() error {
+	for _, p := range []string{python, novaAPI, novaSched, novaCond, novaMgr, pastes, fakeVirt, rabbitServer, rabbitCtl, epmd} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("novafull: %s %w (%s): %w", p, errNotInstalled, Install, err)
+		}
+	}
+	return nil
+}
+
+// Start starts MariaDB, RabbitMQ and the doubles, builds Nova's
+// databases and starts nova-api, nova-scheduler and nova-conductor; the
+// caller stops it all with Stop. It starts no compute.
+func Start(ctx context.Context) (_ *Nova, err error) {
+	if err := checkInstalled(); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "novafull")
+	if err != nil {
+		return nil, fmt.Errorf("novafull: %w", err)
+	}
+	n := &Nova{dir: dir, mapped: map[string]bool{}}
+	defer func() {
+		if err != nil {
+			_ = n.Stop()
+		}
+	}()
+	n.glance, n.neutron, n.router = glanceDouble(), neutronDouble(), newRouter()
+	rdir := filepath.Join(dir, "rabbitmq")
+	if err := os.MkdirAll(rdir, 0o700); err != nil {
+		return nil, fmt.Errorf("novafull: %w", err)
+	}
+	// The broker and the database start together: each takes seconds.
+	rc := make(chan error, 1)
+	go func() {
+		var err error
+		if n.rabbit, err = startRabbit(ctx, rdir); err == nil {
+			n.transport, err = n.rabbit.vhost(ctx, "nova")
+		}
+		rc <- err
+	}()
+	n.DB, err = mariadbtest.StartServer(ctx)
+	if err = errors.Join(err, <-rc); err != nil {
+		return nil, err
+	}
+	if err := n.DB.Exec(ctx, "", "CREATE DATABASE nova_api", "CREATE DATABASE nova_cell0", "CREATE DATABASE nova_cell1"); err != nil {
+		return nil, fmt.Errorf("novafull: %w", err)
+	}
+	if err := n.writeConf(); err != nil {
+		return nil, err
+	}
+	if err := n.buildSchemas(ctx); err != nil {
+		return nil, err
+	}
+	return n, n.startServices(ctx)
+}
+
+func (n *Nova) dbURL(db string) string {
+	return fmt.Sprintf("mysql+pymysql://%s@%s/%s?charset=utf8", n.DB.User, n.DB.Addr, db)
+}
+
+// env is a clean environment for Debian's Python.
+func (n *Nova) env() []string { return svcproc.Env(n.dir, n.dir) }
+
+// Manage runs nova-manage with the harness's nova.conf.
+func (n *Nova) Manage(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, python, append([]string{novaMgr, "--config-file", n.Conf}, args...)...)
+	cmd.Env, cmd.Dir = n.env(), n.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("novafull: nova-manage %s: %w\n%s", strings.Join(args, " "), err, svcproc.Tail(string(out), 3000))
+	}
+	return string(out), nil
+}
+
+// buildSchemas syncs the API database, maps cell0 and creates cell1 on
+// the broker's vhost, while each cell's schema is synced beside it (each
+// is its own database, and the syncs take most of the start-up).
+func (n *Nova) buildSchemas(ctx context.Context) error {
+	cell0 := filepath.Join(n.dir, "cell0.conf")
+	if err := os.WriteFile(cell0, []byte("[database]\nconnection = "+n.dbURL("nova_cell0")+"\n"), 0o600); err != nil {
+		return fmt.Errorf("novafull: %w", err)
+	}
+	runs := [][][]string{
+		{{"api_db", "sync"},
+			{"cell_v2", "map_cell0", "--database_connection", n.dbURL("nova_cell0")},
+			{"cell_v2", "create_cell", "--name", "cell1", "--database_connection", n.dbURL("nova_cell1"), "--transport-url", n.transport}},
+		{{"db", "sync", "--local_cell"}},
+		{{"--config-file", cell0, "db", "sync", "--local_cell"}},
+	}
+	errs := make(chan error, len(runs))
+	for _, steps := range runs {
+		go func() {
+			for _, s := range steps {
+				if _, err := n.Manage(ctx, s...); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var all []error
+	for range runs {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
+// startServices starts nova-api, nova-scheduler and nova-conductor and
+// waits until the API answers and lists the other two as up.
+func (n *Nova) startServices(ctx context.Context) error {
+	for _, bin := range []string{novaAPI, novaSched, novaCond} {
+		cmd := exec.Command(python, bin, "--config-file", n.Conf)
+		cmd.Env, cmd.Dir = n.env(), n.dir
+		p, err := svcproc.Start(cmd, filepath.Join(n.dir, filepath.Base(bin)+".log"))
+		if err != nil {
+			return fmt.Errorf("novafull: start %s: %w", bin, err)
+		}
+		n.procs = append(n.procs, p)
+	}
+	n.Endpoint = fmt.Sprintf("http://127.0.0.1:%d/v2.1", n.apiPort)
+	return n.waitServices(ctx, []string{"nova-scheduler", "nova-conductor"}, nil, 180*time.Second)
+}
+
+// Logs is the end of every Nova service's log, for failure messages.
+func (n *Nova) Logs() string {
+	var b strings.Builder
+	n.mu.Lock()
+	procs := append(append([]*svcproc.Proc{}, n.procs...), n.computes...)
+	n.mu.Unlock()
+	for _, p := range procs {
+		fmt.Fprintf(&b, "--- %s\n%s\n", filepath.Base(p.Log), p.LogTail(3000))
+	}
+	return b.String()
+}
+
+// Stop stops the computes, Nova's services, the broker, the doubles and
+// MariaDB, and removes the temporary directory.
+func (n *Nova) Stop() error {
+	var errs []error
+	n.StopComputes()
+	for i := len(n.procs) - 1; i >= 0; i-- {
+		errs = append(errs, n.procs[i].Stop(syscall.SIGTERM, 15*time.Second))
+	}
+	if n.rabbit != nil {
+		n.rabbit.stop()
+	}
+	for _, s := range []*httptest.Server{n.glance, n.neutron} {
+		if s != nil {
+			s.Close()
+		}
+	}
+	if n.router != nil {
+		n.router.Close()
+	}
+	if n.DB != nil {
+		errs = append(errs, n.DB.Stop())
+	}
+	if os.Getenv("NOVAFULL_KEEP") == "" {
+		errs = append(errs, os.RemoveAll(n.dir))
+	} else {
+		fmt.Fprintf(os.Stderr, "novafull: kept %s\n", n.dir)
+	}
+	return errors.Join(errs...)
+}
