@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestEfficiency measures the initial sync of 1000 bare-metal nodes and a

@@ -11,9 +11,9 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 func testFaults(t *testing.T, srv *placementtest.Server) {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // Fleet sizes. Ours runs at the 10,000 nodes by default (its first

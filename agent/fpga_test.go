@@ -17,7 +17,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 const (

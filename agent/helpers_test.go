@@ -13,8 +13,8 @@ import (
 	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
 )
 
 // env is one agent under test with its observability.

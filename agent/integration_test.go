@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestIntegration runs one suite against our server and against the

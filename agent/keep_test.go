@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/drivers"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // keepDriver is a Retiring driver whose tree the test sets.

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/microversion"
 	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 func newClient(t *testing.T, srv *placementtest.Server) *placementclient.Client {

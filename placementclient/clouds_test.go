@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 func writeClouds(t *testing.T, body string) string {

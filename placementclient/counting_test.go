@@ -3,8 +3,8 @@ package placementclient_test
 import (
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestRequests: the client counts what it sends by kind, each request

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestCandidateCap15 compares our max_allocation_candidates,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // Upstream commits a new consumer before it looks up the providers an

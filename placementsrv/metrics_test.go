@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/metricstest"
 	"github.com/placement-syncd/placement-syncd/metrics"
 	"github.com/placement-syncd/placement-syncd/metrics/endpoint"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")

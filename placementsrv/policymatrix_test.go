@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // caller is a noauth2 identity: the token is user:project, the roles go

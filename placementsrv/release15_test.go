@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // These tests pin where Placement 15.0.0 answers differently from 8.0.0

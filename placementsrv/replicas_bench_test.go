@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // BenchmarkReportReplicas is nova-compute's inventory report (GET, then

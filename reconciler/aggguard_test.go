@@ -10,9 +10,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestAggregateSync_NeverMassDeletes runs the cases that used to strip

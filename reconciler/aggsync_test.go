@@ -13,8 +13,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/placement-syncd/placement-syncd/internal/backoff"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 var fastRetry = backoff.Policy{Attempts: 5, Base: time.Millisecond, Cap: 5 * time.Millisecond}

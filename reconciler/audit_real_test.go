@@ -10,11 +10,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/internal/removallimit"
 	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/reconciler/audit"
+	"github.com/placement-syncd/placement-syncd/testkit/novatest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestAudit_JobRealNova runs the audit job, set to delete, against the

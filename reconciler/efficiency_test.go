@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // The cost of mirroring H hosts in A aggregates (H > A, so memberships

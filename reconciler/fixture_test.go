@@ -12,9 +12,9 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // novaDouble is a stand-in for Nova's compute API serving

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // novaServicesTable is the layout of Nova's services table (nova/db/main

@@ -11,9 +11,9 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // gateRef lets our server ask a reconciler built after it.

@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // flakyComputes lists computes until told to fail.

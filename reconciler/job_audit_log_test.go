@@ -14,10 +14,10 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/reconciler/audit"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestAuditJob_LogLine: the audit job's "job run" log line carries the

@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/testkit/novatest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // realNova is the binary's real nova-api, started on first use.

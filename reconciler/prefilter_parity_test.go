@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 type allocationRequest struct {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // describe is the structure of the Placement database at url (an

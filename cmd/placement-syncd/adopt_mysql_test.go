@@ -9,10 +9,10 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/adopt/upstream"
 	"github.com/placement-syncd/placement-syncd/internal/dburl"
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestAdopt_MariaDB: the reference on MariaDB, filled through its API,

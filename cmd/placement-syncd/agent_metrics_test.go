@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestAgent_Metrics runs `placement-syncd agent` (an agent-only host: no

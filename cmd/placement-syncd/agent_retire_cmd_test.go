@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // retireNode is the uuid of the i-th node of the retirement tests.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/metricstest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
 // allInOne is a `serve` run in-process with the agent and the reconciler.

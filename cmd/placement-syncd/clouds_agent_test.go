@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestCloudsKeystone: the agent's and the reconciler's clouds.yaml

@@ -12,9 +12,9 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
 	"github.com/placement-syncd/placement-syncd/novaclient"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/novatest"
 )
 
 // novaClouds writes a clouds.yaml and points the usual search at it:

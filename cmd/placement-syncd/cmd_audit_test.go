@@ -18,13 +18,13 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
-	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/reconciler"
 	"github.com/placement-syncd/placement-syncd/reconciler/audit"
+	"github.com/placement-syncd/placement-syncd/testkit/novatest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // testClock is a settable clock for the Placement server's created_at

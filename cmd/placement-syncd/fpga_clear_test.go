@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // fpgaAgent is an agent run by `placement-syncd agent` with one FPGA,

@@ -20,7 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // The files monitoring/ ships, and Debian's Prometheus server.

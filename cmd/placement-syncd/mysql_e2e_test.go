@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // TestE2E_MySQL runs the binary on a real MariaDB named by a

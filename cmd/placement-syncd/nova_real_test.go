@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
+	"github.com/placement-syncd/placement-syncd/testkit/novatest"
 )
 
 // realNova is the binary's real nova-api, started on first use.

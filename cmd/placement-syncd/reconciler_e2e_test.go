@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // recEnv is our Placement server (in this process) behind a counting

@@ -16,8 +16,8 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // replicaSet is several `serve` processes on one MariaDB database.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // The providers of TestE2E_ReplicaFaults. A and B have room for every

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/metricstest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
 // readsConfig writes a config whose replicas follow the feed only when a

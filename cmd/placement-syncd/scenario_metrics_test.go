@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/metricstest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
 // TestAllInOne_ScenarioMetrics runs one `serve` with the API, the

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/metricstest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
 // startedLine is the start-up log line's fields about listeners.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
 )
 
 // policy8 is a policy file as an operator of Placement 8.0.0 kept it:

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
 )
 
 // headerProxy fronts the real Ironic and records the auth headers of the

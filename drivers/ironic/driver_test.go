@@ -12,7 +12,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
 )
 
 func TestUnavailable(t *testing.T) {

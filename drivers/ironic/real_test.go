@@ -14,7 +14,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
 )
 
 // realIronic pages at 10 nodes, so that every listing here takes several

@@ -25,7 +25,7 @@ var floors = []floor{
 	{"clients", []string{"placementclient/...", "novaclient/...", "drivers/..."}},
 	{"components", []string{"placementsrv/...", "agent/...", "reconciler/..."}},
 	{"tools", []string{"adopt/..."}},
-	{"harnesses", []string{"internal/harness/..."}},
+	{"test kit", []string{"testkit/..."}},
 	{"command rooms", []string{"cmd/placement-syncd/internal/..."}},
 	{"commands", []string{"cmd/placement-syncd", "cmd/replayserve"}},
 	{"checks", []string{"internal/archtest"}},
@@ -138,13 +138,13 @@ func TestReadmeLayout(t *testing.T) {
 
 // startsServices are imports that mark a package starting servers or
 // processes.
-var startsServices = []string{"os/exec", "net/http/httptest", module + "/internal/harness/svcproc"}
+var startsServices = []string{"os/exec", "net/http/httptest", module + "/testkit/svcproc"}
 
-// TestHarnessesUnderHarness: a package that starts servers or processes
-// and that no program imports is a test harness, and lives under
-// internal/harness (which only tests import: TestLayering), so that
-// harness code never reads as product code.
-func TestHarnessesUnderHarness(t *testing.T) {
+// TestHarnessesInTestKit: a package that starts servers or processes and
+// that no program imports is a test harness, and lives in the test tree,
+// testkit/ (which only tests import: TestLayering; its own floor:
+// TestFolderFloors), so that harness code never reads as product code.
+func TestHarnessesInTestKit(t *testing.T) {
 	graph := loadGraph(t)
 	imported := map[string]bool{}
 	for _, path := range modulePackages(graph) {
@@ -154,11 +154,11 @@ func TestHarnessesUnderHarness(t *testing.T) {
 	}
 	for _, path := range modulePackages(graph) {
 		p := graph[path]
-		if p.Name == "main" || imported[path] || matches("internal/harness/...", path) {
+		if p.Name == "main" || imported[path] || matches("testkit/...", path) {
 			continue
 		}
 		if i := slices.IndexFunc(p.Imports, func(imp string) bool { return slices.Contains(startsServices, imp) }); i >= 0 {
-			t.Errorf("%s starts services (it imports %s) and only tests import it: move it under internal/harness", path, p.Imports[i])
+			t.Errorf("%s starts services (it imports %s) and only tests import it: move it under testkit/", path, p.Imports[i])
 		}
 	}
 }

@@ -37,16 +37,16 @@ type rule struct {
 // Keystone and doubles). Tests of the agent and reconciler use them to
 // talk to a real Placement over HTTP, which is a dependency of the test
 // process, not of the code under test.
-var harnesses = []string{"internal/harness/placementtest", "internal/harness/ironictest", "internal/harness/keystonetest", "internal/harness/novatest"}
+var harnesses = []string{"testkit/placementtest", "testkit/ironictest", "testkit/keystonetest", "testkit/novatest"}
 
 // testHarnesses exist for tests (servers they start, doubles, metric
 // helpers, the differential tester, their subprocess plumbing); no
-// program imports them, and they all live under internal/harness.
-var testHarnesses = []string{"internal/harness/..."}
+// program imports them, and they all live in the test tree, testkit/.
+var testHarnesses = []string{"testkit/..."}
 
 // harnessPlumbing is what test harnesses share to run their services as
 // subprocesses (ports, environment, process groups, logs).
-var harnessPlumbing = []string{"internal/harness/svcproc"}
+var harnessPlumbing = []string{"testkit/svcproc"}
 
 var rules = []rule{
 	{pkgs: []string{"agent/..."}, never: []string{"placementsrv/...", "reconciler/..."},
@@ -148,7 +148,7 @@ var rules = []rule{
 		why:   "test harnesses (ours, the reference, doubles, MariaDB, metric helpers, the differential tester) are for tests only"},
 	{pkgs: harnessPlumbing, strict: true, never: []string{"..."},
 		why: "subprocess plumbing knows none of the harnesses or packages that use it"},
-	{pkgs: []string{"internal/harness/difftest"}, never: []string{"placementsrv/...", "placementclient/...", "agent/...",
+	{pkgs: []string{"testkit/difftest"}, never: []string{"placementsrv/...", "placementclient/...", "agent/...",
 		"reconciler/...", "drivers/...", "github.com/gophercloud/gophercloud/v2/..."},
 		why: "the differential tester speaks raw HTTP to any two Placements; its tests start them through placementtest"},
 	{pkgs: []string{"adopt/upstream"}, strict: true, notest: true,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
 )
 
 var ks *keystonetest.Keystone

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
 )
 
 // ks is a real Keystone for the whole test binary.

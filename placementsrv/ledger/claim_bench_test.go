@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // BenchmarkClaim is the hot write path end to end, over SQLite: one

@@ -5,10 +5,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
 	"github.com/placement-syncd/placement-syncd/placementsrv/storetest"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // server is the one MariaDB of this test binary; each test gets a

@@ -11,9 +11,9 @@ import (
 	drv "github.com/go-sql-driver/mysql"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 const (

@@ -11,11 +11,11 @@ import (
 
 	drv "github.com/go-sql-driver/mysql"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
 	"github.com/placement-syncd/placement-syncd/placementsrv/storetest"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // TestGalera runs the store on a real 3-node Galera cluster (Debian's

@@ -20,9 +20,9 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/assemble"
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated "+metricsRefName)

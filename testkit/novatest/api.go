@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
 	"github.com/placement-syncd/placement-syncd/microversion"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Token is the noauth2 token of an admin in project admin.

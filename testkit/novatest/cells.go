@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Compute is one nova-compute service to register as rows in a cell.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Instance is one Nova instance to seed into a cell. There is no

@@ -2,7 +2,7 @@
 // need Nova's own scheduler to choose hosts through a Placement: a
 // RabbitMQ node of its own, nova-api (noauth2), nova-scheduler,
 // nova-conductor and nova-computes running python3-nova's fake virt
-// driver, over a MariaDB from internal/harness/mariadbtest holding the API
+// driver, over a MariaDB from testkit/mariadbtest holding the API
 // database, cell0 and one cell. Glance and Neutron are doubles answering
 // only what Nova asks of them for servers booted with networks "none".
 //
@@ -10,7 +10,7 @@
 // Nova (one per test binary: its start-up is the expensive part) serves
 // the Placements of several scenarios in turn: UsePlacement points it at
 // a fresh Placement and StartComputes starts fresh computes that report
-// their providers there. internal/harness/novatest, by contrast, runs
+// their providers there. testkit/novatest, by contrast, runs
 // nova-api alone with computes as database rows.
 package novafull
 
@@ -28,8 +28,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Debian's paths; /usr/bin/python3 because the python3 first on PATH may

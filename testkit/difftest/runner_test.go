@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // TestTwoServersOfOursAgree runs a sequence against two fresh servers of

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Compute is one nova-compute with the fake driver (MediumFakeDriver:

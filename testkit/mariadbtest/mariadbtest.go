@@ -23,7 +23,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Server is a running mariadbd.
@@ -98,7 +98,7 @@ func RunMain(m *testing.M, srv **Server) int {
 }
 
 // StartServer starts a server outside any one test, for harnesses that
-// start once per test binary on top of it (internal/harness/novatest); the caller
+// start once per test binary on top of it (testkit/novatest); the caller
 // stops it with Stop.
 func StartServer(ctx context.Context) (*Server, error) {
 	return start(ctx, os.TempDir())

@@ -1,6 +1,6 @@
 // Package novatest starts Debian's real nova-api (26.2, package nova-api)
 // under uWSGI for tests: noauth2, on 127.0.0.1 and a random port, over a
-// MariaDB from internal/harness/mariadbtest holding Nova's own API database, cell0
+// MariaDB from testkit/mariadbtest holding Nova's own API database, cell0
 // and two cells (cell1, cell2) built by nova-manage. Compute services and
 // compute nodes are rows in the cell databases (there is no nova-compute),
 // mapped by `nova-manage cell_v2 discover_hosts`; aggregates, disables,
@@ -29,8 +29,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/mariadbtest"
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Debian's paths. The python3 first on PATH may be another installation

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/placementtest"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // The scenario's computes: MediumFakeDriver's 8192 MB less what each

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
 )
 
 var realIronic *ironictest.Shared

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Debian's RabbitMQ scripts, run directly: /usr/sbin/rabbitmq-server

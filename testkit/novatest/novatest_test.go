@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 var nova Main

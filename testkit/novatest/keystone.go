@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
 )
 
 // KeystoneAPI is a second nova-api over the Nova's own databases and

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Debian's ironic-api, ironic-conductor and ironic-dbsync (package
