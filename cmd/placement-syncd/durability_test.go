@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // TestDurabilityKill9 checks that a write the server acknowledged survives
@@ -85,19 +86,6 @@ func durBuild(t *testing.T, dir string) string {
 	return bin
 }
 
-// durFreeAddr finds a free loopback port. Another process could take it
-// before the child binds; durStart then retries with a new one.
-func durFreeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // durStart starts `serve` on db and waits, up to a deadline, until it
 // answers HTTP.
 func durStart(t *testing.T, bin, db, logPath string, extra ...string) *durServer {
@@ -114,8 +102,20 @@ func durStart(t *testing.T, bin, db, logPath string, extra ...string) *durServer
 	return nil
 }
 
+// freeAddr is a loopback address nothing listens on now, for a child to
+// listen on or a client to find closed. Another process could take it
+// before the child binds; durStart then tries again with a new one.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	addr, err := svcproc.FreeAddr()
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	return addr
+}
+
 func durTryStart(t *testing.T, bin, db, logPath string, extra ...string) (*durServer, error) {
-	addr := durFreeAddr(t)
+	addr := freeAddr(t)
 	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatalf("create log: %v", err)

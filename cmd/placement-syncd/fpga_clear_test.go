@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,12 +36,7 @@ func startFPGAAgent(t *testing.T, state string, reserved float64) fpgaAgent {
 	devices := filepath.Join(dir, "devices.json")
 	writeFile(t, devices, `{"devices":[{"pci_address":"`+fpgaDev+`","vendor":"8086","product":"0b30","function":"f1","regions":2}]}`)
 	writeFile(t, a.state, state)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := ln.Addr().String()
-	ln.Close()
+	listen := freeAddr(t)
 	writeFile(t, a.cfg, "log: {format: console}\nagent:\n  host: h1\n  interval: 1h\n  placement: {endpoint: \""+srv.URL+"\", token: admin}\n"+
 		"  local: {listen: \""+listen+"\", token: s3cret}\n"+
 		"  fpga: {enabled: true, file: \""+devices+"\", state_file: \""+a.state+"\", program_command: [\"true\"]}\n")

@@ -14,7 +14,7 @@ func TestE2E_GateSet(t *testing.T) {
 	t.Parallel()
 	e := newRecEnv(t)
 	novaPath := e.writeNova(t, nil, novaHost{"c1", "c0c0c0c0-0000-4000-8000-000000000001"})
-	cfg := e.config(t, "gate.yaml", "listen: "+closedAddr(t), "nova:", "  file: "+novaPath)
+	cfg := e.config(t, "gate.yaml", "listen: "+freeAddr(t), "nova:", "  file: "+novaPath)
 
 	wantOutput(t, runBinary(t, e.dir, "gate", "show", "--config", cfg), exitOK,
 		[]string{"OWNER_NOVA gate: closed", "reason: 1 of 1 nova-compute services have no known version", "no known version: c1"}, nil)

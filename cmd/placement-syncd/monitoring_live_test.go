@@ -75,7 +75,7 @@ func TestMonitoringLive(t *testing.T) {
 	do(t, ctx, http.MethodPut, a.api+"/resource_providers/"+rp+"/inventories", "admin", inv, http.StatusOK, nil)
 	do(t, ctx, http.MethodPut, a.api+"/resource_providers/"+rp+"/inventories", "admin", inv, http.StatusConflict, nil)
 	// A target nobody listens on, in the same scrape job.
-	closed := durFreeAddr(t)
+	closed := freeAddr(t)
 	prom := startPrometheus(t, ctx, []string{strings.TrimPrefix(a.api, "http://"), strings.TrimPrefix(replica, "http://"), closed})
 
 	// Two scrapes of each target at least, so that rate() has its two points.
@@ -322,7 +322,7 @@ func startPrometheus(t *testing.T, ctx context.Context, targets []string) *promS
 	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [%q]\n"+
 		"scrape_configs:\n  - job_name: placement-syncd\n    static_configs:\n      - targets: [%s]\n", rules, strings.Join(quoted, ", "))
 	writeFile(t, filepath.Join(dir, "prometheus.yml"), cfg)
-	addr := durFreeAddr(t)
+	addr := freeAddr(t)
 	var log bytes.Buffer
 	cmd := exec.Command(prometheusBin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr, "--log.level=warn")

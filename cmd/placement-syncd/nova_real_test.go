@@ -132,7 +132,7 @@ func TestE2E_GateOfflineRealNova(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "gate.yaml")
 	writeFile(t, cfg, fmt.Sprintf("reconciler:\n  listen: %s\n  state_file: %s\n  nova:\n    api_database: %q\n",
-		closedAddr(t), filepath.Join(dir, "state.json"), n.APIDatabase))
+		freeAddr(t), filepath.Join(dir, "state.json"), n.APIDatabase))
 	r := runBinary(t, dir, "gate", "--config", cfg)
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: open", "all 2 nova-compute services at version 73"}, nil)
 	if err := n.Unreadable(ctx, "cell2"); err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -228,24 +227,12 @@ func TestE2E_SyncAggregates(t *testing.T) {
 	})
 }
 
-// closedAddr returns a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // TestE2E_GateOffline: without a running reconciler, gate decides from
 // the state file and the configured service records.
 func TestE2E_GateOffline(t *testing.T) {
 	t.Parallel()
 	e := newRecEnv(t)
-	listen := "listen: " + closedAddr(t)
+	listen := "listen: " + freeAddr(t)
 	r := runBinary(t, e.dir, "gate", "--config", e.config(t, "none.yaml", listen))
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "reason: Nova's list of nova-compute services not read yet",
 		"required version: 73, minimum reported: 0, computes counted: 0, override: auto", "source: state file"}, nil)

@@ -329,7 +329,7 @@ func TestE2E_ReplicaLeaderTakeover(t *testing.T) {
 	}
 	addrs := make([]string, 3)
 	for i := range addrs {
-		addrs[i] = durFreeAddr(t)
+		addrs[i] = freeAddr(t)
 		cfg := filepath.Join(set.dir, fmt.Sprintf("replica%d.yaml", i))
 		writeFile(t, cfg, fmt.Sprintf("reconciler:\n  enabled: true\n  listen: %q\n  state_file: %s\n  jobs:\n    aggregates: \"\"\n    owner_traits: \"@every 1h\"\n  leader:\n    lease_ttl: %s\n",
 			addrs[i], filepath.Join(set.dir, fmt.Sprintf("state%d.json", i)), ttl))

@@ -47,7 +47,7 @@ func startFaultSet(t *testing.T) *faultSet {
 		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
 	}
 	for i := range 3 {
-		addr := durFreeAddr(t)
+		addr := freeAddr(t)
 		cfg := filepath.Join(f.dir, fmt.Sprintf("replica%d.yaml", i))
 		writeFile(t, cfg, fmt.Sprintf("reconciler:\n  enabled: true\n  listen: %q\n  state_file: %s\n  jobs:\n    aggregates: \"\"\n    owner_traits: \"@every 1h\"\n  leader:\n    lease_ttl: %s\n",
 			addr, filepath.Join(f.dir, fmt.Sprintf("state%d.json", i)), faultTTL))

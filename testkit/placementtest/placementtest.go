@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,6 +28,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // Kinds of server.
@@ -192,7 +194,7 @@ func StartReferenceWith(t testing.TB, opts ReferenceOptions) *Server {
 			t.Fatalf("placementtest: uwsgi is not installed; run ../shared/conformance/install-deps (python3-placement uwsgi-core uwsgi-plugin-python3)")
 		}
 	}
-	port, err := freePort()
+	port, err := svcproc.FreePort()
 	if err != nil {
 		t.Fatalf("placementtest: %v", err)
 	}
@@ -203,27 +205,23 @@ func StartReferenceWith(t testing.TB, opts ReferenceOptions) *Server {
 	cmd := exec.Command("bash", script)
 	// One worker: the reference keeps its data in SQLite, where two
 	// uWSGI workers writing at once get "database is locked" 500s.
-	cmd.Env = append(append(os.Environ(), "PORT="+port, "RUN_DIR="+runDir, "WORKERS=1", "DB="+db), opts.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
+	cmd.Env = append(append(os.Environ(), "PORT="+strconv.Itoa(port), "RUN_DIR="+runDir, "WORKERS=1", "DB="+db), opts.Env...)
+	proc, err := svcproc.Start(cmd, filepath.Join(runDir, "serve.log"))
+	if err != nil {
 		t.Fatalf("placementtest: start %s: %v", script, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
+		if err := proc.Stop(syscall.SIGTERM, 10*time.Second); err != nil {
+			t.Errorf("placementtest: stop the reference: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("placementtest: the end of %s's output:\n%s", filepath.Base(script), proc.LogTail(8192))
 		}
 	})
-	url := "http://127.0.0.1:" + port
-	if err := waitReady(url, exited, 60*time.Second); err != nil {
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	if err := waitReady(url, proc, 60*time.Second); err != nil {
 		log, _ := os.ReadFile(filepath.Join(runDir, "uwsgi.log"))
-		t.Fatalf("placementtest: reference placement %s did not start: %v\n%s", opts.Release, err, log)
+		t.Fatalf("placementtest: reference placement %s did not start: %v\n%s\n%s", opts.Release, err, proc.LogTail(8192), log)
 	}
 	return &Server{Kind: Reference, URL: url, Token: "admin", Version: microversion.Max.String(), DB: db, Release: opts.Release}
 }
@@ -275,20 +273,10 @@ func findAnchorScript(r release.Release) (string, error) {
 	return "", fmt.Errorf("%s not found (set %s); tried %s", filepath.Base(rel), env, strings.Join(tried, ", "))
 }
 
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	_, port, err := net.SplitHostPort(ln.Addr().String())
-	return port, err
-}
-
 // waitReady polls GET / until it answers 200, the process exits or the
 // deadline passes. Polling a child process's readiness has no event to
 // wait on, so this is a bounded retry loop with a short pause.
-func waitReady(url string, exited <-chan error, within time.Duration) error {
+func waitReady(url string, proc *svcproc.Proc, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	hc := &http.Client{Timeout: 2 * time.Second}
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -304,11 +292,10 @@ func waitReady(url string, exited <-chan error, within time.Duration) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("no answer from %s within %s (last error: %v)", url, within, err)
 		}
-		select {
-		case err := <-exited:
+		if exited, err := proc.Exited(); exited {
 			return fmt.Errorf("serve.sh exited: %v", err)
-		case <-tick.C:
 		}
+		<-tick.C
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package svcproc is the subprocess plumbing the service test harnesses
-// (ironictest, keystonetest, novatest; mariadbtest for ports and log
-// tails) share: a free loopback port, the clean environment Debian's
+// (ironictest, keystonetest, novatest, placementtest's reference;
+// mariadbtest and novafull for ports and log tails) share, and the one
+// free-port picker of the module's tests: a free loopback port, the clean environment Debian's
 // Python services run in, a service started in a process group of its own
 // with its output in a log file, its stop, and the end of its log for
 // error messages.
@@ -43,6 +44,15 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// FreeAddr is FreePort as a listen address, "127.0.0.1:port".
+func FreeAddr() (string, error) {
+	port, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), nil
 }
 
 // belowEphemeral is a range of ports under the kernel's ephemeral range
