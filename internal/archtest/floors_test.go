@@ -92,9 +92,8 @@ func checkFloors(t *testing.T, graph map[string]*pkgInfo, fs []floor, scope stri
 }
 
 // TestFloors: at the top level and inside cmd/placement-syncd, every
-// import points to the same floor or one below. With the compiler's ban
-// on import cycles between packages, this leaves no cycle between
-// folders either.
+// import points to the same floor or one below. Folders are checked as
+// wholes by TestFolderFloors.
 func TestFloors(t *testing.T) {
 	graph := loadGraph(t)
 	t.Run("module", func(t *testing.T) { checkFloors(t, graph, floors, "...") })
