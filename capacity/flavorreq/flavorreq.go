@@ -77,6 +77,9 @@ func TranslateAll(flavors []novaclient.Flavor, o Options) []Result {
 // or the request depends on something not modelled here).
 func Translate(f novaclient.Flavor, o Options) (Request, []string, error) {
 	b := newBuilder()
+	if err := amounts(f); err != nil {
+		return Request{}, nil, err
+	}
 	if err := unmodelled(f.ExtraSpecs); err != nil {
 		return Request{}, nil, err
 	}
@@ -152,6 +155,17 @@ func (b *builder) flavorAmounts(f novaclient.Flavor) {
 			g.resources["DISK_GB"] = disk
 		}
 	}
+}
+
+// amounts refuses a negative size, which Nova's API never stores (a
+// file may hold one).
+func amounts(f novaclient.Flavor) error {
+	for key, n := range map[string]int64{"vcpus": f.VCPUs, "ram": f.RAM, "disk": f.Disk, "ephemeral": f.Ephemeral, "swap": f.Swap} {
+		if n < 0 {
+			return &Untranslatable{Key: key, Reason: fmt.Sprintf("negative (%d)", n)}
+		}
+	}
+	return nil
 }
 
 // ceilGB converts MB to GB rounding up, as Nova's convert_mb_to_ceil_gb.

@@ -169,3 +169,12 @@ func TestTranslateAll(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// TestNegativeSizes: a negative size (possible in a file) is reported.
+func TestNegativeSizes(t *testing.T) {
+	_, _, err := Translate(novaclient.Flavor{VCPUs: 1, RAM: 512, Swap: -1}, Options{})
+	var u *Untranslatable
+	if !errors.As(err, &u) || u.Key != "swap" {
+		t.Errorf("got %v, want untranslatable at swap", err)
+	}
+}
