@@ -2,6 +2,8 @@ package flavorreq
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,39 +21,23 @@ const (
 // every vCPU instead of VCPU; mixed splits the vCPUs by
 // hw:cpu_dedicated_mask; either adds one PCPU when emulator threads are
 // isolated; the thread policy becomes HW_CPU_HYPERTHREADING required
-// (require) or forbidden (isolate). Values Nova's API refuses
-// (nova/virt/hardware.py's constraint getters) make the flavor
-// untranslatable: Nova would not boot it.
+// (require) or forbidden (isolate). A flavor Nova's API refuses to boot
+// (cpuConstraints) is untranslatable.
 func (b *builder) pinning(f novaclient.Flavor) error {
 	specs := f.ExtraSpecs
-	policy, hasPolicy := specs["hw:cpu_policy"]
-	if hasPolicy && policy != cpuShared && policy != cpuDedicated && policy != cpuMixed {
-		return &Untranslatable{Key: "hw:cpu_policy", Reason: fmt.Sprintf("%q is not shared, dedicated or mixed", policy)}
+	if err := cpuConstraints(f); err != nil {
+		return err
 	}
-	pinned := policy == cpuDedicated || policy == cpuMixed
-	thread, hasThread := specs["hw:cpu_thread_policy"]
-	if hasThread && thread != "prefer" && thread != "isolate" && thread != "require" {
-		return &Untranslatable{Key: "hw:cpu_thread_policy", Reason: fmt.Sprintf("%q is not prefer, isolate or require", thread)}
-	}
-	if hasThread && !pinned {
-		return &Untranslatable{Key: "hw:cpu_thread_policy", Reason: "needs hw:cpu_policy dedicated or mixed"}
-	}
-	emul, hasEmul := specs["hw:emulator_threads_policy"]
-	if hasEmul && emul != "share" && emul != "isolate" {
-		return &Untranslatable{Key: "hw:emulator_threads_policy", Reason: fmt.Sprintf("%q is not share or isolate", emul)}
-	}
-	if emul == "isolate" && !pinned {
-		return &Untranslatable{Key: "hw:emulator_threads_policy", Reason: "isolate needs hw:cpu_policy dedicated or mixed"}
-	}
-	if _, ok := specs["hw:cpu_dedicated_mask"]; ok && policy != cpuMixed {
-		return &Untranslatable{Key: "hw:cpu_dedicated_mask", Reason: "needs hw:cpu_policy=mixed"}
-	}
-	if !pinned {
-		return nil
-	}
+	policy, thread, emul := specs["hw:cpu_policy"], specs["hw:cpu_thread_policy"], specs["hw:emulator_threads_policy"]
 	g := b.group("")
-	if _, ok := g.resources["VCPU"]; ok {
-		return &Untranslatable{Key: "resources:VCPU", Reason: "conflicts with hw:cpu_policy=" + policy}
+	switch thread {
+	case "require":
+		g.required["HW_CPU_HYPERTHREADING"] = true
+	case "isolate":
+		g.forbidden["HW_CPU_HYPERTHREADING"] = true
+	}
+	if policy != cpuDedicated && policy != cpuMixed {
+		return nil
 	}
 	pcpus := f.VCPUs
 	if policy == cpuMixed {
@@ -66,11 +52,82 @@ func (b *builder) pinning(f novaclient.Flavor) error {
 		pcpus++
 	}
 	g.resources["PCPU"] = pcpus
-	switch thread {
-	case "require":
-		g.required["HW_CPU_HYPERTHREADING"] = true
-	case "isolate":
-		g.forbidden["HW_CPU_HYPERTHREADING"] = true
+	return nil
+}
+
+// cpuVals are the values hw:cpu_policy, hw:cpu_thread_policy and
+// hw:emulator_threads_policy may take.
+var cpuVals = map[string][]string{
+	"hw:cpu_policy":              {cpuShared, cpuDedicated, cpuMixed},
+	"hw:cpu_thread_policy":       {"prefer", "isolate", "require"},
+	"hw:emulator_threads_policy": {"share", "isolate"},
+}
+
+// numberedCPU matches the keys nova/virt/hardware.py's
+// _get_vcpu_pcpu_resources and _get_hyperthreading_trait read (numbered
+// suffixes only, matched from the start).
+var numberedCPU = regexp.MustCompile(`^(resources|trait)([1-9][0-9]*)?:(VCPU|PCPU|HW_CPU_HYPERTHREADING)`)
+
+// cpuConstraints refuses what numa_get_constraints (nova/virt/hardware.py)
+// refuses when a server of the flavor is created: unknown policy values,
+// explicit VCPU/PCPU with hw:cpu_policy or together, a PCPU count other
+// than the vCPUs (plus one for isolated emulator threads), the
+// hyperthreading trait with a thread policy, a thread policy or isolated
+// emulator threads without pinning, and a dedicated mask outside mixed.
+func cpuConstraints(f novaclient.Flavor) error {
+	specs := f.ExtraSpecs
+	for key, vals := range cpuVals {
+		if v, ok := specs[key]; ok && !slices.Contains(vals, v) {
+			return &Untranslatable{Key: key, Reason: fmt.Sprintf("%q is not one of %s", v, strings.Join(vals, ", "))}
+		}
+	}
+	policy, thread, emul := specs["hw:cpu_policy"], specs["hw:cpu_thread_policy"], specs["hw:emulator_threads_policy"]
+	var vcpu, pcpu int64
+	ht := ""
+	for key, val := range specs {
+		m := numberedCPU.FindStringSubmatch(key)
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		switch {
+		case m == nil:
+		case m[1] == "trait" && m[3] == "HW_CPU_HYPERTHREADING":
+			ht = val
+		case m[1] == "resources" && m[3] == "VCPU" && err == nil:
+			vcpu += n
+		case m[1] == "resources" && m[3] == "PCPU" && err == nil:
+			pcpu += n
+		}
+	}
+	refuse := func(key, why string) error {
+		return &Untranslatable{Key: key, Reason: "Nova refuses to boot it: " + why}
+	}
+	switch {
+	case policy != "" && (vcpu != 0 || pcpu != 0):
+		return refuse("hw:cpu_policy", "resources:VCPU or resources:PCPU with hw:cpu_policy")
+	case vcpu != 0 && pcpu != 0:
+		return refuse("resources:PCPU", "both VCPU and PCPU")
+	case pcpu != 0 && emul == "isolate" && pcpu != f.VCPUs+1:
+		return refuse("resources:PCPU", "isolated emulator threads need exactly vcpus + 1 PCPUs")
+	case pcpu != 0 && emul != "isolate" && pcpu != f.VCPUs:
+		return refuse("resources:PCPU", "PCPUs must equal vcpus")
+	case thread != "" && ht != "":
+		return refuse("hw:cpu_thread_policy", "with the HW_CPU_HYPERTHREADING trait")
+	}
+	if pcpu != 0 {
+		policy = cpuDedicated
+	}
+	if ht != "" {
+		thread = ht
+	}
+	_, mask := specs["hw:cpu_dedicated_mask"]
+	switch {
+	case policy != cpuDedicated && policy != cpuMixed && thread != "":
+		return refuse("hw:cpu_thread_policy", "a thread policy needs pinned CPUs")
+	case policy != cpuDedicated && policy != cpuMixed && emul == "isolate":
+		return refuse("hw:emulator_threads_policy", "isolated emulator threads need pinned CPUs")
+	case policy != cpuMixed && mask:
+		return refuse("hw:cpu_dedicated_mask", "needs hw:cpu_policy=mixed")
+	case policy == cpuMixed && !mask:
+		return refuse("hw:cpu_dedicated_mask", "hw:cpu_policy=mixed needs it")
 	}
 	return nil
 }

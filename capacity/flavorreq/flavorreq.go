@@ -10,7 +10,8 @@
 // _add_resource, _add_trait, _add_group_policy,
 // _translate_pinning_policies, strip_zeros, to_querystring) and
 // nova/scheduler/request_filter.py (compute_status_filter,
-// packed_virtqueue_filter), for a server booted from an image (root disk
+// ephemeral_encryption_filter), and nova/virt/hardware.py's
+// numa_get_constraints for the CPU specs Nova refuses, for a server booted from an image (root disk
 // counted), without image properties, ports or device profiles.
 package flavorreq
 

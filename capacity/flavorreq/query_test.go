@@ -60,7 +60,8 @@ func flavors() []novaclient.Flavor {
 		{"resources_NIC:CUSTOM_VF": "2", "trait_NIC:CUSTOM_PHYSNET_A": "required"},
 		{"hw:cpu_policy": "dedicated", "hw:emulator_threads_policy": "isolate", "hw:cpu_thread_policy": "isolate"},
 		{"hw:cpu_policy": "mixed", "hw:cpu_dedicated_mask": "1-3", "hw:cpu_thread_policy": "require"},
-		{"hw:virtio_packed_ring": "yes", "trait:CUSTOM_X": "forbidden"},
+		{"hw:ephemeral_encryption": "yes", "trait:CUSTOM_X": "forbidden"},
+		{"resources:PCPU": "4", "hw:cpu_thread_policy": "isolate", "resources:VCPU": "0"},
 	}
 	var out []novaclient.Flavor
 	for i, s := range specs {

@@ -79,14 +79,15 @@ func (b *builder) trait(key, suffix, name, val string) {
 // traits by rules (or with the image) this package does not follow: a
 // flavor with one is reported rather than counted wrongly.
 var unmodelledSpecs = map[string]string{
-	"hw:mem_encryption":           "Nova adds a MEM_ENCRYPTION_CONTEXT group, depending on the image",
-	"hw:pmem":                     "Nova adds CUSTOM_PMEM_NAMESPACE_* resources",
-	"hw:tpm_version":              "Nova adds a COMPUTE_SECURITY_TPM_* trait",
-	"hw:tpm_model":                "Nova adds a COMPUTE_SECURITY_TPM_* trait",
-	"os:secure_boot":              "Nova adds COMPUTE_SECURITY_UEFI_SECURE_BOOT, depending on the image",
-	"hw:pci_numa_affinity_policy": "Nova adds a COMPUTE_SOCKET_PCI_NUMA_AFFINITY trait",
-	"accel:device_profile":        "Cyborg's device profile adds request groups",
-	"hw:cpu_realtime_mask":        "the realtime mask's PCPU split",
+	"hw:mem_encryption":              "Nova adds a MEM_ENCRYPTION_CONTEXT group, depending on the image",
+	"hw:pmem":                        "Nova adds CUSTOM_PMEM_NAMESPACE_* resources",
+	"hw:tpm_version":                 "Nova adds a COMPUTE_SECURITY_TPM_* trait",
+	"hw:tpm_model":                   "Nova adds a COMPUTE_SECURITY_TPM_* trait",
+	"os:secure_boot":                 "Nova adds COMPUTE_SECURITY_UEFI_SECURE_BOOT, depending on the image",
+	"hw:pci_numa_affinity_policy":    "Nova adds a COMPUTE_SOCKET_PCI_NUMA_AFFINITY trait",
+	"accel:device_profile":           "Cyborg's device profile adds request groups",
+	"hw:cpu_realtime_mask":           "the realtime mask's PCPU split",
+	"hw:ephemeral_encryption_format": "Nova's ephemeral_encryption_filter adds a format trait",
 }
 
 // unmodelled refuses a flavor carrying one of unmodelledSpecs.
@@ -128,23 +129,24 @@ func hostFilterNotes(f novaclient.Flavor) []string {
 // Traits the scheduler's pre-filters and placement-syncd's OWNER_NOVA
 // pre-filter add.
 const (
-	traitComputeDisabled = "COMPUTE_STATUS_DISABLED"
-	traitPackedRing      = "COMPUTE_NET_VIRTIO_PACKED"
-	traitOwnerNova       = "OWNER_NOVA"
-	traitOwnerCyborg     = "OWNER_CYBORG"
+	traitComputeDisabled     = "COMPUTE_STATUS_DISABLED"
+	traitEphemeralEncryption = "COMPUTE_EPHEMERAL_ENCRYPTION"
+	traitOwnerNova           = "OWNER_NOVA"
+	traitOwnerCyborg         = "OWNER_CYBORG"
 )
 
-// preFilters adds what request_filter.py adds for every request
-// (compute_status_filter: the root must not be disabled) and for a
-// flavor asking for packed virtqueues (packed_virtqueue_filter), then
-// the OWNER_NOVA pre-filter when o asks for it: OWNER_NOVA on the root
-// unless the request already names an owner trait there, and every
-// other service's owner trait forbidden in each group that does not
-// require it.
+// preFilters adds what Nova 26.2's request_filter.py adds from a flavor:
+// compute_status_filter (every request: the root must not be disabled)
+// and ephemeral_encryption_filter (the root must encrypt ephemeral
+// disks); its other filters depend on configuration, the image, the
+// project or ports. Then the OWNER_NOVA pre-filter when o asks for it:
+// OWNER_NOVA on the root unless the request already names an owner
+// trait there, and every other service's owner trait forbidden in each
+// group that does not require it.
 func (b *builder) preFilters(specs map[string]string, o Options) {
 	b.rootForbidden[traitComputeDisabled] = true
-	if v, ok := specs["hw:virtio_packed_ring"]; ok && truthy(v) {
-		b.rootRequired[traitPackedRing] = true
+	if v, ok := specs["hw:ephemeral_encryption"]; ok && truthy(v) {
+		b.rootRequired[traitEphemeralEncryption] = true
 	}
 	if !o.OwnerNova {
 		return
@@ -180,7 +182,7 @@ func sendable(req Request) error {
 			suffixed++
 		}
 		if len(g.Resources) == 0 {
-			return &Untranslatable{Key: "resources" + g.Suffix, Reason: "a group with traits but no resources"}
+			return &Untranslatable{Key: "resources" + g.Suffix, Reason: "a group with traits but no resources: Nova sends an empty resources parameter, which Placement refuses"}
 		}
 		for _, t := range g.Required {
 			if slices.Contains(g.Forbidden, t) {
