@@ -43,7 +43,7 @@ func (b *builder) pinning(f novaclient.Flavor) error {
 	if policy == cpuMixed {
 		dedicated, err := dedicatedCPUs(specs["hw:cpu_dedicated_mask"], f.VCPUs)
 		if err != nil {
-			return &Untranslatable{Key: "hw:cpu_dedicated_mask", Reason: err.Error()}
+			return &Untranslatable{Key: "hw:cpu_dedicated_mask", Kind: NovaRefuses, Reason: err.Error()}
 		}
 		pcpus = dedicated
 		g.resources["VCPU"] = f.VCPUs - pcpus
@@ -78,7 +78,7 @@ func cpuConstraints(f novaclient.Flavor) error {
 	specs := f.ExtraSpecs
 	for key, vals := range cpuVals {
 		if v, ok := specs[key]; ok && !slices.Contains(vals, v) {
-			return &Untranslatable{Key: key, Reason: fmt.Sprintf("%q is not one of %s", v, strings.Join(vals, ", "))}
+			return &Untranslatable{Key: key, Kind: NovaRefuses, Reason: fmt.Sprintf("%q is not one of %s", v, strings.Join(vals, ", "))}
 		}
 	}
 	policy, thread, emul := specs["hw:cpu_policy"], specs["hw:cpu_thread_policy"], specs["hw:emulator_threads_policy"]
@@ -98,7 +98,7 @@ func cpuConstraints(f novaclient.Flavor) error {
 		}
 	}
 	refuse := func(key, why string) error {
-		return &Untranslatable{Key: key, Reason: "Nova refuses to boot it: " + why}
+		return &Untranslatable{Key: key, Kind: NovaRefuses, Reason: why}
 	}
 	switch {
 	case policy != "" && (vcpu != 0 || pcpu != 0):

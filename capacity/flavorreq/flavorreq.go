@@ -163,7 +163,7 @@ func (b *builder) flavorAmounts(f novaclient.Flavor) {
 func amounts(f novaclient.Flavor) error {
 	for key, n := range map[string]int64{"vcpus": f.VCPUs, "ram": f.RAM, "disk": f.Disk, "ephemeral": f.Ephemeral, "swap": f.Swap} {
 		if n < 0 {
-			return &Untranslatable{Key: key, Reason: fmt.Sprintf("negative (%d)", n)}
+			return &Untranslatable{Key: key, Kind: NovaRefuses, Reason: fmt.Sprintf("negative (%d)", n)}
 		}
 	}
 	return nil
@@ -216,14 +216,20 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// Untranslatable is the error of a flavor that cannot be translated.
+// Why a flavor is untranslatable.
+const (
+	NovaRefuses      = "Nova refuses to boot it"
+	PlacementRefuses = "Placement refuses the request"
+	NotModelled      = "not modelled"
+)
+
+// Untranslatable is the error of a flavor that cannot be translated:
+// Kind is NovaRefuses, PlacementRefuses or NotModelled, Key the extra
+// spec (or size) at fault.
 type Untranslatable struct {
-	Key, Reason string
+	Key, Kind, Reason string
 }
 
 func (e *Untranslatable) Error() string {
-	if e.Key == "" {
-		return e.Reason
-	}
-	return fmt.Sprintf("%s: %s", e.Key, e.Reason)
+	return fmt.Sprintf("%s: %s: %s", e.Key, e.Kind, e.Reason)
 }

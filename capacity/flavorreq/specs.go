@@ -99,7 +99,7 @@ func unmodelled(specs map[string]string) error {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if v, ok := specs[k]; ok && v != "" && !strings.EqualFold(v, "false") && !strings.EqualFold(v, "no") {
-			return &Untranslatable{Key: k, Reason: "not modelled: " + unmodelledSpecs[k]}
+			return &Untranslatable{Key: k, Kind: NotModelled, Reason: unmodelledSpecs[k]}
 		}
 	}
 	return nil
@@ -182,26 +182,26 @@ func sendable(req Request) error {
 			suffixed++
 		}
 		if len(g.Resources) == 0 {
-			return &Untranslatable{Key: "resources" + g.Suffix, Reason: "a group with traits but no resources: Nova sends an empty resources parameter, which Placement refuses"}
+			return &Untranslatable{Key: "resources" + g.Suffix, Kind: PlacementRefuses, Reason: "a group with traits but no resources (Nova sends an empty resources parameter)"}
 		}
 		for _, t := range g.Required {
 			if slices.Contains(g.Forbidden, t) {
-				return &Untranslatable{Key: "trait" + g.Suffix + ":" + t, Reason: "both required and forbidden"}
+				return &Untranslatable{Key: "trait" + g.Suffix + ":" + t, Kind: PlacementRefuses, Reason: "both required and forbidden"}
 			}
 		}
 		for _, name := range slices.Concat(g.Required, g.Forbidden) {
 			if !nameChars.MatchString(name) {
-				return &Untranslatable{Key: "trait" + g.Suffix + ":" + name, Reason: "not a trait name Placement accepts"}
+				return &Untranslatable{Key: "trait" + g.Suffix + ":" + name, Kind: PlacementRefuses, Reason: "not a trait name Placement accepts"}
 			}
 		}
 		for _, r := range g.Resources {
 			if !nameChars.MatchString(r.Class) {
-				return &Untranslatable{Key: "resources" + g.Suffix + ":" + r.Class, Reason: "not a resource class name Placement accepts"}
+				return &Untranslatable{Key: "resources" + g.Suffix + ":" + r.Class, Kind: PlacementRefuses, Reason: "not a resource class name Placement accepts"}
 			}
 		}
 	}
 	if suffixed > 1 && req.GroupPolicy == "" {
-		return &Untranslatable{Key: "group_policy", Reason: "missing with more than one suffixed group: Placement refuses the request"}
+		return &Untranslatable{Key: "group_policy", Kind: PlacementRefuses, Reason: "missing with more than one suffixed group"}
 	}
 	return nil
 }
