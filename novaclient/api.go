@@ -13,8 +13,9 @@ import (
 
 // Microversion is the compute API microversion every request asks
 // for: 2.41 added aggregate uuids, 2.53 made hypervisor ids the compute
-// node (and resource provider) uuids, and 2.69 lists the services of a
-// cell Nova cannot read (status UNKNOWN) instead of leaving them out.
+// node (and resource provider) uuids, 2.61 lists flavors with their
+// extra specs, and 2.69 lists the services of a cell Nova cannot read
+// (status UNKNOWN) instead of leaving them out.
 const Microversion = "2.69"
 
 // DefaultTimeout bounds each Nova listing: above Nova's own cell

@@ -3,8 +3,9 @@
 // file of its answers (File), and the cell and API databases, read only
 // (CellDatabases, with the MySQL driver). Each gives Nova's aggregates
 // and compute nodes (State), its nova-compute services (Computes) and
-// the records that hold allocations in Placement (Records). Settings
-// say which to open (Open, OpenComputes), with clouds.yaml entries read
+// the records that hold allocations in Placement (Records); the API and
+// the file also give the flavors with their extra specs (Flavors).
+// Settings say which to open (Open, OpenComputes), with clouds.yaml entries read
 // through internal/cloudsyaml.
 //
 // Every failure to read Nova wraps ErrUnavailable. The package knows

@@ -23,7 +23,7 @@ var floors = []floor{
 		"internal/removallimit"}},
 	{"vocabulary", []string{"microversion", "metrics/..."}},
 	{"clients", []string{"placementclient/...", "novaclient/...", "drivers/..."}},
-	{"components", []string{"placementsrv/...", "agent/...", "reconciler/..."}},
+	{"components", []string{"placementsrv/...", "agent/...", "reconciler/...", "capacity/..."}},
 	{"tools", []string{"adopt/..."}},
 	{"test kit", []string{"testkit/..."}},
 	{"command rooms", []string{"cmd/placement-syncd/internal/..."}},
