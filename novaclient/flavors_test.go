@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
+	"github.com/placement-syncd/placement-syncd/testkit/novatest"
 )
 
 // TestFlavorsRealNova: flavors created through the real nova-api, with

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/internal/harness/novatest"
+	"github.com/placement-syncd/placement-syncd/testkit/novatest"
 )
 
 // realNova is the binary's nova-api, started by the first test that
