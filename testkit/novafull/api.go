@@ -26,6 +26,12 @@ const Microversion = "2.79"
 // Do sends one request to the compute API (path relative to Endpoint) as
 // the admin and decodes a JSON answer into out when it is not nil.
 func (n *Nova) Do(ctx context.Context, method, path string, body, out any) (int, []byte, error) {
+	return n.DoAs(ctx, Project, method, path, body, out)
+}
+
+// DoAs is Do on behalf of project, still with the admin role (what the
+// scheduler's tenant filters read is the request's project).
+func (n *Nova) DoAs(ctx context.Context, project, method, path string, body, out any) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	var rd io.Reader
@@ -40,11 +46,7 @@ func (n *Nova) Do(ctx context.Context, method, path string, body, out any) (int,
 	if err != nil {
 		return 0, nil, fmt.Errorf("novafull: %w", err)
 	}
-	req.Header.Set("X-Auth-Token", Token)
-	req.Header.Set("X-Identity-Status", "Confirmed")
-	req.Header.Set("X-User-Id", "admin")
-	req.Header.Set("X-Project-Id", Project)
-	req.Header.Set("X-Roles", "admin,member,reader")
+	SetIdentity(req.Header, project)
 	req.Header.Set("OpenStack-API-Version", "compute "+Microversion)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -64,6 +66,16 @@ func (n *Nova) Do(ctx context.Context, method, path string, body, out any) (int,
 		}
 	}
 	return resp.StatusCode, data, nil
+}
+
+// SetIdentity sets the headers Keystone's middleware would set for an
+// admin of project (see writePaste), for clients other than Do.
+func SetIdentity(h http.Header, project string) {
+	h.Set("X-Auth-Token", Token)
+	h.Set("X-Identity-Status", "Confirmed")
+	h.Set("X-User-Id", "admin")
+	h.Set("X-Project-Id", project)
+	h.Set("X-Roles", "admin,member,reader")
 }
 
 // Call is Do that wants one status code.
@@ -130,13 +142,25 @@ type Server struct {
 // Boot asks for a server of flavor from the Glance double's image, with
 // no network, and returns its id.
 func (n *Nova) Boot(ctx context.Context, name, flavor string) (string, error) {
+	return n.BootIn(ctx, Project, "", name, flavor)
+}
+
+// BootIn is Boot on behalf of project, into availability zone az ("":
+// none asked for).
+func (n *Nova) BootIn(ctx context.Context, project, az, name, flavor string) (string, error) {
 	var out struct {
 		Server struct {
 			ID string `json:"id"`
 		} `json:"server"`
 	}
-	body := map[string]any{"server": map[string]any{"name": name, "flavorRef": flavor, "imageRef": ImageID, "networks": "none"}}
-	err := n.Call(ctx, http.StatusAccepted, http.MethodPost, "/servers", body, &out)
+	srv := map[string]any{"name": name, "flavorRef": flavor, "imageRef": ImageID, "networks": "none"}
+	if az != "" {
+		srv["availability_zone"] = az
+	}
+	code, data, err := n.DoAs(ctx, project, http.MethodPost, "/servers", map[string]any{"server": srv}, &out)
+	if err == nil && code != http.StatusAccepted {
+		err = fmt.Errorf("novafull: boot %s as %s in %q: %d: %s", name, project, az, code, data)
+	}
 	return out.Server.ID, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -91,16 +92,23 @@ func (n *Nova) discover(ctx context.Context, hosts []string) error {
 	return nil
 }
 
-// StopComputes stops every compute; their services stay in the cell, and
-// are seen down until started again.
+// StopComputes stops every compute, all at once (each takes its
+// graceful_shutdown_timeout); their services stay in the cell, and are
+// seen down until started again.
 func (n *Nova) StopComputes() {
 	n.mu.Lock()
 	procs := n.computes
 	n.computes = nil
 	n.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, p := range procs {
-		_ = p.Stop(syscall.SIGTERM, 15*time.Second)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = p.Stop(syscall.SIGTERM, 15*time.Second)
+		}()
 	}
+	wg.Wait()
 }
 
 // waitServices waits until os-services lists every binary and every
