@@ -2,22 +2,14 @@ package mysql
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
+
+	"github.com/placement-syncd/placement-syncd/placementsrv/store/sqlrows"
 )
 
 // Metadata reads name from syncd_metadata (migration 0004).
 func (b *Backend) Metadata(ctx context.Context, name string) (string, bool, error) {
-	var v string
-	err := b.db.QueryRowContext(ctx, `SELECT value FROM syncd_metadata WHERE name = ?`, name).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("read metadata %s: %w", name, err)
-	}
-	return v, true, nil
+	return sqlrows.ReadMetadata(ctx, b.db, name)
 }
 
 // SetMetadata stores name in syncd_metadata for every replica.
