@@ -2,16 +2,14 @@ package config
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated "+referenceName)
@@ -46,45 +44,8 @@ func TestConfigReference(t *testing.T) {
 		t.Error(p)
 	}
 	if len(r.problems) == 0 {
-		checkGenerated(t, referencePath, referenceName, r.b.Bytes(), regenerateReference)
+		golden.Check(t, referencePath, referenceName, r.b.Bytes(), *update, regenerateReference)
 	}
-}
-
-// checkGenerated compares a generated file with what is checked in, or,
-// with -update, writes it.
-func checkGenerated(t *testing.T, path, name string, want []byte, regenerate string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", name)
-		return
-	}
-	got, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("%s is missing: generate it with\n  %s", name, regenerate)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is out of date (%s): regenerate it with\n  %s", name, firstDifference(got, want), regenerate)
-	}
-}
-
-// firstDifference names the first line where got and want differ.
-func firstDifference(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range min(len(g), len(w)) {
-		if g[i] != w[i] {
-			return fmt.Sprintf("line %d is %q, should be %q", i+1, g[i], w[i])
-		}
-	}
-	return fmt.Sprintf("%d lines, should be %d", len(g), len(w))
 }
 
 // referenceWriter renders the reference, noting each key it writes and

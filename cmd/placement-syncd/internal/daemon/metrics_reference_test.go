@@ -1,18 +1,16 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/golden"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -49,26 +47,7 @@ func TestMetricsReference(t *testing.T) {
 	if len(problems) > 0 {
 		return
 	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(metricsRefPath), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(metricsRefPath, doc, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", metricsRefName)
-		return
-	}
-	got, err := os.ReadFile(metricsRefPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("%s is missing: generate it with\n  %s", metricsRefName, regenerateMetrics)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, doc) {
-		t.Errorf("%s is out of date (%s): regenerate it with\n  %s", metricsRefName, firstDifference(got, doc), regenerateMetrics)
-	}
+	golden.Check(t, metricsRefPath, metricsRefName, doc, *update, regenerateMetrics)
 }
 
 // recorder registers in a registry and keeps each collector.
@@ -204,15 +183,4 @@ func everythingConfig(t *testing.T) config.Config {
 		t.Fatal(err)
 	}
 	return cfg
-}
-
-// firstDifference names the first line where got and want differ.
-func firstDifference(got, want []byte) string {
-	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := range min(len(g), len(w)) {
-		if !bytes.Equal(g[i], w[i]) {
-			return fmt.Sprintf("line %d is %q, should be %q", i+1, g[i], w[i])
-		}
-	}
-	return fmt.Sprintf("%d lines, should be %d", len(g), len(w))
 }
