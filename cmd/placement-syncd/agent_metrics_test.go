@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/demo"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -19,12 +20,12 @@ func TestAgent_Metrics(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	files := demoFiles{Static: filepath.Join(dir, "compute.yaml"), Ironic: filepath.Join(dir, "nodes.json"),
+	files := demo.Files{Static: filepath.Join(dir, "compute.yaml"), Ironic: filepath.Join(dir, "nodes.json"),
 		FPGA: filepath.Join(dir, "fpga.json"), Nova: filepath.Join(dir, "nova.json"), Host: "cn-1"}
-	if err := files.writeInit(); err != nil {
+	if err := files.WriteInit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := files.write(demoStep{Nodes: [3]nodeState{cleaning, maint, available}}); err != nil {
+	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Cleaning, demo.Maintenance, demo.Available}}); err != nil {
 		t.Fatal(err)
 	}
 	cfgPath := filepath.Join(dir, "agent.yaml")

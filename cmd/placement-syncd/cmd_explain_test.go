@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/demo"
 	"net"
 	"net/http"
 	"os"
@@ -33,9 +34,9 @@ func TestExplain_Demo(t *testing.T) {
 	s := startAllInOne(t, ctx, cfgPath)
 	cleanBothGold(t, ctx, cfgPath, s)
 	// The compute node and its FPGA (Cyborg's) exist too.
-	device := fpga.ProviderUUID("demo-compute", demoFPGADevice)
+	device := fpga.ProviderUUID("demo-compute", demo.FPGADevice)
 	eventually(t, ctx, "the FPGA is reported, owned by Cyborg", func() bool {
-		if !providerExists(t, ctx, s, device) || !providerExists(t, ctx, s, demoComputeUUID) {
+		if !providerExists(t, ctx, s, device) || !providerExists(t, ctx, s, demo.ComputeUUID) {
 			return false
 		}
 		var body struct{ Traits []string }
@@ -65,7 +66,7 @@ func TestExplain_Demo(t *testing.T) {
 	for _, want := range []string{
 		"candidates: 0 returned",
 		// Ironic node providers are named by the node's uuid, as Nova's.
-		demoNodes[0].UUID + ": CUSTOM_BAREMETAL_GOLD: held back: reserved == total (1)",
+		demo.Nodes()[0].UUID + ": CUSTOM_BAREMETAL_GOLD: held back: reserved == total (1)",
 		"group (unsuffixed): every provider of CUSTOM_BAREMETAL_GOLD is held back (reserved == total): 2",
 	} {
 		assertContains(t, held, want)
@@ -79,7 +80,7 @@ func TestExplain_Demo(t *testing.T) {
 	trait := explain("resources=VCPU:4,MEMORY_MB:2048&required=HW_CPU_X86_AVX512F", "--microversion", "1.39")
 	for _, want := range []string{
 		"required=HW_CPU_X86_AVX512F",
-		"  demo-compute (" + demoComputeUUID + ")\n    - missing trait HW_CPU_X86_AVX512F\n",
+		"  demo-compute (" + demo.ComputeUUID + ")\n    - missing trait HW_CPU_X86_AVX512F\n",
 		"group (unsuffixed): no provider passes required=HW_CPU_X86_AVX512F",
 		"removing required=HW_CPU_X86_AVX512F yields candidates at 1 root",
 	} {
@@ -150,20 +151,17 @@ func cleanBothGold(t *testing.T, ctx context.Context, cfgPath string, s *allInOn
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := demoFilesFrom(cfg)
+	files, err := demo.FilesFrom(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := files.write(demoStep{Nodes: [3]nodeState{cleaning, cleanWait, available}}); err != nil {
+	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Cleaning, demo.CleanWait, demo.Available}}); err != nil {
 		t.Fatal(err)
 	}
-	c := newDemoCycler(cfg, files, time.Second, zap.NewNop())
-	c.agentURL = s.agent
-	eventually(t, ctx, "the agent takes a pass", func() bool {
-		_, err := c.call(ctx, http.MethodPost, c.agentURL+"/v1/resync", c.agentToken, nil)
-		return err == nil
-	})
-	for _, n := range demoNodes[:2] {
+	c := demo.NewCycler(cfg, files, time.Second, zap.NewNop())
+	c.AgentURL = s.agent
+	eventually(t, ctx, "the agent takes a pass", func() bool { return c.Resync(ctx) == nil })
+	for _, n := range []demo.Node{demo.Nodes()[0], demo.Nodes()[1]} {
 		eventually(t, ctx, n.Name+" is held back", func() bool {
 			var body struct {
 				Inventories map[string]struct{ Total, Reserved int }

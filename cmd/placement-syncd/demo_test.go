@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/demo"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -75,7 +76,7 @@ func TestDemo(t *testing.T) {
 		// every round.
 		steps := regexp.MustCompile(`demo step (\d+)/(\d+): `).FindAllStringSubmatch(cycleLog.String(), -1)
 		for i, m := range steps {
-			if want := fmt.Sprintf("%d/%d", i%len(demoSteps)+1, len(demoSteps)); m[1]+"/"+m[2] != want || len(demoSteps) != 6 {
+			if want := fmt.Sprintf("%d/%d", i%len(demo.Steps())+1, len(demo.Steps())); m[1]+"/"+m[2] != want || len(demo.Steps()) != 6 {
 				t.Errorf("the cycle's step %d logged as %q, want demo step %s of a 6-step scenario", i+1, m[0], want)
 			}
 		}
@@ -84,8 +85,8 @@ func TestDemo(t *testing.T) {
 		}
 	}()
 
-	node1 := demoNodes[0].UUID
-	device := fpga.ProviderUUID("demo-compute", demoFPGADevice)
+	node1 := demo.Nodes()[0].UUID
+	device := fpga.ProviderUUID("demo-compute", demo.FPGADevice)
 	reserved := func(rp, rc string) int {
 		var body struct {
 			Inventories map[string]struct{ Total, Reserved int }
@@ -117,15 +118,15 @@ func TestDemo(t *testing.T) {
 		do(t, ctx, http.MethodGet, s.api+"/resource_providers?uuid="+node1, "admin", nil, http.StatusOK, &body)
 		return len(body.ResourceProviders) == 1
 	})
-	eventually(t, ctx, "bm-gold-1 is in rack-a", func() bool { return slices.Contains(aggregates(node1), demoRackA) })
+	eventually(t, ctx, "bm-gold-1 is in rack-a", func() bool { return slices.Contains(aggregates(node1), demo.RackA) })
 	eventually(t, ctx, "bm-gold-1 cleaning: reserved = total", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 1 })
-	eventually(t, ctx, "demo-compute joins fpga-hosts", func() bool { return slices.Contains(aggregates(demoComputeUUID), demoFPGAHosts) })
+	eventually(t, ctx, "demo-compute joins fpga-hosts", func() bool { return slices.Contains(aggregates(demo.ComputeUUID), demo.FPGAHostsUUID) })
 	eventually(t, ctx, "the FPGA is reserved while it is programmed", func() bool { return reserved(device, "FPGA") == 2 })
 	eventually(t, ctx, "the FPGA is released with function crypto-v2", func() bool {
 		return reserved(device, "FPGA") == 0 && slices.Contains(traits(device), "CUSTOM_FPGA_FUNCTION_ID_INTEL_CRYPTO_V2")
 	})
 	eventually(t, ctx, "bm-gold-1 is available again: reserved back to 0", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 0 })
-	eventually(t, ctx, "demo-compute leaves fpga-hosts", func() bool { return !slices.Contains(aggregates(demoComputeUUID), demoFPGAHosts) })
+	eventually(t, ctx, "demo-compute leaves fpga-hosts", func() bool { return !slices.Contains(aggregates(demo.ComputeUUID), demo.FPGAHostsUUID) })
 
 	m := scrapeMetrics(t, ctx, s.api+"/metrics")
 	if v, _ := m.Value("placement_syncd_agent_fpga_programs_total", "result=success"); v < 1 {
@@ -218,8 +219,8 @@ func TestDemo_GateFromHeartbeat(t *testing.T) {
 	if r := recs[host]; !fromAgentSince(r, start.Add(-time.Second)) {
 		t.Errorf("%s's record %+v, want the agent's heartbeat: version 73, trusted, updated since the test started", host, r)
 	}
-	if r, ok := recs[demoConductor]; !ok || !r.Authenticated || r.UpdatedAt != nil {
-		t.Errorf("%s's record %+v (listed %v), want the configured one, trusted, without updated_at", demoConductor, r, ok)
+	if r, ok := recs[demo.Conductor]; !ok || !r.Authenticated || r.UpdatedAt != nil {
+		t.Errorf("%s's record %+v (listed %v), want the configured one, trusted, without updated_at", demo.Conductor, r, ok)
 	}
 
 	// The same host reporting version 72 closes the gate at once, unless

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/demo"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -20,11 +21,11 @@ func TestAllInOne_ScenarioMetrics(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	files := demoFiles{
+	files := demo.Files{
 		Static: filepath.Join(dir, "compute.yaml"), Ironic: filepath.Join(dir, "nodes.json"),
 		FPGA: filepath.Join(dir, "fpga.json"), Nova: filepath.Join(dir, "nova.json"), Host: "cn-1",
 	}
-	if err := files.writeInit(); err != nil {
+	if err := files.WriteInit(); err != nil {
 		t.Fatal(err)
 	}
 	cfgPath := filepath.Join(dir, "c.yaml")
@@ -53,7 +54,7 @@ agent:
 	s := startAllInOne(t, ctx, cfgPath)
 	metricsURL := s.api + "/metrics"
 	scrape := func() metricstest.Scrape { return scrapeMetrics(t, ctx, metricsURL) }
-	node1, node2, node3 := demoNodes[0].UUID, demoNodes[1].UUID, demoNodes[2].UUID
+	node1, node2, node3 := demo.Nodes()[0].UUID, demo.Nodes()[1].UUID, demo.Nodes()[2].UUID
 	gold, silver := "resource_class=CUSTOM_BAREMETAL_GOLD", "resource_class=CUSTOM_BAREMETAL_SILVER"
 
 	// The agent's first pass (at start) creates the compute node and
@@ -85,11 +86,11 @@ agent:
 			"project_id":  "p1", "user_id": "u1", "consumer_generation": nil, "consumer_type": "INSTANCE",
 		}, http.StatusNoContent, nil)
 	}
-	claim("c0000000-0000-4000-8000-000000000001", demoComputeUUID, map[string]int{"VCPU": 4, "MEMORY_MB": 2048})
+	claim("c0000000-0000-4000-8000-000000000001", demo.ComputeUUID, map[string]int{"VCPU": 4, "MEMORY_MB": 2048})
 	claim("c0000000-0000-4000-8000-000000000002", node2, map[string]int{"CUSTOM_BAREMETAL_GOLD": 1})
 
 	// Ironic: bm-gold-1 starts cleaning, bm-silver-1 goes into maintenance.
-	if err := files.write(demoStep{Nodes: [3]nodeState{cleaning, available, maint}}); err != nil {
+	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Cleaning, demo.Available, demo.Maintenance}}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, http.MethodPost, s.agent+"/v1/resync", "local-secret", nil, http.StatusAccepted, nil)
@@ -107,7 +108,7 @@ agent:
 		t.Fatalf("aggregates run: %+v", rec)
 	}
 	// Nova adds cn-1 to fpga-hosts.
-	if err := files.write(demoStep{Nodes: [3]nodeState{cleaning, available, maint}, FPGAHosts: true}); err != nil {
+	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Cleaning, demo.Available, demo.Maintenance}, FPGAHosts: true}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, http.MethodPost, s.reconciler+"/v1/jobs/aggregates/run", "", nil, http.StatusOK, &rec)
@@ -158,7 +159,7 @@ agent:
 	}
 
 	// Cleaning is over: the reservation goes, the inventory stays.
-	if err := files.write(demoStep{Nodes: [3]nodeState{available, available, maint}, FPGAHosts: true}); err != nil {
+	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Available, demo.Available, demo.Maintenance}, FPGAHosts: true}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, http.MethodPost, s.agent+"/v1/resync", "local-secret", nil, http.StatusAccepted, nil)

@@ -36,7 +36,7 @@ var floors = []floor{
 var cmdFloors = []floor{
 	{"config", []string{"cmd/placement-syncd/internal/config"}},
 	{"assemble", []string{"cmd/placement-syncd/internal/assemble"}},
-	{"daemon", []string{"cmd/placement-syncd/internal/daemon"}},
+	{"daemon", []string{"cmd/placement-syncd/internal/daemon", "cmd/placement-syncd/internal/demo"}},
 	{"commands", []string{"cmd/placement-syncd"}},
 }
 
