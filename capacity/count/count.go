@@ -1,6 +1,8 @@
 package count
 
 import (
+	"slices"
+
 	"github.com/placement-syncd/placement-syncd/capacity/flavorreq"
 	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 )
@@ -66,54 +68,34 @@ type Host struct {
 	Reason     string // the held-back reason, if HeldBack > 0
 }
 
-// Count counts every flavor of in on in.Snapshot.
+// Count counts every flavor of in on in.Snapshot. The flavors are
+// independent: each is counted from the snapshot as it is.
 func Count(in Input) Report {
-	s := in.Snapshot
-	rep := Report{Version: s.Version, Flavors: make([]Flavor, 0, len(in.Flavors))}
-	for _, r := range in.Flavors {
-		f := Flavor{Name: r.Flavor.Name, ID: r.Flavor.ID, Public: r.Flavor.Public, Notes: r.Notes}
-		if r.Err != nil {
-			f.Err = r.Err.Error()
-			rep.Flavors = append(rep.Flavors, f)
-			continue
-		}
-		f.Zones, f.Aggregates, f.HeldBack = map[string]int64{}, map[string]int64{}, map[string]int64{}
-		for _, root := range s.Roots {
-			n := flatCount(s, root, r.Request)
-			if n == 0 {
-				continue
-			}
-			p := &s.Providers[root]
-			f.Cloud += n
-			f.Hosts = append(f.Hosts, Host{UUID: p.UUID, Name: p.Name, Count: n})
-		}
-		rep.Flavors = append(rep.Flavors, f)
+	w := newWorld(in)
+	rep := Report{Version: in.Snapshot.Version, Flavors: make([]Flavor, 0, len(in.Flavors))}
+	for i := range in.Flavors {
+		rep.Flavors = append(rep.Flavors, w.flavor(&in.Flavors[i]))
 	}
 	return rep
 }
 
-// flatCount is the closed form for a root that is a single provider:
-// every claim takes the same amounts from it.
-func flatCount(s *readmodel.Snapshot, root int32, req flavorreq.Request) int64 {
-	if len(s.Providers[root].Tree) != 1 {
-		return 0
+// flavor counts one flavor.
+func (w *world) flavor(r *flavorreq.Result) Flavor {
+	f := Flavor{Name: r.Flavor.Name, ID: r.Flavor.ID, Public: r.Flavor.Public, Notes: r.Notes}
+	if r.Err != nil {
+		f.Err = r.Err.Error()
+		return f
 	}
-	k := int64(-1)
-	for _, g := range req.Groups {
-		for _, res := range g.Resources {
-			c, ok := s.ClassByName[res.Class]
-			if !ok {
-				return 0
-			}
-			inv := s.Inventory(root, c)
-			if inv == nil || !inv.Fits(res.Amount) {
-				return 0
-			}
-			n := (inv.Capacity - inv.Used) / res.Amount
-			if k < 0 || n < k {
-				k = n
-			}
-		}
+	p, note := w.compile(r.Request)
+	if note != "" {
+		f.Notes = append(slices.Clone(f.Notes), note)
 	}
-	return max(k, 0)
+	clear(w.counts)
+	clear(w.held)
+	if p != nil {
+		w.countFlat(p)
+		w.countTrees(p)
+	}
+	w.report(&f)
+	return f
 }
