@@ -15,7 +15,10 @@ import "github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 // max_unit. Any other root is counted by the engine (trees.go).
 
 // countFlat counts the roots the closed form can, and lists the others
-// in w.trees.
+// in w.trees. When the claims of every root matter to the others (the
+// plan cannot batch: which anchor keeps a sharing-only option follows
+// every provider's usage), the roots it counted are listed too, for
+// countTrees to take their claims in order.
 func (w *world) countFlat(p *plan) {
 	ps := w.s.Providers
 	w.trees = w.trees[:0]
@@ -34,6 +37,9 @@ func (w *world) countFlat(p *plan) {
 			continue
 		}
 		w.counts[i] = w.closed(p, h, false)
+		if !p.batch && w.counts[i] > 0 {
+			w.trees = append(w.trees, int32(i))
+		}
 		if w.reason[i] != "" {
 			w.held[i] = max(w.closed(p, h, true)-w.counts[i], 0)
 		}

@@ -252,3 +252,35 @@ func flavorsFold(req flavorreq.Request) bool {
 	}
 	return false
 }
+
+// TestCloudsAgainstDefinition compares Count with the literal definition
+// on the clouds and flavors the API test uses, many more of them.
+func TestCloudsAgainstDefinition(t *testing.T) {
+	results := flavorreq.TranslateAll(testFlavors(), flavorreq.Options{})
+	worlds, diffs, claims := 200, 0, int64(0)
+	for seed := uint64(1); seed <= uint64(worlds); seed++ {
+		c := newCloud(rand.New(rand.NewPCG(seed, 7)), 4+int(seed%4))
+		snap := c.snapshot()
+		rep := count.Count(count.Input{Snapshot: snap, Flavors: results, HeldBack: c.reasons(), DefaultZone: "nova"})
+		for k, f := range rep.Flavors {
+			if f.Err != "" {
+				t.Fatalf("flavor %s: %s", f.Name, f.Err)
+			}
+			wantCounts, wantHeld := oracle(t, snap, results[k].Request)
+			got, gotHeld := map[string]int64{}, map[string]int64{}
+			for _, h := range f.Hosts {
+				got[h.UUID], gotHeld[h.UUID] = h.Count, h.HeldBack
+			}
+			for _, rt := range snap.Roots {
+				u := snap.Providers[rt].UUID
+				claims += wantCounts[u] + wantHeld[u]
+				if got[u] != wantCounts[u] || gotHeld[u] != wantHeld[u] {
+					diffs++
+					t.Errorf("seed %d flavor %s root %s: count %d held %d, definition %d held %d",
+						seed, f.Name, snap.Providers[rt].Name, got[u], gotHeld[u], wantCounts[u], wantHeld[u])
+				}
+			}
+		}
+	}
+	t.Logf("%d clouds × %d flavors: %d differences (%d claims)", worlds, len(results), diffs, claims)
+}

@@ -13,8 +13,16 @@ func (w *world) countTrees(p *plan) {
 		return
 	}
 	d := w.draft
+	var holders [8]int32
 	for _, i := range w.trees {
 		r := w.s.Roots[i]
+		if h, ok := w.holders(p, r, holders[:0]); ok {
+			// Counted by the closed form: its claims, for the roots after.
+			for j, t := range p.totals {
+				d.Use(h[j], t.class, w.counts[i]*t.total)
+			}
+			continue
+		}
 		if w.reason[i] != "" {
 			m := d.Mark()
 			w.release(r)
