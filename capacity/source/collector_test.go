@@ -1,7 +1,9 @@
 package source
 
 import (
+	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -143,4 +145,34 @@ func keys(m map[string]float64) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestCollector_Concurrent: scrapes, route answers and refreshes at once
+// share the Source's last read (run with -race).
+func TestCollector_Concurrent(t *testing.T) {
+	snap := smallWorld()
+	src := loaded(t, novaFile(t))
+	src.opts.OwnerNova = func() bool { return true }
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewCollector(fixedStore{snap}, src, CollectorOptions{PerHost: true, OSCapacity: true}, zap.NewNop()))
+	want := scrape(t, reg)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if got := scrape(t, reg); len(got) != len(want) {
+				t.Errorf("a concurrent scrape gave %d series, want %d", len(got), len(want))
+			}
+		})
+		wg.Go(func() {
+			if _, err := src.CapacityReport(snap, "small", ByHost); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if err := src.Refresh(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
