@@ -41,6 +41,7 @@ func fleet(n int) (*cloud, map[string]count.Aggregate) {
 				half.total, half.maxUnit, half.reserved = mem.total/2, mem.total/2, 2048
 				node := g.add(ru, "numa-node", []inv{cpu("VCPU", 32, 4), half, cpu("PCPU", 16, 1)})
 				g.usage(node)
+				oneClaim(node)
 			}
 			continue
 		}
@@ -53,12 +54,21 @@ func fleet(n int) (*cloud, map[string]count.Aggregate) {
 			p.traits = append(p.traits, "HW_CPU_X86_AVX2")
 		}
 		g.usage(p)
+		oneClaim(p)
 		if i%50 == 3 {
 			p.invs[0].reserved, p.invs[0].used = p.invs[0].total, 0
 			p.heldFor = "maintenance"
 		}
 	}
 	return &g.c, zones
+}
+
+// oneClaim keeps p's usage within max_unit, so that one consumer can
+// hold it all when the fleet is built through the API.
+func oneClaim(p *prov) {
+	for k := range p.invs {
+		p.invs[k].used = min(p.invs[k].used, p.invs[k].maxUnit)
+	}
 }
 
 // fleetFlavors are 50 flavors: sizes from 1 vCPU / 1 GB to 32 vCPUs /
