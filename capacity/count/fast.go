@@ -2,131 +2,192 @@ package count
 
 import "github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 
-// The closed form. When each class the flavor asks for is held by one
-// provider of a root's tree only, and by no sharing provider the root can
-// draw from, the root has one candidate at most, the same after every
-// claim: each group takes its classes from their holders. It fits k more
-// times, k the least over classes of (capacity - used) / (what the
-// groups ask of it together), once the candidate is possible at all:
-// root_required, each group's traits (a granular group's on its one
-// provider, the unsuffixed group's required ones on any of the providers
-// it takes from and its forbidden ones on none), group_policy=isolate,
-// and each amount's min_unit, max_unit and step_size, their total's
-// max_unit. Any other root is counted by the engine (trees.go).
+// The fast paths. A root that is one provider, not sharing, and that no
+// sharing provider offers a requested class, has one candidate at most,
+// the same after every claim: it fits k more times, k the least over
+// classes of (capacity - used) / (what the groups ask of it together),
+// once the candidate is possible at all: root_required and the groups'
+// traits on the root, group_policy=isolate with several granular groups
+// (impossible on one provider), and each amount's min_unit, max_unit and
+// step_size, their total's max_unit. A tree none of whose requested
+// classes a sharing provider offers is counted by a small search of its
+// own (sim.go). The engine counts the rest (trees.go).
+//
+// Both read classes by column and traits by bit: the classes and traits
+// the flavors name, interned once per Count.
 
-// countFlat counts the roots the closed form can, and lists the others
-// in w.trees. When the claims of every root matter to the others (the
-// plan cannot batch: which anchor keeps a sharing-only option follows
-// every provider's usage), the roots it counted are listed too, for
-// countTrees to take their claims in order.
-func (w *world) countFlat(p *plan) {
+// cell is one inventory of a column: what is free (capacity - used),
+// and free once released when it is held back; step 0 when absent.
+type cell struct {
+	free, freeReleased     int64
+	maxUnit, minUnit, step int64
+}
+
+// track numbers the columns and trait bits of the plans; false when the
+// flavors name more than 64 of either, and the engine counts everything.
+func (w *world) track(tallies []*tally) bool {
+	s := w.s
+	w.col = make([]int32, len(s.Classes))
+	w.bit = make([]int8, len(s.Traits))
+	for i := range w.col {
+		w.col[i] = -1
+	}
+	for i := range w.bit {
+		w.bit[i] = -1
+	}
+	w.ncol = 0
+	nbit := 0
+	for _, t := range tallies {
+		if t == nil {
+			continue
+		}
+		for _, x := range t.p.totals {
+			if w.col[x.class] < 0 {
+				w.col[x.class] = int32(w.ncol)
+				w.ncol++
+			}
+		}
+		for _, id := range t.p.traits() {
+			if w.bit[id] < 0 {
+				if nbit == 64 {
+					return false
+				}
+				w.bit[id] = int8(nbit)
+				nbit++
+			}
+		}
+	}
+	if w.ncol > 64 {
+		return false
+	}
+	for _, t := range tallies {
+		if t != nil {
+			t.p.masks(w)
+		}
+	}
+	return true
+}
+
+// traitMask is p's tracked traits as bits.
+func (w *world) traitMask(p *readmodel.SnapProvider) uint64 {
+	var m uint64
+	for _, t := range p.Traits {
+		if b := w.bit[t]; b >= 0 {
+			m |= 1 << b
+		}
+	}
+	return m
+}
+
+// colMask is the columns provider q has an inventory of.
+func (w *world) colMask(q int32) uint64 {
+	var m uint64
+	for _, inv := range w.s.Inventories(q) {
+		if c := w.col[inv.Class]; c >= 0 {
+			m |= 1 << c
+		}
+	}
+	return m
+}
+
+// row fills cells (w.ncol long) with provider q's inventories.
+func (w *world) row(q int32, cells []cell) {
+	clear(cells)
+	for k := range w.s.Inventories(q) {
+		inv := &w.s.Inventories(q)[k]
+		if c := w.col[inv.Class]; c >= 0 {
+			cells[c] = cellOf(inv)
+		}
+	}
+}
+
+func cellOf(inv *readmodel.SnapInventory) cell {
+	x := cell{free: inv.Capacity - inv.Used, maxUnit: inv.MaxUnit, minUnit: inv.MinUnit, step: max(inv.StepSize, 0)}
+	x.freeReleased = x.free
+	if heldBack(inv) {
+		x.freeReleased = int64(float64(inv.Total)*inv.AllocationRatio) - inv.Used
+	}
+	return x
+}
+
+// countRoots counts every root for every flavor the fast paths can, in
+// one pass over the roots, and lists the others in each tally's steps.
+func (w *world) countRoots(tallies []*tally) {
 	ps := w.s.Providers
-	w.trees = w.trees[:0]
-	var holders [8]int32
+	cells := make([]cell, w.ncol)
+	sm := newSim(w)
 	for i, r := range w.s.Roots {
 		root := &ps[r]
-		if !hasAll(root, p.rootReq) || hasAny(root, p.rootForb) {
-			continue
+		tm := w.traitMask(root)
+		flat := len(root.Tree) == 1 && !root.Sharing
+		var shared uint64
+		for _, q := range root.SharedTo {
+			shared |= w.colMask(q)
 		}
-		h, ok := w.holders(p, r, holders[:0])
-		if !ok {
-			w.trees = append(w.trees, int32(i))
-			continue
-		}
-		if h == nil {
-			continue
-		}
-		w.counts[i] = w.closed(p, h, false)
-		if !p.batch && w.counts[i] > 0 {
-			w.trees = append(w.trees, int32(i))
-		}
-		if w.reason[i] != "" {
-			w.held[i] = max(w.closed(p, h, true)-w.counts[i], 0)
-		}
-	}
-}
-
-// holders returns, per entry of p.totals, the one provider of root r's
-// tree holding the class; nil when a class has none (no candidate);
-// false when the engine must count r: a class with several holders, or
-// one a sharing provider offers it (the roots drawing from a sharing
-// provider count in order).
-func (w *world) holders(p *plan, r int32, out []int32) ([]int32, bool) {
-	s := w.s
-	root := &s.Providers[r]
-	if len(root.Tree) == 1 && !root.Sharing && (!p.shared || !w.drawsShared(p, root.SharedTo)) {
-		invs := s.Inventories(r)
-		k := 0
-		for range p.totals {
-			out = append(out, r)
-		}
-		for _, t := range p.totals {
-			for k < len(invs) && invs[k].Class < t.class {
-				k++
+		if flat {
+			w.row(r, cells)
+		} else {
+			for _, q := range root.Tree {
+				if ps[q].Sharing {
+					shared |= w.colMask(q)
+				}
 			}
-			if k == len(invs) || invs[k].Class != t.class {
-				return nil, true
-			}
+			sm.load(r)
 		}
-		return out, true
-	}
-	if p.shared && w.drawsShared(p, root.SharedTo) {
-		return nil, false
-	}
-	for _, t := range p.totals {
-		h := int32(-1)
-		for _, q := range root.Tree {
-			if s.Inventory(q, t.class) == nil {
+		held := w.reason[i] != ""
+		for _, t := range tallies {
+			if t == nil || !t.p.anchorOK(tm) {
 				continue
 			}
-			if h >= 0 || s.Providers[q].Sharing {
-				return nil, false
-			}
-			h = q
-		}
-		if h < 0 {
-			return nil, true
-		}
-		out = append(out, h)
-	}
-	return out, true
-}
-
-// drawsShared reports whether a sharing provider of sharing holds a
-// class p asks for.
-func (w *world) drawsShared(p *plan, sharing []int32) bool {
-	for _, q := range sharing {
-		for _, t := range p.totals {
-			if w.s.Inventory(q, t.class) != nil {
-				return true
+			p := t.p
+			switch {
+			case p.colMask&shared != 0 || !flat && !p.batch:
+				t.steps = append(t.steps, step{i: int32(i)})
+			case flat:
+				t.counts[i] = p.closed(cells, tm, false)
+				if held {
+					t.held[i] = max(p.closed(cells, tm, true)-t.counts[i], 0)
+				}
+				if !p.batch && t.counts[i] > 0 {
+					t.steps = append(t.steps, step{i: int32(i), replay: true})
+				}
+			default:
+				t.counts[i] = sm.count(p, false)
+				if held {
+					t.held[i] = max(sm.count(p, true)-t.counts[i], 0)
+				}
 			}
 		}
 	}
-	return false
 }
 
-// closed is the closed form on holders h (by p.totals entry), with the
-// held-back inventories released when release is set.
-func (w *world) closed(p *plan, h []int32, release bool) int64 {
-	if !w.placeable(p, h) {
+// closed is the closed form on a flat root's cells, with held-back
+// inventories released when release is set.
+func (p *plan) closed(cells []cell, tm uint64, release bool) int64 {
+	if p.never || tm&p.forbAll != 0 {
 		return 0
 	}
+	for _, cl := range p.clausesAll {
+		if tm&cl == 0 {
+			return 0
+		}
+	}
 	k := int64(-1)
-	for j, t := range p.totals {
-		inv := w.s.Inventory(h[j], t.class)
-		if t.total > inv.MaxUnit || inv.StepSize <= 0 {
+	for _, t := range p.cols {
+		x := &cells[t.col]
+		if x.step <= 0 || t.total > x.maxUnit {
 			return 0
 		}
 		for _, a := range t.amounts {
-			if a < inv.MinUnit || a%inv.StepSize != 0 {
+			if a < x.minUnit || a%x.step != 0 {
 				return 0
 			}
 		}
-		capacity := inv.Capacity
-		if release && heldBack(inv) {
-			capacity = int64(float64(inv.Total) * inv.AllocationRatio)
+		free := x.free
+		if release {
+			free = x.freeReleased
 		}
-		n := (capacity - inv.Used) / t.total
+		n := free / t.total
 		if n <= 0 {
 			return 0
 		}
@@ -136,71 +197,3 @@ func (w *world) closed(p *plan, h []int32, release bool) int64 {
 	}
 	return k
 }
-
-// placeable checks the groups' traits and isolation on holders h.
-func (w *world) placeable(p *plan, h []int32) bool {
-	ps := w.s.Providers
-	var used [8]int32
-	granular := used[:0]
-	for gi := range p.groups {
-		g := &p.groups[gi]
-		first := h[p.slot(g.res[0].class)]
-		var provs [8]int32
-		mine := provs[:0]
-		for _, a := range g.res {
-			q := h[p.slot(a.class)]
-			if g.granular && q != first {
-				return false
-			}
-			if hasAny(&ps[q], g.forbid) {
-				return false
-			}
-			mine = append(mine, q)
-		}
-		for _, anyOf := range g.required {
-			if !anyHolds(ps, mine, anyOf) {
-				return false
-			}
-		}
-		if g.granular && p.isolate {
-			for _, q := range granular {
-				if q == first {
-					return false
-				}
-			}
-			granular = append(granular, first)
-		}
-	}
-	return true
-}
-
-// slot is the position of class c in p.totals.
-func (p *plan) slot(c int32) int {
-	for j := range p.totals {
-		if p.totals[j].class == c {
-			return j
-		}
-	}
-	return -1
-}
-
-// anyHolds reports whether one of provs has one of traits.
-func anyHolds(ps []readmodel.SnapProvider, provs []int32, traits []int32) bool {
-	for _, q := range provs {
-		if ps[q].HasAnyTrait(traits) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAll(p *readmodel.SnapProvider, traits []int32) bool {
-	for _, t := range traits {
-		if !p.HasTrait(t) {
-			return false
-		}
-	}
-	return true
-}
-
-func hasAny(p *readmodel.SnapProvider, traits []int32) bool { return p.HasAnyTrait(traits) }

@@ -28,6 +28,24 @@ type plan struct {
 	// batch: a candidate claimed stays the first of its root for as long
 	// as it fits, so it is claimed as many times at once (see claims).
 	batch bool
+	// policyIsolate is group_policy=isolate.
+	policyIsolate bool
+
+	// In columns and trait bits (masks): the classes asked, the root's
+	// traits, and for a root of one provider every group's traits.
+	cols                []colTotal
+	colMask             uint64
+	rootReqM, rootForbM uint64
+	clausesAll          []uint64
+	forbAll             uint64
+	never               bool // several granular groups isolated: not on one provider
+}
+
+// colTotal is a classTotal by column.
+type colTotal struct {
+	col     int32
+	total   int64
+	amounts []int64
 }
 
 // cgroup is one request group in ids.
@@ -36,6 +54,15 @@ type cgroup struct {
 	res      []amount
 	required [][]int32 // any-of lists, all needed
 	forbid   []int32
+	// by column and bit
+	colRes  []colAmount
+	clauses []uint64
+	forbM   uint64
+}
+
+type colAmount struct {
+	col int32
+	n   int64
 }
 
 type amount struct {
@@ -125,7 +152,8 @@ func (w *world) resolve(creq candidates.Request) (*plan, bool) {
 	ok := true
 	p.rootReq, ok = allTraits(s.TraitByName, creq.RootRequired, ok)
 	p.rootForb, ok = allTraits(s.TraitByName, creq.RootForbidden, ok)
-	p.isolate = creq.GroupPolicy == candidates.PolicyIsolate && granular > 1
+	p.policyIsolate = creq.GroupPolicy == candidates.PolicyIsolate
+	p.isolate = p.policyIsolate && granular > 1
 	// An option of the unsuffixed group made of sharing providers only is
 	// offered at one anchor, chosen anew as usage changes; only when it
 	// cannot arise is the first candidate stable (see claims).
@@ -161,4 +189,58 @@ func traitIDs(ids map[string]int32, names []string) ([]int32, bool) {
 func allTraits(ids map[string]int32, names []string, ok bool) ([]int32, bool) {
 	out, known := traitIDs(ids, names)
 	return out, ok && known
+}
+
+// traits lists every trait id p names.
+func (p *plan) traits() []int32 {
+	out := append(slices.Clone(p.rootReq), p.rootForb...)
+	for _, g := range p.groups {
+		for _, anyOf := range g.required {
+			out = append(out, anyOf...)
+		}
+		out = append(out, g.forbid...)
+	}
+	return out
+}
+
+// masks fills p's columns and bits from w's numbering.
+func (p *plan) masks(w *world) {
+	bits := func(ids []int32) uint64 {
+		var m uint64
+		for _, id := range ids {
+			m |= 1 << w.bit[id]
+		}
+		return m
+	}
+	p.cols = p.cols[:0]
+	for _, t := range p.totals {
+		c := w.col[t.class]
+		p.cols = append(p.cols, colTotal{col: c, total: t.total, amounts: t.amounts})
+		p.colMask |= 1 << c
+	}
+	p.rootReqM, p.rootForbM = bits(p.rootReq), bits(p.rootForb)
+	p.forbAll = p.rootForbM
+	p.clausesAll = nil
+	for _, id := range p.rootReq {
+		p.clausesAll = append(p.clausesAll, bits([]int32{id}))
+	}
+	for gi := range p.groups {
+		g := &p.groups[gi]
+		g.colRes, g.clauses = nil, nil
+		for _, a := range g.res {
+			g.colRes = append(g.colRes, colAmount{w.col[a.class], a.n})
+		}
+		for _, anyOf := range g.required {
+			g.clauses = append(g.clauses, bits(anyOf))
+		}
+		g.forbM = bits(g.forbid)
+		p.clausesAll = append(p.clausesAll, g.clauses...)
+		p.forbAll |= g.forbM
+	}
+	p.never = p.isolate
+}
+
+// anchorOK applies root_required to a root's trait bits.
+func (p *plan) anchorOK(tm uint64) bool {
+	return tm&p.rootReqM == p.rootReqM && tm&p.rootForbM == 0
 }

@@ -2,37 +2,37 @@ package count
 
 import "github.com/placement-syncd/placement-syncd/placementsrv/candidates"
 
-// countTrees counts, in ascending root order, the roots the closed form
-// cannot: the engine's first candidate at the root is claimed on the
+// countTrees counts, in ascending root order, the roots listed for the
+// engine: the engine's first candidate at the root is claimed on the
 // count's draft until there is none, so that sharing providers are
 // consumed in that order. A root held back is first counted with its
 // held-back inventories released, that undone, then counted as it is.
+// A root counted already (replay) has its claims taken on the draft.
 // The draft is back to the snapshot at the end.
-func (w *world) countTrees(p *plan) {
-	if len(w.trees) == 0 {
+func (w *world) countTrees(t *tally) {
+	if len(t.steps) == 0 {
 		return
 	}
 	d := w.draft
-	var holders [8]int32
-	for _, i := range w.trees {
+	for _, st := range t.steps {
+		i := st.i
 		r := w.s.Roots[i]
-		if h, ok := w.holders(p, r, holders[:0]); ok {
-			// Counted by the closed form: its claims, for the roots after.
-			for j, t := range p.totals {
-				d.Use(h[j], t.class, w.counts[i]*t.total)
+		if st.replay {
+			for _, x := range t.p.totals {
+				d.Use(r, x.class, t.counts[i]*x.total)
 			}
 			continue
 		}
 		if w.reason[i] != "" {
 			m := d.Mark()
 			w.release(r)
-			released := w.claims(p, r)
+			released := w.claims(t.p, r)
 			d.Undo(m)
-			w.counts[i] = w.claims(p, r)
-			w.held[i] = max(released-w.counts[i], 0)
+			t.counts[i] = w.claims(t.p, r)
+			t.held[i] = max(released-t.counts[i], 0)
 			continue
 		}
-		w.counts[i] = w.claims(p, r)
+		t.counts[i] = w.claims(t.p, r)
 	}
 	d.Undo(0)
 }

@@ -2,6 +2,7 @@ package count
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
@@ -23,40 +24,57 @@ type world struct {
 	reason []string
 	// rootAggs lists the aggregates with a member root, ascending.
 	rootAggs []int32
-	aggNames [][]string // by root, built on first use
+	// aggIDs[aggOff[i]:aggOff[i+1]] are root i's aggregates.
+	aggIDs, aggOff []int32
+	// hostsByName are the roots' report entries, counts left out.
+	hostsByName []Host
 
-	// one flavor's counts, by root
-	counts, held []int64
-	trees        []int32 // roots the engine counts, ascending
-	aggSum       []int64 // by aggregate id
-	claim        []allocation
+	// columns (classes the flavors ask) and trait bits, by id; -1: none
+	col  []int32
+	bit  []int8
+	ncol int
+
+	aggSum []int64 // by aggregate id
+	claim  []allocation
 }
 
 func newWorld(in Input) *world {
 	s := in.Snapshot
 	n := len(s.Roots)
 	w := &world{s: s, in: in, draft: s.NewDraft(), zone: make([]int32, n), reason: make([]string, n),
-		byName: make([]int32, n), aggNames: make([][]string, n), counts: make([]int64, n), held: make([]int64, n),
+		byName: make([]int32, n), aggOff: make([]int32, n+1),
 		aggSum: make([]int64, len(s.Aggregates))}
 	w.placeZones()
 	inAgg := make([]bool, len(s.Aggregates))
 	for i, r := range s.Roots {
-		w.byName[i] = int32(i)
 		w.reason[i] = w.heldReason(r)
 		for _, a := range s.Providers[r].Aggregates {
 			inAgg[a] = true
 		}
+		w.aggIDs = append(w.aggIDs, s.Providers[r].Aggregates...)
+		w.aggOff[i+1] = int32(len(w.aggIDs))
 	}
 	for a, ok := range inAgg {
 		if ok {
 			w.rootAggs = append(w.rootAggs, int32(a))
 		}
 	}
-	ps := s.Providers
-	slices.SortFunc(w.byName, func(a, b int32) int {
-		x, y := &ps[s.Roots[a]], &ps[s.Roots[b]]
-		return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.UUID, y.UUID))
-	})
+	// Sorted as a compact list: the providers are large and far apart.
+	type named struct {
+		name, uuid string
+		i          int32
+	}
+	order := make([]named, n)
+	for i, r := range s.Roots {
+		order[i] = named{s.Providers[r].Name, s.Providers[r].UUID, int32(i)}
+	}
+	slices.SortFunc(order, func(a, b named) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.uuid, b.uuid)) })
+	for k := range order {
+		w.byName[k] = order[k].i
+	}
+	if !in.NoHosts {
+		w.hostEntries()
+	}
 	return w
 }
 
@@ -115,27 +133,26 @@ func heldBack(inv *readmodel.SnapInventory) bool {
 }
 
 // report sums one flavor's counts into f.
-func (w *world) report(f *Flavor) {
+func (w *world) report(f *Flavor, t *tally) {
 	s := w.s
-	f.Zones = make(map[string]int64, len(w.zones))
 	zoneSum := make([]int64, len(w.zones))
 	f.HeldBack = map[string]int64{}
 	clear(w.aggSum)
 	hosts := 0
-	for i, r := range s.Roots {
-		n := w.counts[i]
+	for i, n := range t.counts {
 		f.Cloud += n
 		zoneSum[w.zone[i]] += n
-		for _, a := range s.Providers[r].Aggregates {
+		for _, a := range w.aggIDs[w.aggOff[i]:w.aggOff[i+1]] {
 			w.aggSum[a] += n
 		}
-		if w.held[i] > 0 {
-			f.HeldBack[w.reason[i]] += w.held[i]
+		if t.held[i] > 0 {
+			f.HeldBack[w.reason[i]] += t.held[i]
 		}
-		if n > 0 || w.held[i] > 0 {
+		if n > 0 || t.held[i] > 0 {
 			hosts++
 		}
 	}
+	f.Zones = make(map[string]int64, len(w.zones))
 	for z, name := range w.zones {
 		f.Zones[name] = zoneSum[z]
 	}
@@ -143,29 +160,42 @@ func (w *world) report(f *Flavor) {
 	for _, a := range w.rootAggs {
 		f.Aggregates[s.Aggregates[a]] = w.aggSum[a]
 	}
+	if w.in.NoHosts {
+		return
+	}
 	f.Hosts = make([]Host, 0, hosts)
-	for _, i := range w.byName {
-		if w.counts[i] > 0 || w.held[i] > 0 {
-			f.Hosts = append(f.Hosts, w.host(i))
+	for k, i := range w.byName {
+		if n, held := t.counts[i], t.held[i]; n > 0 || held > 0 {
+			h := w.hostsByName[k]
+			h.Count, h.HeldBack = n, held
+			if held > 0 {
+				h.Reason = w.reason[i]
+			}
+			f.Hosts = append(f.Hosts, h)
 		}
 	}
 }
 
-// host is root i's entry of a flavor's report.
-func (w *world) host(i int32) Host {
+// hostEntries builds, in name order, each root's entry without counts;
+// roots in the same aggregates share one list of their uuids (which no
+// one may change).
+func (w *world) hostEntries() {
 	s := w.s
-	p := &s.Providers[s.Roots[i]]
-	if w.aggNames[i] == nil {
-		names := make([]string, len(p.Aggregates))
-		for k, a := range p.Aggregates {
-			names[k] = s.Aggregates[a]
+	shared := map[string][]string{}
+	w.hostsByName = make([]Host, len(w.byName))
+	for k, i := range w.byName {
+		p := &s.Providers[s.Roots[i]]
+		ids := w.aggIDs[w.aggOff[i]:w.aggOff[i+1]]
+		key := fmt.Sprint(ids)
+		names, ok := shared[key]
+		if !ok {
+			names = make([]string, len(ids))
+			for j, a := range ids {
+				names[j] = s.Aggregates[a]
+			}
+			slices.Sort(names)
+			shared[key] = names
 		}
-		slices.Sort(names)
-		w.aggNames[i] = names
+		w.hostsByName[k] = Host{UUID: p.UUID, Name: p.Name, Zone: w.zones[w.zone[i]], Aggregates: names}
 	}
-	h := Host{UUID: p.UUID, Name: p.Name, Zone: w.zones[w.zone[i]], Aggregates: w.aggNames[i], Count: w.counts[i], HeldBack: w.held[i]}
-	if h.HeldBack > 0 {
-		h.Reason = w.reason[i]
-	}
-	return h
 }

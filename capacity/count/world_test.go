@@ -293,6 +293,8 @@ func testFlavors() []novaclient.Flavor {
 			"resources2:VCPU": "1", "resources2:MEMORY_MB": "512", "group_policy": "isolate"}),
 		f("split-none", 2, 1024, 10, map[string]string{"resources1:VCPU": "1", "resources1:MEMORY_MB": "512",
 			"resources2:VCPU": "1", "resources2:MEMORY_MB": "512", "group_policy": "none"}),
+		f("split-isolate-diskless", 2, 1024, 0, map[string]string{"resources1:VCPU": "1", "resources1:MEMORY_MB": "512",
+			"resources2:VCPU": "1", "resources2:MEMORY_MB": "512", "group_policy": "isolate"}),
 		f("pci", 1, 512, 10, map[string]string{"resources1:CUSTOM_PCI_X": "1", "trait1:CUSTOM_GOLD": "required"}),
 		f("baremetal", 1, 1024, 10, map[string]string{"resources:CUSTOM_BAREMETAL_GOLD": "1",
 			"resources:VCPU": "0", "resources:MEMORY_MB": "0", "resources:DISK_GB": "0"}),
