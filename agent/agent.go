@@ -198,6 +198,9 @@ type Result struct {
 	Conflicts int
 	// Unavailable counts held-back inventories by reason.
 	Unavailable map[string]int
+	// HeldBack maps each provider of the driver's tree with a held-back
+	// inventory to its reason (the first class's, by name), as observed.
+	HeldBack map[string]string
 	// FallbackDeleted counts unavailable inventories deleted because the
 	// server is older than 1.26.
 	FallbackDeleted int

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,6 +73,7 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 		return r
 	}
 	r.Providers = len(tree.Providers)
+	r.HeldBack = heldBack(tree)
 	t := &tally{unavailable: r.Unavailable, reread: r.Reread}
 	r.Err = errors.Join(a.syncTree(ctx, d.Name(), tree, t), a.retireVanished(ctx, d, tree, &r))
 	a.pruneCache(r.Driver, tree)
@@ -235,4 +237,19 @@ func conflict(err error) bool {
 	return errors.Is(err, placementclient.ErrConcurrentUpdate) || placementclient.IsNotFound(err) ||
 		errors.Is(err, placementclient.ErrInventoryInUse) ||
 		errors.Is(err, placementclient.ErrDuplicateName)
+}
+
+// heldBack is the reason of each provider of tree with an inventory held
+// back, the first class's by name when they differ.
+func heldBack(tree *drivers.Tree) map[string]string {
+	out := map[string]string{}
+	for _, p := range tree.Providers {
+		for _, rc := range slices.Sorted(maps.Keys(p.Inventories)) {
+			if reason := p.Inventories[rc].Unavailable; reason != "" {
+				out[p.UUID] = reason
+				break
+			}
+		}
+	}
+	return out
 }

@@ -149,3 +149,15 @@ func join(lines []string) string {
 	}
 	return out
 }
+
+// TestHeldBack: a pass names each provider it holds back with its
+// reason, the first class's by name when a provider has several.
+func TestHeldBack(t *testing.T) {
+	tree, _ := planFixture()
+	tree.Providers = append(tree.Providers, drivers.Provider{UUID: uHost, Name: "two", Inventories: map[string]drivers.Inventory{
+		"CUSTOM_Z": {Total: 1, Unavailable: drivers.ReasonCleaning}, "CUSTOM_A": {Total: 1, Unavailable: drivers.ReasonInUse}, "VCPU": {Total: 4}}})
+	want := map[string]string{uChild: drivers.ReasonProgramming, uNode: drivers.ReasonCleaning, uHost: drivers.ReasonInUse}
+	if got := heldBack(tree); !reflect.DeepEqual(got, want) {
+		t.Errorf("held back %v, want %v", got, want)
+	}
+}

@@ -47,3 +47,21 @@ func TestNovaFileAuditView(t *testing.T) {
 		t.Errorf("a file without servers: %v, want ErrUnavailable", err)
 	}
 }
+
+// TestNovaFileAggregateMetadata: an aggregate's metadata (its zone, its
+// tenants) is read as GET /os-aggregates answers it.
+func TestNovaFileAggregateMetadata(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nova.json")
+	doc := `{"aggregates": [{"uuid": "a0000000-0000-4000-8000-000000000001", "name": "az1", "hosts": ["h1"],
+		"availability_zone": "az1", "metadata": {"availability_zone": "az1", "filter_tenant_id": "p1"}}], "hypervisors": []}`
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := File{Path: path}.State(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Aggregates) != 1 || st.Aggregates[0].Metadata["availability_zone"] != "az1" || st.Aggregates[0].Metadata["filter_tenant_id"] != "p1" {
+		t.Errorf("aggregates %+v, want az1 with its zone and tenant", st.Aggregates)
+	}
+}

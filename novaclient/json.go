@@ -12,9 +12,10 @@ import (
 // so a file is simply those two answers merged into one object.
 
 type novaAggregateJSON struct {
-	UUID  string   `json:"uuid"`
-	Name  string   `json:"name"`
-	Hosts []string `json:"hosts"`
+	UUID     string            `json:"uuid"`
+	Name     string            `json:"name"`
+	Hosts    []string          `json:"hosts"`
+	Metadata map[string]string `json:"metadata"`
 }
 
 type novaHypervisorJSON struct {

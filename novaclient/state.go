@@ -38,6 +38,9 @@ type Aggregate struct {
 	UUID  string
 	Name  string
 	Hosts []string
+	// Metadata is the aggregate's metadata: availability_zone (its
+	// zone), filter_tenant_id* (tenant isolation) and the operator's.
+	Metadata map[string]string
 }
 
 // ComputeNode is a Nova hypervisor at microversion >= 2.53: its ID is the

@@ -66,6 +66,7 @@ func routeTable(a *handlers.API) []route {
 		handle("/reshaper", post(a.Reshape)),
 		// Not Placement's: placement-syncd's own diagnostics.
 		handle("/_placement-syncd/explain/allocation_candidates", get(a.ExplainAllocationCandidates)),
+		handle("/_placement-syncd/capacity", get(a.Capacity)),
 	}
 }
 

@@ -106,7 +106,13 @@ type Options struct {
 	// (the database not answering) is still answered from memory; later,
 	// or with 0 (the default), such a read answers 503.
 	MaxStaleness time.Duration
+	// Capacity answers GET /_placement-syncd/capacity (capacity by
+	// flavor, which reads Nova: the server only asks it); nil: off, 404.
+	Capacity CapacityReporter
 }
+
+// CapacityReporter counts capacity by flavor over a snapshot.
+type CapacityReporter = handlers.CapacityReporter
 
 // TokenValidator checks a Keystone token; *keystone.Client is one.
 type TokenValidator = middleware.TokenValidator
@@ -170,7 +176,7 @@ func New(opts Options) (*Server, error) {
 
 // handlerOptions checks the allocation candidates settings.
 func handlerOptions(opts Options) (handlers.Options, error) {
-	ho := handlers.Options{Store: opts.Store, Now: opts.Now, Release: opts.Release}
+	ho := handlers.Options{Store: opts.Store, Now: opts.Now, Release: opts.Release, Capacity: opts.Capacity}
 	p, err := candidates.NewPrefilter(opts.OwnerNovaPrefilter, opts.OwnerNovaGate, opts.SchedulerUsers)
 	if err != nil {
 		return ho, err

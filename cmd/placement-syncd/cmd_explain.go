@@ -67,7 +67,7 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return usageError{err}
 	}
-	body, err := explainCall(ctx, strings.TrimSuffix(*base, "/")+explainPath+"?"+raw, *token, *mv)
+	body, err := daemonGet(ctx, "explain", strings.TrimSuffix(*base, "/")+explainPath+"?"+raw, *token, *mv)
 	if err != nil {
 		return err
 	}
@@ -125,14 +125,15 @@ func explainQuery(q, user string, misses int) (string, error) {
 	return q, nil
 }
 
-// explainCall GETs the explain route and returns the body of a 200; any
-// other status is an error quoting Placement's error detail.
-func explainCall(ctx context.Context, u, token, mv string) ([]byte, error) {
+// daemonGet GETs one of the daemon's own routes for command cmd and
+// returns the body of a 200; any other status is an error quoting
+// Placement's error detail.
+func daemonGet(ctx context.Context, cmd, u, token, mv string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("explain: %w", err)
+		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	req.Header.Set("OpenStack-API-Version", "placement "+mv)
 	req.Header.Set("Accept", "application/json")
@@ -141,12 +142,12 @@ func explainCall(ctx context.Context, u, token, mv string) ([]byte, error) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("explain: is the daemon running? %w", err)
+		return nil, fmt.Errorf("%s: is the daemon running? %w", cmd, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("explain: read the answer: %w", err)
+		return nil, fmt.Errorf("%s: read the answer: %w", cmd, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct {
@@ -157,7 +158,7 @@ func explainCall(ctx context.Context, u, token, mv string) ([]byte, error) {
 			// Placement's details span lines; one line reads better here.
 			detail = strings.Join(strings.Fields(e.Errors[0].Detail), " ")
 		}
-		return nil, fmt.Errorf("explain: %s: %s", resp.Status, detail)
+		return nil, fmt.Errorf("%s: %s: %s", cmd, resp.Status, detail)
 	}
 	return body, nil
 }

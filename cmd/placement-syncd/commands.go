@@ -62,6 +62,7 @@ func commandTable() []cmdSpec {
 			}},
 		}},
 		{word: "explain", args: "'<query>' [--microversion " + microversion.Max.String() + "]", summary: "ask the running daemon why an allocation candidates query gets its candidates, or none", run: cmdExplain},
+		{word: "capacity", args: "[--flavor NAME] [--by host|aggregate|zone] [--json]", summary: "ask the running daemon how many more of each Nova flavor fit, and where", run: cmdCapacity},
 		{word: "version", args: "[--config FILE]", summary: "print version, commit, Go version and the Placement release followed (the default, or the file's)", run: cmdVersion, aliases: []string{"--version"}},
 		{word: "help", args: "[COMMAND]", summary: "print this list, or a command's usage and flags", run: cmdHelp, aliases: []string{"-h", "-help", "--help"}},
 	}

@@ -87,7 +87,7 @@ func TestHelp_EveryCommand(t *testing.T) {
 func TestHelp_Names(t *testing.T) {
 	names := commandNames()
 	want := []string{"serve", "agent", "fpga program", "fpga clear", "sync-aggregates", "audit", "gate", "jobs", "demo init", "demo cycle",
-		"db migrate", "db version", "db import", "db export", "db verify", "policy list", "explain", "version", "help"}
+		"db migrate", "db version", "db import", "db export", "db verify", "policy list", "explain", "capacity", "version", "help"}
 	if !slices.Equal(names, want) {
 		t.Errorf("commandNames() = %q\nwant %q", names, want)
 	}

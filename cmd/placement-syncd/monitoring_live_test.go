@@ -39,7 +39,7 @@ type monExpr struct {
 }
 
 // TestMonitoringLive runs placement-syncd as the demo does (API,
-// reconciler, agent, `demo cycle`) on MariaDB, with a second API replica
+// reconciler, agent, `demo cycle`, and capacity by flavor) on MariaDB, with a second API replica
 // on the same database so that the change feed has a follower, and
 // Debian's Prometheus scraping both every second with the rules loaded.
 // It then asserts, one logged line per expression:
@@ -274,7 +274,11 @@ func startMonitoredDemo(t *testing.T, ctx context.Context) (*allInOne, string) {
 	}
 	writeFile(t, cfgPath, strings.Replace(string(b), sqlite, "  connection: \""+dbURL+"\"", 1))
 	demoInit(t, ctx, cfgPath)
+	// Capacity by flavor on, with flavors and a zone in the Nova file,
+	// read before `demo cycle` rewrites the file without them.
+	enableCapacity(t, cfgPath)
 	a := startAllInOne(t, ctx, cfgPath)
+	waitCapacity(t, ctx, a.api)
 
 	replicaCfg := filepath.Join(dir, "replica.yaml")
 	writeFile(t, replicaCfg, "api:\n  listen: \"127.0.0.1:0\"\ndatabase:\n  connection: \""+dbURL+"\"\nlog:\n  format: json\n")

@@ -87,9 +87,10 @@ func TestPolicyList(t *testing.T) {
 			"Placement 15.0.0 defaults, enforce_scope=true enforce_new_defaults=true file=\"\"",
 			"\"service_api\": \"role:service\"\n",
 		}, []string{"or role:admin)"})
-		// Placement's 38 and placement-syncd's explain rule.
-		if n := strings.Count(out, "\n\""); n != 39 || !strings.Contains(out, "# default\n\"placement-syncd:allocation_candidates:explain\": \"role:admin\"\n") {
-			t.Errorf("%d rules, want 15.0.0's 38 and the explain rule:\n%s", n, out)
+		// Placement's 38 and placement-syncd's explain and capacity rules.
+		if n := strings.Count(out, "\n\""); n != 40 || !strings.Contains(out, "# default\n\"placement-syncd:allocation_candidates:explain\": \"role:admin\"\n") ||
+			!strings.Contains(out, "# default\n\"placement-syncd:capacity\": \"role:admin\"\n") {
+			t.Errorf("%d rules, want 15.0.0's 38 and the explain and capacity rules:\n%s", n, out)
 		}
 	})
 	t.Run("8.0.0 legacy", func(t *testing.T) {
@@ -99,8 +100,8 @@ func TestPolicyList(t *testing.T) {
 			"Placement 8.0.0 defaults, enforce_scope=false enforce_new_defaults=false",
 			"# default+deprecated\n\"system_admin_api\": \"((role:admin and system_scope:all) or role:admin)\"",
 		}, []string{"service_api"})
-		if n := strings.Count(out, "\n\""); n != 39 {
-			t.Errorf("%d rules, want 8.0.0's 38 and the explain rule:\n%s", n, out)
+		if n := strings.Count(out, "\n\""); n != 40 {
+			t.Errorf("%d rules, want 8.0.0's 38 and the explain and capacity rules:\n%s", n, out)
 		}
 	})
 }

@@ -63,3 +63,34 @@ func (e *engine) streamedSummaries() []int32 {
 	}
 	return sums
 }
+
+// Anchor calls fn with the candidates anchor r gives, in answer order,
+// as a request asked now would list them at r; fn returning false stops.
+// Unlike Stream it may be called again, for r or another anchor, after
+// the snapshot's usage changed (a readmodel.Draft's): each call is a new
+// request at one anchor, so the candidates made only of sharing
+// providers that another anchor gave are not left out, and which anchor
+// keeps a sharing-only option of the unsuffixed group is decided again.
+// Placement's in-place folding of amounts (Folds) is not replayed: the
+// candidates take the amounts asked.
+func (q *Query) Anchor(r int32, fn func(*Candidate) bool) {
+	e := q.e
+	if e == nil {
+		return
+	}
+	if e.rootBits == nil {
+		e.startStream(fn, nil)
+	}
+	e.sink = fn
+	e.stopped, e.emitted, e.owners, e.dedup = false, 0, nil, nil
+	infl := e.infl
+	e.infl = nil
+	e.runAnchor(r, e.flatGroup())
+	e.infl = infl
+}
+
+// Folds reports whether Placement would fold the request's amounts in
+// place (a class asked by the unsuffixed group and a granular one, with
+// group_policy other than none; see inflation), which Anchor does not
+// replay.
+func (q *Query) Folds() bool { return q.e != nil && q.e.infl != nil }

@@ -37,21 +37,26 @@ type Options struct {
 	// releases differ (capacity of over-committed providers, uuid
 	// formats).
 	Release release.Release
+	// Capacity answers GET /_placement-syncd/capacity; nil: capacity by
+	// flavor is off and the route answers 404.
+	Capacity CapacityReporter
 }
 
 // API holds what the handlers share. It is safe for concurrent use.
 type API struct {
-	store   store.Store
-	now     func() time.Time
-	schemas *schema.Set
-	cands   candidateSettings
-	release release.Release
+	store    store.Store
+	now      func() time.Time
+	schemas  *schema.Set
+	cands    candidateSettings
+	release  release.Release
+	capacity CapacityReporter
 }
 
 // New builds the handlers.
 func New(opts Options) *API {
 	a := &API{store: opts.Store, now: opts.Now, schemas: schema.New(),
-		cands: candidateSettings{opts: opts.Candidates, prefilter: opts.Prefilter}, release: opts.Release}
+		cands: candidateSettings{opts: opts.Candidates, prefilter: opts.Prefilter}, release: opts.Release,
+		capacity: opts.Capacity}
 	if a.cands.opts.Owners == nil {
 		a.cands.opts.Owners = &candidates.OwnerCache{}
 	}

@@ -78,6 +78,16 @@ func explainDefault() Default {
 	return Default{Name: Explain, Check: "role:admin", Description: "Explain an allocation candidates query (placement-syncd's own route)."}
 }
 
+// Capacity guards GET /_placement-syncd/capacity, our own route: it
+// shows every host's free room by flavor, so it is for admins only, in
+// every release.
+const Capacity = "placement-syncd:capacity"
+
+// capacityDefault is the Capacity rule, registered after Explain.
+func capacityDefault() Default {
+	return Default{Name: Capacity, Check: "role:admin", Description: "Show how many more of each Nova flavor fit (placement-syncd's own route)."}
+}
+
 const (
 	systemAdmin    = "rule:system_admin_api"
 	systemReader   = "rule:system_reader_api"
@@ -156,5 +166,6 @@ func defaults8() []Default {
 		api(Reshape, systemAdmin, "Reshape Inventory and Allocations."),
 
 		explainDefault(),
+		capacityDefault(),
 	}
 }

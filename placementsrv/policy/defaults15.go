@@ -67,5 +67,6 @@ func defaults15() []Default {
 		api(Reshape, service, "Reshape Inventory and Allocations."),
 
 		explainDefault(),
+		capacityDefault(),
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/keystone"
 	"github.com/placement-syncd/placement-syncd/placementsrv/policy"
+	"github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
@@ -50,6 +51,10 @@ type Server struct {
 	// Release is the upstream release a reference runs, or whose rules
 	// ours follows.
 	Release release.Release
+	// Snapshot, for ours, is the store's read model as the server sees
+	// it (what candidates and gauges are computed from); nil for a
+	// reference.
+	Snapshot func(context.Context) (*readmodel.Snapshot, error)
 }
 
 // Options configures StartOurs.
@@ -141,7 +146,7 @@ func StartOurs(t testing.TB, opts Options) *Server {
 	if opts.MaxMicroversion != "" {
 		v = opts.MaxMicroversion
 	}
-	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin", Version: v, Release: opts.Release}
+	return &Server{Kind: Ours, URL: "http://" + ln.Addr().String(), Token: "admin", Version: v, Release: opts.Release, Snapshot: st.Snapshot}
 }
 
 // ServeScriptEnv names an environment variable that overrides where

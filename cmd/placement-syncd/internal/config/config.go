@@ -32,6 +32,8 @@ type Config struct {
 	CORS              CORSConfig              `yaml:"cors"`
 	// Reconciler is in reconciler.go.
 	Reconciler ReconcilerConfig `yaml:"reconciler"`
+	// Capacity is in capacity.go.
+	Capacity CapacityConfig `yaml:"capacity"`
 }
 
 // APIConfig configures the Placement API listener.
@@ -143,6 +145,7 @@ func Default() Config {
 		CORS:              defaultCORS(),
 		Reconciler:        defaultReconcilerConfig(),
 		Metrics:           defaultMetricsConfig(),
+		Capacity:          defaultCapacityConfig(),
 	}
 }
 

@@ -25,6 +25,10 @@ func TestLoadConfig_Testdata(t *testing.T) {
 			c.CORS.AllowHeaders = []string{"OpenStack-API-Version"}
 			c.CORS.MaxAge = 600
 		},
+		"capacity.good.yaml": func(c *Config) {
+			c.Reconciler.Nova.File = "/var/lib/nova.json"
+			c.Capacity = CapacityConfig{Enabled: true, Refresh: time.Minute, DefaultZone: "nova", PerHost: true, OSCapacityMetrics: true}
+		},
 		"full.good.yaml": func(c *Config) {
 			c.API = APIConfig{Listen: "0.0.0.0:9000", AuthStrategy: "noauth2", AllowInsecureNoauth: true, ShutdownGrace: 90 * time.Second,
 				ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: 5 * time.Second, MaxConnections: 100,
@@ -37,7 +41,7 @@ func TestLoadConfig_Testdata(t *testing.T) {
 	}
 	bad := map[string]string{
 		"unknown-key.bad.yaml":          `testdata/unknown-key.bad.yaml:3: unknown key "listn" in section "api" (known: listen, auth_strategy, allow_insecure_noauth, shutdown_grace, read_timeout, write_timeout, idle_timeout, max_connections, max_microversion, release, allocation_candidates)`,
-		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metric" at the top level (known: api, database, log, agent, metrics, keystone_authtoken, policy, cors, reconciler)`,
+		"unknown-section.bad.yaml":      `testdata/unknown-section.bad.yaml:3: unknown key "metric" at the top level (known: api, database, log, agent, metrics, keystone_authtoken, policy, cors, reconciler, capacity)`,
 		"bad-metrics-listen.bad.yaml":   `testdata/bad-metrics-listen.bad.yaml:2: metrics.listen: invalid address "localhost": missing port in address`,
 		"metrics-listen-api.bad.yaml":   `testdata/metrics-listen-api.bad.yaml:4: metrics.listen: "127.0.0.1:8778" is api.listen; leave metrics.listen empty to serve /metrics on the API listener`,
 		"bad-metrics-compat.bad.yaml":   `testdata/bad-metrics-compat.bad.yaml:3: metrics.openstack_compat: invalid value "yes please": expected true or false`,
@@ -69,6 +73,9 @@ func TestLoadConfig_Testdata(t *testing.T) {
 		"placeholder.bad.yaml": `testdata/placeholder.bad.yaml:5: reconciler.token: "change-me" is a placeholder: set a secret of your own` + "\n" +
 			`testdata/placeholder.bad.yaml:8: agent.service_token: "<token>" is a placeholder: set a secret of your own` + "\n" +
 			`testdata/placeholder.bad.yaml:11: keystone_authtoken.password: "Change_Me_Too" is a placeholder: set a secret of your own`,
+		"capacity.bad.yaml": `testdata/capacity.bad.yaml:3: capacity.refresh: must be positive, got 0s` + "\n" +
+			`testdata/capacity.bad.yaml:4: capacity.default_zone: must not be empty` + "\n" +
+			`testdata/capacity.bad.yaml:2: capacity.enabled: capacity by flavor reads Nova's flavors and aggregates: set reconciler.nova.file, endpoint or cloud`,
 		"bad-limits.bad.yaml": `testdata/bad-limits.bad.yaml:2: api.read_timeout: must be positive, got 0s` + "\n" +
 			`testdata/bad-limits.bad.yaml:3: api.max_connections: must be at least 1, got 0`,
 		"two-errors.bad.yaml": `testdata/two-errors.bad.yaml:2: api.listen: invalid address "nope": missing port in address` + "\n" +

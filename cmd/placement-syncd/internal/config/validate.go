@@ -37,7 +37,7 @@ type check func(c *Config, p *problems)
 // checks are every validation, in the order their errors are reported.
 func checks() []check {
 	return []check{checkAPIListen, checkAuth, checkAPI, checkCandidates, checkDatabase, checkLog,
-		checkAgent, checkReconciler, checkReplicas, checkSafety, checkMetrics, checkClouds}
+		checkAgent, checkReconciler, checkReplicas, checkSafety, checkMetrics, checkClouds, checkCapacity}
 }
 
 // Validate checks every value, returning one error per bad key (joined

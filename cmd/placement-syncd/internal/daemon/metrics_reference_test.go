@@ -162,13 +162,25 @@ func everythingConfig(t *testing.T) config.Config {
 	cfg.Reconciler.Enabled, cfg.Reconciler.Listen = true, "127.0.0.1:0"
 	cfg.Reconciler.StateFile = filepath.Join(dir, "reconciler-state.json")
 	cfg.Reconciler.Jobs["audit"] = "@every 1h"
-	cfg.Reconciler.Nova.File = file("nova.json", map[string]any{"aggregates": []any{}, "hypervisors": []any{}, "services": []any{}, "servers": []any{}, "migrations": []any{}})
+	cfg.Reconciler.Nova.File = file("nova.json", map[string]any{"hypervisors": []any{}, "services": []any{}, "servers": []any{}, "migrations": []any{},
+		"aggregates": []any{map[string]any{"uuid": "a99a0000-0000-4000-8000-000000000001", "name": "az1", "hosts": []string{},
+			"metadata": map[string]string{"availability_zone": "az1"}}},
+		"flavors": []any{
+			// Fits the static hosts (VCPU only), one of them held back.
+			map[string]any{"id": "1", "name": "vcpu.1", "vcpus": 1, "ram": 1, "disk": 0, "os-flavor-access:is_public": true,
+				"extra_specs": map[string]string{"resources:MEMORY_MB": "0"}},
+			map[string]any{"id": "2", "name": "bad", "vcpus": 1, "ram": 1, "disk": 0, "extra_specs": map[string]string{"hw:cpu_policy": "sometimes"}},
+		}})
+	cfg.Capacity = config.CapacityConfig{Enabled: true, Refresh: time.Minute, DefaultZone: "nova", PerHost: true, OSCapacityMetrics: true}
 	cfg.Agent.Host, cfg.Agent.Interval = host, time.Second
 	cfg.Agent.Local.Listen, cfg.Agent.Local.Token = "127.0.0.1:0", "reference-token"
 	cfg.Agent.Static.Enabled = true
 	cfg.Agent.Static.File = file("static.json", map[string]any{"providers": []map[string]any{{
 		"uuid": "c0de0000-0000-4000-8000-000000000001", "name": host,
 		"inventories": map[string]any{"VCPU": map[string]any{"total": 16}},
+	}, {
+		"uuid": "c0de0000-0000-4000-8000-000000000002", "name": "reference-held",
+		"inventories": map[string]any{"VCPU": map[string]any{"total": 8, "unavailable": "maintenance"}},
 	}}})
 	cfg.Agent.Ironic.Enabled = true
 	cfg.Agent.Ironic.File = file("ironic.json", map[string]any{"nodes": []map[string]any{{

@@ -130,6 +130,9 @@ var components = []struct {
 		[]string{"placement_syncd_store_"}},
 	{"Inventory", "Read from the read model at scrape time (placementsrv/inventorymetrics); the `openstack_placement_*` families only with `metrics.openstack_compat` (the default).",
 		[]string{"placement_syncd_resource_", "placement_syncd_aggregates", "openstack_placement_"}},
+	{"Capacity by flavor", "How many more of each Nova flavor fit, counted from the read model at scrape time (capacity/source, capacity/count), only with `capacity.enabled`; " +
+		"`placement_syncd_flavor_capacity_host` only with `capacity.per_host`, the `openstack_free_capacity_*` families only with `capacity.os_capacity_metrics`.",
+		[]string{"placement_syncd_flavor_", "placement_syncd_capacity_", "openstack_free_capacity_"}},
 	{"Agent", "The agent and its drivers, in `placement-syncd agent` or inside serve.",
 		[]string{"placement_syncd_agent_"}},
 	{"Reconciler", "Jobs, the OWNER_NOVA gate, the audit and the leader election among replicas.",

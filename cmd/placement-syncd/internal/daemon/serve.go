@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/http"
 	"time"
 
 	"go.uber.org/zap"
@@ -92,8 +93,8 @@ func Serve(ctx context.Context, p Process) error {
 		gate = rec.r
 		maps.Copy(actors, rec.actors)
 	}
-	opts := assemble.APIOptions(cfg, st, p.Auth, gate, mx.onAPI(), log, reg)
-	if err := prefilterGauge(reg, opts.OwnerNovaPrefilter, gate); err != nil {
+	opts, capa, err := apiOptions(ctx, p, gate, mx.onAPI(), actors, reg)
+	if err != nil {
 		ln.Close()
 		closeListeners(actors)
 		return err
@@ -114,6 +115,7 @@ func Serve(ctx context.Context, p Process) error {
 	}
 	defer closeDrivers()
 	maps.Copy(actors, agentActors)
+	capa.withAgent(agentActors)
 	if err := mx.addActor(actors, cfg.API.ShutdownGrace); err != nil {
 		closeListeners(actors)
 		return err
@@ -127,7 +129,7 @@ func Serve(ctx context.Context, p Process) error {
 		zap.String("auth_strategy", cfg.API.AuthStrategy),
 		zap.String("release", rel.Release), zap.String("release_source", rel.Source),
 		zap.Bool("enforce_scope", rel.EnforceScope), zap.Bool("enforce_new_defaults", rel.EnforceNewDefaults),
-		zap.Bool("reconciler", cfg.Reconciler.Enabled),
+		zap.Bool("reconciler", cfg.Reconciler.Enabled), zap.Bool("capacity", cfg.Capacity.Enabled),
 		zap.Bool("agent", agentEnabled(cfg.Agent)))
 
 	if err := runActors(ctx, actors); err != nil {
@@ -135,4 +137,21 @@ func Serve(ctx context.Context, p Process) error {
 	}
 	log.Info("placement-syncd stopped")
 	return nil
+}
+
+// apiOptions are the API's options, with the pre-filter's gauge
+// registered and capacity by flavor started (its refresher in actors)
+// when enabled.
+func apiOptions(ctx context.Context, p Process, gate placementsrv.OwnerNovaGate, metricsHandler http.Handler,
+	actors map[string]actor, reg prometheus.Registerer) (placementsrv.Options, *capacity, error) {
+	capa, err := startCapacity(ctx, p.Config, p.Store, gate, actors, p.Log, reg)
+	if err != nil {
+		return placementsrv.Options{}, nil, err
+	}
+	opts := assemble.APIOptions(p.Config, p.Store, p.Auth, gate, metricsHandler, p.Log, reg)
+	opts.Capacity = capa.reporter()
+	if err := prefilterGauge(reg, opts.OwnerNovaPrefilter, gate); err != nil {
+		return placementsrv.Options{}, nil, err
+	}
+	return opts, capa, nil
 }
