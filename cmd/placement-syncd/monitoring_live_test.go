@@ -274,9 +274,6 @@ func startMonitoredDemo(t *testing.T, ctx context.Context) (*allInOne, string) {
 	}
 	writeFile(t, cfgPath, strings.Replace(string(b), sqlite, "  connection: \""+dbURL+"\"", 1))
 	demoInit(t, ctx, cfgPath)
-	// Capacity by flavor on, with flavors and a zone in the Nova file,
-	// read before `demo cycle` rewrites the file without them.
-	enableCapacity(t, cfgPath)
 	a := startAllInOne(t, ctx, cfgPath)
 	waitCapacity(t, ctx, a.api)
 

@@ -161,8 +161,10 @@ func (f Files) Write(s Step) error {
 	if s.FPGAHosts {
 		fpgaHosts = []string{f.Host}
 	}
+	// rack-a is availability zone az1; demo-compute, in no zone, is in
+	// Nova's default zone.
 	aggregates := []map[string]any{
-		{"uuid": RackA, "name": "rack-a", "hosts": []string{Conductor}},
+		{"uuid": RackA, "name": "rack-a", "hosts": []string{Conductor}, "metadata": map[string]string{"availability_zone": "az1"}},
 		{"uuid": FPGAHostsUUID, "name": "fpga-hosts", "hosts": fpgaHosts},
 	}
 	// os-services: the nova-compute of the agent's host and the Ironic
@@ -175,7 +177,30 @@ func (f Files) Write(s Step) error {
 	// /os-migrations): the demo boots no instance, so the audit finds any
 	// allocation made by hand an orphan.
 	return writeJSON(f.Nova, map[string]any{"aggregates": aggregates, "hypervisors": hypervisors, "services": services,
-		"servers": []any{}, "migrations": []any{}})
+		"servers": []any{}, "migrations": []any{}, "flavors": Flavors()})
+}
+
+// Flavors are Nova's flavors in the demo (GET /flavors/detail's
+// "flavors", with extra specs), for capacity by flavor: two that fit the
+// compute node, the two bare-metal flavors (their nodes are cleaning now
+// and then) and a private one whose TPM the count does not model, which
+// is reported with its reason instead of counted.
+func Flavors() []map[string]any {
+	flavor := func(id, name string, vcpus, ram, disk int, public bool, specs map[string]string) map[string]any {
+		return map[string]any{"id": id, "name": name, "vcpus": vcpus, "ram": ram, "disk": disk, "swap": "",
+			"OS-FLV-EXT-DATA:ephemeral": 0, "os-flavor-access:is_public": public, "extra_specs": specs}
+	}
+	baremetal := func(class string) map[string]string {
+		return map[string]string{"resources:" + class: "1",
+			"resources:VCPU": "0", "resources:MEMORY_MB": "0", "resources:DISK_GB": "0"}
+	}
+	return []map[string]any{
+		flavor("1", "m1.small", 2, 2048, 20, true, map[string]string{}),
+		flavor("2", "m1.large", 8, 16384, 80, true, map[string]string{}),
+		flavor("3", "baremetal.gold", 4, 8192, 100, true, baremetal("CUSTOM_BAREMETAL_GOLD")),
+		flavor("4", "baremetal.silver", 4, 8192, 100, true, baremetal("CUSTOM_BAREMETAL_SILVER")),
+		flavor("5", "m1.tpm", 2, 2048, 20, false, map[string]string{"hw:tpm_version": "2.0", "hw:tpm_model": "tpm-crb"}),
+	}
 }
 
 // ironicNodes is GET /v1/nodes/detail's "nodes" at step s.
