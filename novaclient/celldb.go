@@ -42,6 +42,11 @@ type CellDatabases struct {
 	// keeps the gate closed, as a cell missing from the configuration
 	// would otherwise be ignored.
 	Nova ComputeLister
+	// Complete is the operator's word that Cells are every cell Nova
+	// has. Without it, and with neither APIDatabase nor Nova to check
+	// them against, Computes fails with an UncheckedCellsError: a cell
+	// left out would be invisible, its computes never counted.
+	Complete bool
 	// QueryTimeout bounds each cell's read (0: DefaultCellQueryTimeout).
 	QueryTimeout time.Duration
 }
@@ -76,6 +81,22 @@ func (e *UnreadableCellsError) Names() []string {
 	}
 	return out
 }
+
+// UncheckedCellsError: the configured cells are all the gate would read,
+// and nothing configured can tell whether Nova has others. It wraps
+// ErrUnavailable.
+type UncheckedCellsError struct {
+	Cells []string
+}
+
+func (e *UncheckedCellsError) Error() string {
+	return fmt.Sprintf("reconciler.nova.cell_databases lists only %s, and nothing configured can show a cell it leaves out: "+
+		"set reconciler.nova.api_database (its cell_mappings name every cell) or a compute API to check against "+
+		"(reconciler.nova.endpoint or cloud), or reconciler.nova.cell_databases_complete: true to assert these are all of Nova's cells",
+		strings.Join(e.Cells, ", "))
+}
+
+func (e *UncheckedCellsError) Unwrap() error { return ErrUnavailable }
 
 // ParseCellDSN reads a cell (or API) database address in Nova's URL form
 // or as a go-sql-driver/mysql DSN.
@@ -113,6 +134,13 @@ func (c CellDatabases) Computes(ctx context.Context) ([]ComputeService, error) {
 	timeout := c.QueryTimeout
 	if timeout <= 0 {
 		timeout = DefaultCellQueryTimeout
+	}
+	if c.APIDatabase == "" && c.Nova == nil && !c.Complete {
+		names := make([]string, 0, len(c.Cells))
+		for _, cell := range c.Cells {
+			names = append(names, cell.Name)
+		}
+		return nil, &UncheckedCellsError{Cells: names}
 	}
 	cells, err := c.cells(ctx, timeout)
 	if err != nil {

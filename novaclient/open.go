@@ -31,6 +31,9 @@ type Settings struct {
 	APIDatabase   string
 	CellDatabases []CellDatabase
 	CellTimeout   time.Duration
+	// CellDatabasesComplete asserts that CellDatabases are every cell
+	// (CellDatabases.Complete).
+	CellDatabasesComplete bool
 }
 
 // Open builds the Nova source s selects, with Timeout applied to a
@@ -104,5 +107,5 @@ func (s Settings) Cells() (CellDatabases, bool) {
 	if len(s.CellDatabases) == 0 && s.APIDatabase == "" {
 		return CellDatabases{}, false
 	}
-	return CellDatabases{APIDatabase: s.APIDatabase, Cells: s.CellDatabases, QueryTimeout: s.CellTimeout}, true
+	return CellDatabases{APIDatabase: s.APIDatabase, Cells: s.CellDatabases, QueryTimeout: s.CellTimeout, Complete: s.CellDatabasesComplete}, true
 }

@@ -55,7 +55,7 @@ func TestNova_Timeouts(t *testing.T) {
 			c.Close()
 		}
 	})
-	cells := CellDatabases{Cells: []CellDatabase{{Name: "silent", DSN: "mysql+pymysql://nova@" + ln.Addr().String() + "/nova_cell1?charset=utf8"}},
+	cells := CellDatabases{Cells: []CellDatabase{{Name: "silent", DSN: "mysql+pymysql://nova@" + ln.Addr().String() + "/nova_cell1?charset=utf8"}}, Complete: true,
 		QueryTimeout: 200 * time.Millisecond}
 	var unreadable *UnreadableCellsError
 	if _, err := cells.Computes(ctx); !errors.As(err, &unreadable) || unreadable.Names()[0] != "silent" || !errors.Is(err, ErrUnavailable) {

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -60,6 +61,10 @@ type GateInput struct {
 	// ListFailed: the last read failed and the last list is too old to
 	// use (reconciler.gate.max_staleness), so the gate closes.
 	ListFailed bool
+	// CellsUnchecked says why the configured cell databases cannot be
+	// known to be all of Nova's cells ("" when they can): the gate stays
+	// closed, whatever they hold.
+	CellsUnchecked string
 	// Records give versions to listed computes whose source has none:
 	// authenticated heartbeats and the operator's configured records.
 	Records []ServiceRecord
@@ -68,6 +73,26 @@ type GateInput struct {
 	Required int
 	// Override is GateAuto (or empty), GateOpen or GateClosed.
 	Override string
+}
+
+// SetList records one read of Nova's compute list, as the reconciler
+// records it: the list, or the failure that closes the gate.
+func (in *GateInput) SetList(list []novaclient.ComputeService, err error) {
+	if err != nil {
+		in.ListError, in.ListFailed, in.CellsUnchecked = err.Error(), true, uncheckedReason(err)
+		return
+	}
+	in.Computes, in.Listed = list, true
+}
+
+// uncheckedReason is why the configured cells may not be all of Nova's
+// when err says so (novaclient.UncheckedCellsError), else "".
+func uncheckedReason(err error) string {
+	var unchecked *novaclient.UncheckedCellsError
+	if errors.As(err, &unchecked) {
+		return unchecked.Error()
+	}
+	return ""
 }
 
 // GateState is the gate's decision and why.
@@ -145,6 +170,8 @@ func EvaluateGate(in GateInput) GateState {
 		st.Open, st.Reason = true, "opened by the operator (override: open)"
 	case st.Override == GateClosed:
 		st.Reason = "closed by the operator (override: closed)"
+	case in.CellsUnchecked != "":
+		st.Reason = "a cell of Nova's may be missing from the compute list: " + in.CellsUnchecked
 	case in.ListFailed:
 		st.Reason = "Nova's list of nova-compute services could not be read" + listErr(in.ListError)
 	case !in.Listed:

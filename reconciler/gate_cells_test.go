@@ -60,7 +60,7 @@ func TestGate_CellDatabases(t *testing.T) {
 		}
 	}
 	e := newEnv(t, placementtest.Ours)
-	cells := novaclient.CellDatabases{Cells: []novaclient.CellDatabase{{Name: "cell1", DSN: db.DSN(cell1)}, {Name: "cell2", DSN: db.DSN(cell2)}}}
+	cells := novaclient.CellDatabases{Cells: []novaclient.CellDatabase{{Name: "cell1", DSN: db.DSN(cell1)}, {Name: "cell2", DSN: db.DSN(cell2)}}, Complete: true}
 	r, err := New(Options{Placement: e.pl, Computes: cells})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestGate_CellDatabases(t *testing.T) {
 	t.Logf("c2 upgraded to 73: open=%v %q", r.Gate().Open, r.Gate().Reason)
 
 	// A cell that cannot be read is an error that the gate shows.
-	bad := novaclient.CellDatabases{Cells: append(cells.Cells, novaclient.CellDatabase{Name: "cell3", DSN: db.DSN("no_such_cell")})}
+	bad := novaclient.CellDatabases{Cells: append(cells.Cells, novaclient.CellDatabase{Name: "cell3", DSN: db.DSN("no_such_cell")}), Complete: true}
 	if _, err := bad.Computes(ctx); err == nil || !strings.Contains(err.Error(), "cell3") {
 		t.Fatalf("unreadable cell: %v", err)
 	}

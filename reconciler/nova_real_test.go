@@ -60,12 +60,7 @@ func oracle(t *testing.T, n *novatest.Nova) bool {
 func gateFrom(t *testing.T, src ComputeSource, records ...ServiceRecord) GateState {
 	t.Helper()
 	in := GateInput{Required: MinComputeVersionOwnerTrait, Records: records}
-	list, err := src.Computes(context.Background())
-	if err != nil {
-		in.ListError, in.ListFailed = err.Error(), true
-	} else {
-		in.Computes, in.Listed = list, true
-	}
+	in.SetList(src.Computes(context.Background()))
 	return EvaluateGate(in)
 }
 

@@ -107,6 +107,9 @@ type gateComputes struct {
 	listed bool
 	readAt time.Time
 	err    string
+	// unchecked is why the configured cells may not be all of Nova's
+	// (novaclient.UncheckedCellsError), "" otherwise.
+	unchecked string
 }
 
 // failed reports whether the last read failed and the list it left is
@@ -283,8 +286,8 @@ func (r *Reconciler) refreshGate() {
 	override, setAt := r.override()
 	r.gateMu.Lock()
 	g := EvaluateGate(GateInput{Computes: r.computes.list, Listed: r.computes.listed, ListError: r.computes.err,
-		ListFailed: r.computes.failed(r.opts.Now, r.opts.MaxStaleness),
-		Records:    r.Services(), Required: r.opts.GateRequired, Override: override})
+		ListFailed: r.computes.failed(r.opts.Now, r.opts.MaxStaleness), CellsUnchecked: r.computes.unchecked,
+		Records: r.Services(), Required: r.opts.GateRequired, Override: override})
 	g.OverrideSetAt = setAt
 	changed := g.Open != r.gate.Open || r.gate.Required == 0
 	opening := g.Open && !r.gate.Open
@@ -359,7 +362,7 @@ func (r *Reconciler) RefreshComputes(ctx context.Context) error {
 			r.computes.readAt = r.opts.Now()
 		}
 	} else {
-		r.computes.err = err.Error()
+		r.computes.err, r.computes.unchecked = err.Error(), uncheckedReason(err)
 	}
 	r.gateMu.Unlock()
 	r.refreshGate()
@@ -389,6 +392,10 @@ func (r *Reconciler) observeList(err error) {
 		return
 	}
 	r.m.listErrors.Inc()
+	if uncheckedReason(err) != "" {
+		r.log.Error("OWNER_NOVA gate kept closed: the configured cell databases may not be all of Nova's cells", zap.Error(err))
+		return
+	}
 	if cells == nil {
 		r.log.Warn("Nova's compute list not read", zap.Bool("gate_open", r.Gate().Open), zap.Error(err))
 		return

@@ -165,14 +165,9 @@ func offlineGate(ctx context.Context, cfg config.Config) (reconciler.GateState, 
 		return reconciler.GateState{}, err
 	}
 	if src != nil {
-		list, lerr := src.Computes(ctx)
-		if lerr != nil {
-			// As the daemon does (reconciler.gate.max_staleness aside): a
-			// list that cannot be read closes the gate.
-			in.ListError, in.ListFailed = lerr.Error(), true
-		} else {
-			in.Computes, in.Listed = list, true
-		}
+		// As the daemon does (reconciler.gate.max_staleness aside): a
+		// list that cannot be read closes the gate.
+		in.SetList(src.Computes(ctx))
 	}
 	var setAt time.Time
 	if o := state.GateOverride(); o != nil {

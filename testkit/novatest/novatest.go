@@ -63,6 +63,9 @@ type Nova struct {
 	// APIDatabase is the nova_api database's URL in Nova's form
 	// (mysql+pymysql://…?charset=utf8), as [api_database] connection.
 	APIDatabase string
+	// Cell0 is cell0's database in the same form (it holds no
+	// services: the instances no cell would take).
+	Cell0 string
 	// Conf is the nova.conf nova-api and nova-manage read.
 	Conf string
 
@@ -191,7 +194,7 @@ func (n *Nova) createDatabases(ctx context.Context) error {
 	if err := n.DB.Exec(ctx, "", stmts...); err != nil {
 		return fmt.Errorf("novatest: %w", err)
 	}
-	n.APIDatabase = n.rootURL("nova_api")
+	n.APIDatabase, n.Cell0 = n.rootURL("nova_api"), n.rootURL("nova_cell0")
 	return nil
 }
 

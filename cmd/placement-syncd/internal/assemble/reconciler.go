@@ -19,7 +19,7 @@ import (
 // from (novaclient.Open, OpenComputes).
 func NovaSettings(c config.NovaConfig) novaclient.Settings {
 	s := novaclient.Settings{File: c.File, Endpoint: c.Endpoint, Token: c.Token, Cloud: c.Cloud, CloudsFile: c.CloudsFile, Timeout: c.Timeout,
-		APIDatabase: c.APIDatabase, CellTimeout: c.CellTimeout}
+		APIDatabase: c.APIDatabase, CellTimeout: c.CellTimeout, CellDatabasesComplete: c.CellDatabasesComplete}
 	for _, cdb := range c.CellDatabases {
 		s.CellDatabases = append(s.CellDatabases, novaclient.CellDatabase{Name: cdb.Name, DSN: cdb.DSN})
 	}

@@ -82,6 +82,12 @@ type NovaConfig struct {
 	// os-services lists them and heartbeats give the versions. With
 	// api_database they replace the mapping's address of the same cell.
 	CellDatabases []CellDatabaseConfig `yaml:"cell_databases"`
+	// CellDatabasesComplete asserts that cell_databases are every cell
+	// Nova has. Without it, cell_databases with neither api_database nor
+	// a compute API (endpoint, cloud or a file with services) to check
+	// them against keep the gate closed: a cell left out would never be
+	// counted.
+	CellDatabasesComplete bool `yaml:"cell_databases_complete"`
 	// Timeout bounds each compute API listing; above Nova's own cell
 	// timeout (60 s), so that a hung cell is Nova's answer, not ours.
 	Timeout time.Duration `yaml:"timeout"`
