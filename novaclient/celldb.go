@@ -98,6 +98,20 @@ func (e *UncheckedCellsError) Error() string {
 
 func (e *UncheckedCellsError) Unwrap() error { return ErrUnavailable }
 
+// unchecked is an UncheckedCellsError when nothing configured can show a
+// cell the list leaves out (no API database, no Nova list, no operator's
+// word), else nil.
+func (c CellDatabases) unchecked() error {
+	if c.APIDatabase != "" || c.Nova != nil || c.Complete {
+		return nil
+	}
+	names := make([]string, 0, len(c.Cells))
+	for _, cell := range c.Cells {
+		names = append(names, cell.Name)
+	}
+	return &UncheckedCellsError{Cells: names}
+}
+
 // ParseCellDSN reads a cell (or API) database address in Nova's URL form
 // or as a go-sql-driver/mysql DSN.
 func ParseCellDSN(s string) (*mysql.Config, error) {
@@ -135,12 +149,8 @@ func (c CellDatabases) Computes(ctx context.Context) ([]ComputeService, error) {
 	if timeout <= 0 {
 		timeout = DefaultCellQueryTimeout
 	}
-	if c.APIDatabase == "" && c.Nova == nil && !c.Complete {
-		names := make([]string, 0, len(c.Cells))
-		for _, cell := range c.Cells {
-			names = append(names, cell.Name)
-		}
-		return nil, &UncheckedCellsError{Cells: names}
+	if err := c.unchecked(); err != nil {
+		return nil, err
 	}
 	cells, err := c.cells(ctx, timeout)
 	if err != nil {

@@ -136,7 +136,8 @@ const (
 // Records reads them from the databases, read only: the API
 // database's instance mappings when it is configured, and every cell's
 // instances, migrations and compute nodes. A database that cannot be
-// read makes the view partial, naming it; no cell list is an error.
+// read makes the view partial, naming it, as does a cell list nothing
+// can check (CellDatabases.Complete); no cell list is an error.
 func (c CellDatabases) Records(ctx context.Context) (Records, error) {
 	timeout := c.QueryTimeout
 	if timeout <= 0 {
@@ -150,6 +151,12 @@ func (c CellDatabases) Records(ctx context.Context) (Records, error) {
 		return Records{}, fmt.Errorf("%w: no cell database to read", ErrUnavailable)
 	}
 	v := NewRecords()
+	// Without a way to check the cell list, an instance of a cell left
+	// out would look orphaned: the view is partial, so the audit deletes
+	// nothing on it.
+	if err := c.unchecked(); err != nil {
+		v.Partial = append(v.Partial, "instances of a cell left out would look orphaned: "+err.Error())
+	}
 	if c.APIDatabase != "" {
 		if err := readMappings(ctx, c.APIDatabase, timeout, &v); err != nil {
 			v.Partial = append(v.Partial, fmt.Sprintf("API database's instance_mappings not readable: %v", err))

@@ -61,3 +61,31 @@ func TestRecords_DownCell(t *testing.T) {
 		t.Fatalf("partial = %q", got)
 	}
 }
+
+// TestRecords_UncheckedCells: cell databases alone, with nothing to check
+// the list against, make the audit's view partial (an instance of a cell
+// left out would look orphaned, and a partial view deletes nothing);
+// the operator's assertion or Nova's own list leave only what was not
+// read.
+func TestRecords_UncheckedCells(t *testing.T) {
+	// Nothing listens there: the cell itself is unreadable either way.
+	cells := []CellDatabase{{Name: "cell1", DSN: "mysql+pymysql://nova@127.0.0.1:1/nova_cell1"}}
+	for _, tc := range []struct {
+		name     string
+		src      CellDatabases
+		orphaned bool
+	}{
+		{"cells alone", CellDatabases{Cells: cells}, true},
+		{"asserted complete", CellDatabases{Cells: cells, Complete: true}, false},
+		{"with Nova's list", CellDatabases{Cells: cells, Nova: File{}}, false},
+	} {
+		v, err := tc.src.Records(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := strings.Join(v.Partial, "\n")
+		if strings.Contains(got, "would look orphaned") != tc.orphaned || !strings.Contains(got, "cell cell1 database not readable") {
+			t.Errorf("%s: partial %q; want the unreadable cell, and the unchecked list: %v", tc.name, got, tc.orphaned)
+		}
+	}
+}

@@ -73,6 +73,11 @@ func OpenAudit(s AuditSection, env JobEnv) (*AuditOptions, error) {
 		sources = append(sources, env.Nova)
 	}
 	if cells, ok := env.Settings.Cells(); ok {
+		// The compute API (or its file) lists every cell's servers
+		// beside the cells' own records: their union misses no cell.
+		if l, ok := env.Nova.(novaclient.ComputeLister); ok {
+			cells.Nova = l
+		}
 		sources = append(sources, cells)
 	}
 	if len(sources) == 0 {
