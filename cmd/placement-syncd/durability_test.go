@@ -25,7 +25,7 @@ import (
 // (and every acknowledged delete to stay deleted), over several cycles.
 func TestDurabilityKill9(t *testing.T) {
 	dir := t.TempDir()
-	bin := durBuild(t, dir)
+	bin := syncd.Binary(t)
 	db := filepath.Join(dir, "placement.db")
 
 	// acked holds every name whose latest acknowledged write created it
@@ -69,21 +69,6 @@ type durServer struct {
 	exited chan struct{}
 	log    string
 	client *http.Client
-}
-
-// durBuild compiles this command into dir.
-func durBuild(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "placement-syncd")
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	}
-	cmd := exec.Command(gobin, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // durStart starts `serve` on db and waits, up to a deadline, until it

@@ -3,26 +3,21 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
-// testBin holds the placement-syncd binary built for the e2e tests of this
-// package. It is built at most once per test process, on first use, so
-// that unit tests run without it; TestMain removes it afterwards.
-var testBin struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+// syncd is placement-syncd for this package's tests: the binary, built
+// once with the version and commit below on first use, and run, the
+// entry point the daemons started in process go through.
+var syncd = daemontest.Main{Package: ".", Run: run,
+	LDFlags: fmt.Sprintf("-X main.version=%s -X main.commit=%s", testVersion, testCommit)}
 
 // testVersion and testCommit are linked into the test binary to check
 // -ldflags handling.
@@ -39,8 +34,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "novatest: %v\n", err)
 		code = 1
 	}
-	if testBin.dir != "" {
-		os.RemoveAll(testBin.dir)
+	if err := syncd.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
 	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -49,32 +45,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
-}
-
-// binary returns the path of the built placement-syncd, building it on
-// the first call.
-func binary(t testing.TB) string {
-	t.Helper()
-	testBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "placement-syncd-e2e-")
-		if err != nil {
-			testBin.err = err
-			return
-		}
-		testBin.dir = dir
-		path := filepath.Join(dir, "placement-syncd")
-		cmd := exec.Command("go", "build", "-o", path,
-			"-ldflags", fmt.Sprintf("-X main.version=%s -X main.commit=%s", testVersion, testCommit), ".")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			testBin.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		testBin.path = path
-	})
-	if testBin.err != nil {
-		t.Fatal(testBin.err)
-	}
-	return testBin.path
 }
 
 // devstackConf is placement.conf as devstack writes it, on the database

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
@@ -29,25 +30,25 @@ func TestE2E_MySQL(t *testing.T) {
 	url := "mysql+pymysql://placement:" + pw + "@" + s.Addr + "/" + db + "?charset=utf8mb4"
 	dir := t.TempDir()
 	outputs := []string{}
-	run := func(want int, args ...string) result {
+	run := func(want int, args ...string) daemontest.Result {
 		t.Helper()
-		r := runBinary(t, dir, args...)
-		outputs = append(outputs, r.stdout, r.stderr)
-		if r.code != want {
-			t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", args, r.code, want, r.stdout, r.stderr)
+		r := syncd.Exec(t, dir, args...)
+		outputs = append(outputs, r.Stdout, r.Stderr)
+		if r.Code != want {
+			t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", args, r.Code, want, r.Stdout, r.Stderr)
 		}
 		return r
 	}
-	if r := run(exitSchema, "db", "version", "--db", url); !strings.Contains(r.stdout, "database schema version: 0") {
-		t.Errorf("db version of an empty database: %s", r.stdout)
+	if r := run(exitSchema, "db", "version", "--db", url); !strings.Contains(r.Stdout, "database schema version: 0") {
+		t.Errorf("db version of an empty database: %s", r.Stdout)
 	}
-	if r := run(exitOK, "db", "migrate", "--db", url); !strings.Contains(r.stdout, "migrated from schema version 0 to 4") {
-		t.Errorf("db migrate: %s", r.stdout)
+	if r := run(exitOK, "db", "migrate", "--db", url); !strings.Contains(r.Stdout, "migrated from schema version 0 to 4") {
+		t.Errorf("db migrate: %s", r.Stdout)
 	}
 	run(exitOK, "db", "version", "--db", url)
 	run(exitFailure, "db", "version", "--db", strings.Replace(url, pw, "wrong-"+pw, 1))
 
-	srv := durStart(t, binary(t), url, filepath.Join(dir, "serve.log"))
+	srv := durStart(t, syncd.Binary(t), url, filepath.Join(dir, "serve.log"))
 	put := func(trait string, want ...int) []byte {
 		t.Helper()
 		code, body, err := srv.do("PUT", "/traits/"+trait)

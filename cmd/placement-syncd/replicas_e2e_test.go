@@ -35,8 +35,8 @@ func startReplicaSet(t *testing.T, n int, extra ...string) *replicaSet {
 	s := mariadbtest.Start(t)
 	db := s.NewDatabase(t)
 	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
-	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
-		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
+	if r := syncd.Exec(t, set.dir, "db", "migrate", "--db", set.url); r.Code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.Code, r.Stderr)
 	}
 	for i := range n {
 		set.rs = append(set.rs, set.start(i, extra...))
@@ -46,7 +46,7 @@ func startReplicaSet(t *testing.T, n int, extra ...string) *replicaSet {
 
 // start starts replica i (again).
 func (set *replicaSet) start(i int, extra ...string) *durServer {
-	return durStart(set.t, binary(set.t), set.url, filepath.Join(set.dir, fmt.Sprintf("serve%d-%d.log", i, time.Now().UnixNano())), extra...)
+	return durStart(set.t, syncd.Binary(set.t), set.url, filepath.Join(set.dir, fmt.Sprintf("serve%d-%d.log", i, time.Now().UnixNano())), extra...)
 }
 
 // sql opens the database itself.
@@ -324,8 +324,8 @@ func TestE2E_ReplicaLeaderTakeover(t *testing.T) {
 	s := mariadbtest.Start(t)
 	db := s.NewDatabase(t)
 	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
-	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
-		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
+	if r := syncd.Exec(t, set.dir, "db", "migrate", "--db", set.url); r.Code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.Code, r.Stderr)
 	}
 	addrs := make([]string, 3)
 	for i := range addrs {

@@ -43,8 +43,8 @@ func startFaultSet(t *testing.T) *faultSet {
 	s := mariadbtest.Start(t)
 	db := s.NewDatabase(t)
 	f := &faultSet{replicaSet: &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}}
-	if r := runBinary(t, f.dir, "db", "migrate", "--db", f.url); r.code != exitOK {
-		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
+	if r := syncd.Exec(t, f.dir, "db", "migrate", "--db", f.url); r.Code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.Code, r.Stderr)
 	}
 	for i := range 3 {
 		addr := freeAddr(t)

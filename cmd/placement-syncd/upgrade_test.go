@@ -103,31 +103,31 @@ func TestUpgradeRelease(t *testing.T) {
 		}
 	})
 	t.Run("version names the release", func(t *testing.T) {
-		if r := runBinary(t, dir, "version", "--config", unnamed); r.code != exitOK ||
-			!strings.Contains(r.stdout, "placement release: 15.0.0 (the binary's default; api.release: 15.0.0 or 8.0.0)\npolicy: enforce_scope=true enforce_new_defaults=true\n") {
-			t.Errorf("version --config %s: exit %d:\n%s%s", unnamed, r.code, r.stdout, r.stderr)
+		if r := syncd.Exec(t, dir, "version", "--config", unnamed); r.Code != exitOK ||
+			!strings.Contains(r.Stdout, "placement release: 15.0.0 (the binary's default; api.release: 15.0.0 or 8.0.0)\npolicy: enforce_scope=true enforce_new_defaults=true\n") {
+			t.Errorf("version --config %s: exit %d:\n%s%s", unnamed, r.Code, r.Stdout, r.Stderr)
 		}
-		if r := runBinary(t, dir, "version", "--config", named); r.code != exitOK ||
-			!strings.Contains(r.stdout, "placement release: 8.0.0 (api.release in "+named+")\npolicy: enforce_scope=false enforce_new_defaults=false\n") {
-			t.Errorf("version --config %s: exit %d:\n%s%s", named, r.code, r.stdout, r.stderr)
+		if r := syncd.Exec(t, dir, "version", "--config", named); r.Code != exitOK ||
+			!strings.Contains(r.Stdout, "placement release: 8.0.0 (api.release in "+named+")\npolicy: enforce_scope=false enforce_new_defaults=false\n") {
+			t.Errorf("version --config %s: exit %d:\n%s%s", named, r.Code, r.Stdout, r.Stderr)
 		}
 	})
 	t.Run("new binary, old config: the policy file stops start-up", func(t *testing.T) {
-		r := runBinary(t, dir, "serve", "--config", unnamed)
-		if r.code != exitUsage {
-			t.Fatalf("exit %d, want %d:\n%s", r.code, exitUsage, r.stderr)
+		r := syncd.Exec(t, dir, "serve", "--config", unnamed)
+		if r.Code != exitUsage {
+			t.Fatalf("exit %d, want %d:\n%s", r.Code, exitUsage, r.Stderr)
 		}
 		for _, want := range []string{
 			filepath.Join(dir, "policy.yaml") + `:2: rule "placement:resource_providers:list" refers to undefined rule "system_reader_api" (a Placement 8.0.0 rule; api.release is 15.0.0)`,
 			"api.release is not set: 15.0.0 is this binary's default",
 			"policy.file_check: warn",
 		} {
-			if !strings.Contains(r.stderr, want) {
-				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+			if !strings.Contains(r.Stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 			}
 		}
-		if strings.Contains(r.stderr, "database loaded") {
-			t.Errorf("the store was opened before the policy file was refused:\n%s", r.stderr)
+		if strings.Contains(r.Stderr, "database loaded") {
+			t.Errorf("the store was opened before the policy file was refused:\n%s", r.Stderr)
 		}
 	})
 	t.Run("new binary, old config, file_check warn: the release change is named", func(t *testing.T) {
