@@ -1,16 +1,14 @@
 package main
 
 import (
-	"context"
 	"database/sql"
-	"io"
+	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 func writeFile(t *testing.T, path, body string) {
@@ -107,33 +105,10 @@ func TestE2E_Version(t *testing.T) {
 func TestE2E_ServeAndTerminate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, syncd.Binary(t), "serve", "--listen", "127.0.0.1:0", "--db", "data/p.db")
-	cmd.Dir = dir
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lw := newLogWatcher()
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		io.Copy(lw, stderr) //nolint:errcheck // ends when the process exits
-	}()
-	addr := lw.listenAddr(t, ctx)
-
-	getRootOK(t, ctx, addr)
-
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	<-copied
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("after SIGTERM: %v\n%s", err, lw.String())
+	d := syncd.Start(t, daemontest.Options{Dir: dir, Args: []string{"serve", "--listen", "127.0.0.1:0", "--db", "data/p.db"}})
+	d.API.MustDo(t, http.StatusOK, http.MethodGet, "/", nil)
+	if code := d.Stop(t); code != 0 {
+		t.Fatalf("after SIGTERM: exit %d\n%s", code, d.Log)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data", "p.db")); err != nil {
 		t.Errorf("database not created: %v", err)

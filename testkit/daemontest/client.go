@@ -32,6 +32,10 @@ func (c Client) At(mv string) Client { c.Microversion = mv; return c }
 // As is c with token.
 func (c Client) As(token string) Client { c.Token = token; return c }
 
+// Via is c sending through hc: a client of the test's own (timeouts,
+// connection pool).
+func (c Client) Via(hc *http.Client) Client { c.HTTP = hc; return c }
+
 // Response is an answer read whole.
 type Response struct {
 	// Code is the status, 0 when no answer came.
@@ -80,6 +84,7 @@ func (c Client) Do(ctx context.Context, method, path string, body any) (Response
 	if c.Microversion != "" {
 		req.Header.Set("OpenStack-API-Version", "placement "+c.Microversion)
 	}
+	req.Header.Set("Accept", "application/json")
 	if len(raw) > 0 {
 		req.Header.Set("Content-Type", "application/json")
 	}
