@@ -16,7 +16,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
-
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // TestE2E_OneWriterPerDatabase: while one `serve` holds a database, a
@@ -16,8 +18,8 @@ func TestE2E_OneWriterPerDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "p.db")
-	first := durStart(t, syncd.Binary(t), db, filepath.Join(dir, "first.log"))
-	pid := strconv.Itoa(first.cmd.Process.Pid)
+	first := syncd.Start(t, daemontest.Options{Args: serveArgs(db)})
+	pid := strconv.Itoa(first.Pid(t))
 	for _, args := range [][]string{
 		{"serve", "--listen", "127.0.0.1:0", "--db", db},
 		{"db", "migrate", "--db", db},
@@ -30,7 +32,7 @@ func TestE2E_OneWriterPerDatabase(t *testing.T) {
 			t.Errorf("%v: stderr lacks %q:\n%s", args, want, r.Stderr)
 		}
 	}
-	first.kill(t) // kill -9: the kernel drops the lock with the process
+	first.Kill(t) // kill -9: the kernel drops the lock with the process
 	if r := syncd.Exec(t, dir, "db", "migrate", "--db", db); r.Code != exitOK {
 		t.Errorf("db migrate after the holder died: exit %d: %s", r.Code, r.Stderr)
 	}

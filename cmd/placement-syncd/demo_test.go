@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
-
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 

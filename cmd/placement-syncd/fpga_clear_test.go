@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
-	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
-
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // fpgaAgent is an agent run by `placement-syncd agent` with one FPGA,

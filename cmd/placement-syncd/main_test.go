@@ -11,6 +11,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // syncd is placement-syncd for this package's tests: the binary, built
@@ -62,4 +63,21 @@ func devstackConf(t *testing.T, connection string) string {
 func loadConfig(path string, overrides []config.Override) (config.Config, error) {
 	cfg, _, err := config.Load(config.Sources{YAML: path, Overrides: overrides})
 	return cfg, err
+}
+
+// serveArgs is `serve` on db, listening on a port of its choice, with
+// extra arguments.
+func serveArgs(db string, extra ...string) []string {
+	return append([]string{"serve", "--listen", "127.0.0.1:0", "--db", db}, extra...)
+}
+
+// freeAddr is a loopback address nothing listens on now, for a child to
+// listen on or a client to find closed.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	addr, err := svcproc.FreeAddr()
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	return addr
 }

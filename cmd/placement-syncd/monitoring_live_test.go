@@ -20,9 +20,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
-
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // The files monitoring/ ships, and Debian's Prometheus server.

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,19 +46,20 @@ func TestE2E_MySQL(t *testing.T) {
 	run(exitOK, "db", "version", "--db", url)
 	run(exitFailure, "db", "version", "--db", strings.Replace(url, pw, "wrong-"+pw, 1))
 
-	srv := durStart(t, syncd.Binary(t), url, filepath.Join(dir, "serve.log"))
+	srv := syncd.Start(t, daemontest.Options{Args: serveArgs(url)})
+	api := srv.API.At("1.6")
 	put := func(trait string, want ...int) []byte {
 		t.Helper()
-		code, body, err := srv.do("PUT", "/traits/"+trait)
+		r, err := api.Do(ctx, "PUT", "/traits/"+trait, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {
-			if code == w {
-				return body
+			if r.Code == w {
+				return r.Body
 			}
 		}
-		t.Fatalf("PUT /traits/%s: %d %s, want one of %v", trait, code, body, want)
+		t.Fatalf("PUT /traits/%s: %d %s, want one of %v", trait, r.Code, r.Body, want)
 		return nil
 	}
 	put("CUSTOM_BEFORE", 201)
@@ -78,19 +77,14 @@ func TestE2E_MySQL(t *testing.T) {
 	}
 	put("CUSTOM_AFTER", 201)
 	put("CUSTOM_DURING", 201) // it was not applied, so it is created now
-	if code, _, err := srv.do("GET", "/traits/CUSTOM_BEFORE"); err != nil || code != 204 {
-		t.Fatalf("GET /traits/CUSTOM_BEFORE after the restart: %d %v", code, err)
-	}
-	log, err := os.ReadFile(srv.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, out := range append(outputs, string(log)) {
+	api.MustDo(t, 204, "GET", "/traits/CUSTOM_BEFORE", nil)
+	log := srv.Log.String()
+	for _, out := range append(outputs, log) {
 		if strings.Contains(out, pw) {
 			t.Fatalf("the password appears in an output:\n%s", out)
 		}
 	}
-	if !strings.Contains(string(log), "placement:***@") {
-		t.Errorf("serve's log does not name the database with its password masked:\n%s", srv.tail())
+	if !strings.Contains(log, "placement:***@") {
+		t.Errorf("serve's log does not name the database with its password masked:\n%s", srv.Log.Tail(2000))
 	}
 }

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -254,73 +251,6 @@ func TestE2E_GateOffline(t *testing.T) {
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "reason: closed by the operator (override: closed)"}, nil)
 }
 
-// jsonLog collects a process's JSON log lines and lets a test wait for a
-// line; it is safe for concurrent use.
-type jsonLog struct {
-	mu      sync.Mutex
-	raw     bytes.Buffer
-	partial []byte
-	lines   []map[string]any
-	changed chan struct{}
-}
-
-func newJSONLog() *jsonLog { return &jsonLog{changed: make(chan struct{})} }
-
-func (l *jsonLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.raw.Write(p)
-	l.partial = append(l.partial, p...)
-	for {
-		i := bytes.IndexByte(l.partial, '\n')
-		if i < 0 {
-			break
-		}
-		var m map[string]any
-		if json.Unmarshal(l.partial[:i], &m) == nil {
-			l.lines = append(l.lines, m)
-		}
-		l.partial = l.partial[i+1:]
-	}
-	close(l.changed)
-	l.changed = make(chan struct{})
-	return len(p), nil
-}
-
-func (l *jsonLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.raw.String()
-}
-
-// wait returns the first line with msg whose fields include want.
-func (l *jsonLog) wait(t *testing.T, ctx context.Context, msg string, want map[string]string) map[string]any {
-	t.Helper()
-	for {
-		l.mu.Lock()
-		for _, m := range l.lines {
-			if m["msg"] != msg {
-				continue
-			}
-			ok := true
-			for k, v := range want {
-				ok = ok && m[k] == v
-			}
-			if ok {
-				l.mu.Unlock()
-				return m
-			}
-		}
-		ch := l.changed
-		l.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("no log line %q %v: %v; log:\n%s", msg, want, ctx.Err(), l.String())
-		}
-	}
-}
-
 // TestE2E_ServeReconcilerJobs runs serve with the reconciler and drives
 // it with jobs, gate and heartbeats from other processes.
 func TestE2E_ServeReconcilerJobs(t *testing.T) {
@@ -357,24 +287,11 @@ reconciler:
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, syncd.Binary(t), "serve", "--config", serveCfg)
-	cmd.Dir = e.dir
-	log := newJSONLog()
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	addr, _ := log.wait(t, ctx, "reconciler endpoint", nil)["listen"].(string)
-	log.wait(t, ctx, "job run", map[string]string{"job": reconciler.JobAggregates, "trigger": reconciler.TriggerStart})
-	log.wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerStart})
+	d := syncd.Start(t, daemontest.Options{Dir: e.dir, Args: []string{"serve", "--config", serveCfg}, Ready: "reconciler endpoint"})
+	log := d.Log
+	addr := strings.TrimPrefix(d.URL, "http://")
+	log.Wait(t, ctx, "job run", map[string]string{"job": reconciler.JobAggregates, "trigger": reconciler.TriggerStart})
+	log.Wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerStart})
 	if got := e.aggregates(t, h1); !slices.Equal(got, []string{agg}) {
 		t.Fatalf("h1 aggregates after the start run: %v", got)
 	}
@@ -442,22 +359,13 @@ reconciler:
 	t.Run("gate from the running reconciler follows heartbeats", func(t *testing.T) {
 		wantOutput(t, syncd.Exec(t, e.dir, "gate", "--config", client), exitOK,
 			[]string{"OWNER_NOVA gate: closed", "source: reconciler at " + addr}, nil)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/v1/services",
-			strings.NewReader(`{"host":"h1","binary":"nova-compute","version":73}`))
-		req.Header.Set("X-Auth-Token", "s3cret")
-		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			t.Fatalf("heartbeat: %s", resp.Status)
-		}
+		d.Client(d.URL, "s3cret").MustDo(t, http.StatusNoContent, http.MethodPost, "/v1/services",
+			`{"host":"h1","binary":"nova-compute","version":73}`)
 		wantOutput(t, syncd.Exec(t, e.dir, "gate", "--config", client), exitOK,
 			[]string{"OWNER_NOVA gate: open", "computes counted: 1"}, nil)
 		// Opening the gate runs the stamping at once (trigger gate); the
 		// pre-filter turns on after it.
-		log.wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerGate})
+		log.Wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerGate})
 		if _, traits := e.srv.Traits(t, h1); !slices.Contains(traits, reconciler.TraitOwnerNova) {
 			t.Errorf("h1 traits after stamping: %v", traits)
 		}
@@ -466,15 +374,7 @@ reconciler:
 		wantOutput(t, r, exitOK, []string{`"changes": 0`}, nil)
 	})
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("serve after SIGTERM: %v\n%s", err, log.String())
-		}
-	case <-ctx.Done():
-		t.Fatal("serve did not stop after SIGTERM")
+	if code := d.Stop(t); code != 0 {
+		t.Fatalf("serve after SIGTERM: exit %d\n%s", code, log)
 	}
 }

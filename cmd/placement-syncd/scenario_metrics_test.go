@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
-
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
 // TestAllInOne_ScenarioMetrics runs one `serve` with the API, the

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
-
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
 // TestRun_Metrics runs serve with each metrics placement and scrapes
