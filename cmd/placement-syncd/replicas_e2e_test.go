@@ -78,18 +78,6 @@ func (set *replicaSet) sql() *sql.DB {
 	return db
 }
 
-// call sends a request with a JSON body at a microversion and returns the
-// status, 0 when no answer came (a killed replica).
-func call(s *daemontest.Daemon, method, path, mv, body string) (int, []byte) {
-	r, _ := s.API.At(mv).Do(context.Background(), method, path, body)
-	return r.Code, r.Body
-}
-
-func mustCall(t *testing.T, s *daemontest.Daemon, method, path, mv, body string, want int) []byte {
-	t.Helper()
-	return s.API.At(mv).MustDo(t, want, method, path, body).Body
-}
-
 // TestE2E_ReplicaClaims has 16 clients claim one VCPU each through three
 // replicas on one MariaDB against a capacity of 50: exactly 50 are
 // granted, none over-allocated, no 5xx; every replica then shows 50 used.
@@ -97,9 +85,8 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 3)
 	const rp, capacity, claims, clients = "11111111-2222-4333-8444-555555555555", 50, 120, 16
-	mustCall(t, set.Get(0), "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
-	mustCall(t, set.Get(1), "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
-		fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, capacity), 200)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"rp"}`)
+	set.Get(1).API.At("1.20").MustDo(t, 200, "PUT", "/resource_providers/"+rp+"/inventories", fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, capacity))
 	var next atomic.Int64
 	var mu sync.Mutex
 	codes := map[int]int{}
@@ -115,12 +102,12 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 					return
 				}
 				consumer := fmt.Sprintf("cccccccc-0000-4000-8000-%012d", i)
-				code, body := call(set.Get(int(i%3)), "PUT", "/allocations/"+consumer, "1.28",
+				r, _ := set.Get(int(i%3)).API.At("1.28").Do(context.Background(), "PUT", "/allocations/"+consumer,
 					`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
 				mu.Lock()
-				codes[code]++
-				if code != 204 && code != 409 {
-					odd = append(odd, fmt.Sprintf("replica %d: %d %s", i%3, code, body))
+				codes[r.Code]++
+				if r.Code != 204 && r.Code != 409 {
+					odd = append(odd, fmt.Sprintf("replica %d: %d %s", i%3, r.Code, r.Body))
 				}
 				mu.Unlock()
 			}
@@ -138,7 +125,7 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 	for i := range set.Len() {
 		r := set.Get(i)
 		daemontest.Soon(t, fmt.Sprintf("replica %d's usage", i), func() error {
-			b := mustCall(t, r, "GET", "/resource_providers/"+rp+"/usages", "1.20", "", 200)
+			b := r.API.At("1.20").MustDo(t, 200, "GET", "/resource_providers/"+rp+"/usages", nil).Body
 			if !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU": %d`, capacity))) && !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU":%d`, capacity))) {
 				return fmt.Errorf("usages %s", b)
 			}
@@ -174,17 +161,18 @@ func startWriteStream(clients int, rp string, target func(i int64) *daemontest.D
 				}
 				i := w.next.Add(1)
 				s := w.target(i)
-				var code int
+				var r daemontest.Response
 				var what string
 				if i%2 == 0 {
 					what = fmt.Sprintf("trait CUSTOM_T%d", i)
-					code, _ = call(s, "PUT", fmt.Sprintf("/traits/CUSTOM_T%d", i), "1.6", "")
+					r, _ = s.API.At("1.6").Do(context.Background(), "PUT", fmt.Sprintf("/traits/CUSTOM_T%d", i), nil)
 				} else {
 					c := fmt.Sprintf("dddddddd-0000-4000-8000-%012d", i)
 					what = "claim " + c
-					code, _ = call(s, "PUT", "/allocations/"+c, "1.28",
+					r, _ = s.API.At("1.28").Do(context.Background(), "PUT", "/allocations/"+c,
 						`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
 				}
+				code := r.Code
 				w.mu.Lock()
 				w.codes[code]++
 				if code == 201 || code == 204 {
@@ -227,13 +215,13 @@ func checkAcked(t *testing.T, s *daemontest.Daemon, acked []string) {
 			var kind, name string
 			fmt.Sscan(a, &kind, &name)
 			if kind == "trait" {
-				if code, _ := call(s, "GET", "/traits/"+name, "1.6", ""); code != 204 {
-					return fmt.Errorf("GET /traits/%s: %d", name, code)
+				if r, _ := s.API.At("1.6").Do(t.Context(), "GET", "/traits/"+name, nil); r.Code != 204 {
+					return fmt.Errorf("GET /traits/%s: %d", name, r.Code)
 				}
 				continue
 			}
-			if code, b := call(s, "GET", "/allocations/"+name, "1.28", ""); code != 200 || !bytes.Contains(b, []byte(`"VCPU": 1`)) && !bytes.Contains(b, []byte(`"VCPU":1`)) {
-				return fmt.Errorf("GET /allocations/%s: %d %s", name, code, b)
+			if r, _ := s.API.At("1.28").Do(t.Context(), "GET", "/allocations/"+name, nil); r.Code != 200 || !bytes.Contains(r.Body, []byte(`"VCPU": 1`)) && !bytes.Contains(r.Body, []byte(`"VCPU":1`)) {
+				return fmt.Errorf("GET /allocations/%s: %d %s", name, r.Code, r.Body)
 			}
 		}
 		return nil
@@ -249,9 +237,8 @@ func TestE2E_ReplicaKillAndDatabaseRestart(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 3)
 	const rp = "11111111-2222-4333-8444-666666666666"
-	mustCall(t, set.Get(0), "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
-	mustCall(t, set.Get(0), "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
-		`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":1000000}}}`, 200)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"rp"}`)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "PUT", "/resource_providers/"+rp+"/inventories", `{"resource_provider_generation":0,"inventories":{"VCPU":{"total":1000000}}}`)
 	var killed atomic.Bool
 	w := startWriteStream(8, rp, func(i int64) *daemontest.Daemon {
 		if killed.Load() && i%3 == 1 {

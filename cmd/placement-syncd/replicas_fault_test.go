@@ -39,9 +39,8 @@ func startFaultSet(t *testing.T) *faultSet {
 		uuid     string
 		capacity int
 	}{{faultRPA, faultCapAB}, {faultRPB, faultCapAB}, {faultRPC, faultCapC}} {
-		mustCall(t, f.Get(0), "POST", "/resource_providers", "1.20", `{"uuid":"`+p.uuid+`","name":"`+p.uuid+`"}`, 200)
-		mustCall(t, f.Get(0), "PUT", "/resource_providers/"+p.uuid+"/inventories", "1.20",
-			fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, p.capacity), 200)
+		f.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+p.uuid+`","name":"`+p.uuid+`"}`)
+		f.Get(0).API.At("1.20").MustDo(t, 200, "PUT", "/resource_providers/"+p.uuid+"/inventories", fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, p.capacity))
 	}
 	return f
 }

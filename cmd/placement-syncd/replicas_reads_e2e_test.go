@@ -70,21 +70,21 @@ func TestE2E_ReplicaReadsRefused(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 2, "--config", readsConfig(t, "0s"))
 	const rp = "aaaaaaaa-1111-4222-8333-444444444444"
-	mustCall(t, set.Get(1), "GET", "/resource_providers", "1.39", "", 200)
-	mustCall(t, set.Get(0), "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"written-before-the-outage"}`, 200)
+	set.Get(1).API.At("1.39").MustDo(t, 200, "GET", "/resource_providers", nil)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"written-before-the-outage"}`)
 	restart := killDatabase(t, set)
 
-	code, body := call(set.Get(1), "GET", "/resource_providers/"+rp, "1.39", "")
-	checkReadRefused(t, code, body)
+	r, _ := set.Get(1).API.Do(t.Context(), "GET", "/resource_providers/"+rp, nil)
+	checkReadRefused(t, r.Code, r.Body)
 	if n := unconfirmedReads(t, set.Get(1), "refused"); n < 1 {
 		t.Errorf("refused reads on /metrics = %g, want at least 1", n)
 	}
 
 	restart()
 	daemontest.Soon(t, "the read once MariaDB is back", func() error {
-		code, body := call(set.Get(1), "GET", "/resource_providers/"+rp, "1.39", "")
-		if code != 200 || !bytes.Contains(body, []byte("written-before-the-outage")) {
-			return fmt.Errorf("%d %s", code, body)
+		r, _ := set.Get(1).API.Do(t.Context(), "GET", "/resource_providers/"+rp, nil)
+		if r.Code != 200 || !bytes.Contains(r.Body, []byte("written-before-the-outage")) {
+			return fmt.Errorf("%d %s", r.Code, r.Body)
 		}
 		return nil
 	})
@@ -121,11 +121,11 @@ func TestE2E_ReplicaReadsStale(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 2, "--config", readsConfig(t, "1h"))
 	const rp = "bbbbbbbb-1111-4222-8333-444444444444"
-	mustCall(t, set.Get(0), "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"held-by-both"}`, 200)
-	mustCall(t, set.Get(1), "GET", "/resource_providers/"+rp, "1.39", "", 200)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"held-by-both"}`)
+	set.Get(1).API.At("1.39").MustDo(t, 200, "GET", "/resource_providers/"+rp, nil)
 	killDatabase(t, set)
 
-	body := mustCall(t, set.Get(1), "GET", "/resource_providers/"+rp, "1.39", "", 200)
+	body := set.Get(1).API.At("1.39").MustDo(t, 200, "GET", "/resource_providers/"+rp, nil).Body
 	if !bytes.Contains(body, []byte("held-by-both")) {
 		t.Errorf("stale answer %s", body)
 	}
