@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
 	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
@@ -27,26 +25,10 @@ const (
 	testCommit  = "0123456789abcdef"
 )
 
-// TestMain also checks that run leaves no goroutine behind once its
+// TestMain stops the real Nova if a test started it, removes the built
+// binary, and checks that run leaves no goroutine behind once its
 // context has ended (every actor has an owner and stops).
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := realNova.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "novatest: %v\n", err)
-		code = 1
-	}
-	if err := syncd.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(svcproc.RunMain(m, realNova, &syncd, svcproc.NoLeaks())) }
 
 // devstackConf is placement.conf as devstack writes it, on the database
 // connection names (the config package's testdata).

@@ -13,7 +13,7 @@ import (
 )
 
 // realNova is the binary's real nova-api, started on first use.
-var realNova novatest.Main
+var realNova = novatest.Shared()
 
 // TestE2E_SyncAggregatesRealNova runs sync-aggregates against the real
 // nova-api (max_limit 3, so hypervisors take several pages; one Ironic

@@ -24,7 +24,7 @@ var double = Main{Package: "./testdata/daemondouble", Run: runInProcess}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if err := double.Stop(); err != nil {
+	if err := double.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}

@@ -20,7 +20,8 @@ import (
 )
 
 // Main is the command under test for a whole test binary: declare one in
-// the test package, built on first use, and call Stop from TestMain.
+// the test package, built on first use, and have TestMain close it (it
+// is an svcproc.Closer).
 type Main struct {
 	// Package is what go build builds ("." for the package under test).
 	Package string
@@ -73,8 +74,8 @@ func (m *Main) build() (string, error) {
 	return m.path, m.err
 }
 
-// Stop removes the built binary; TestMain calls it after the tests.
-func (m *Main) Stop() error {
+// Close removes the built binary, after the tests.
+func (m *Main) Close() error {
 	if m.dir == "" {
 		return nil
 	}
