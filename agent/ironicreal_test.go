@@ -12,6 +12,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
 	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // The real Ironic's size, for a run by hand: nodes enrolled by
@@ -27,7 +28,7 @@ const (
 
 // realIronic is started by the first test that needs it. The tests that
 // use it do not run in parallel with each other, and delete their nodes.
-var realIronic *ironictest.Shared
+var realIronic *svcproc.Shared[*ironictest.Ironic]
 
 func TestMain(m *testing.M) {
 	o := ironictest.Options{MaxLimit: 10}
@@ -39,7 +40,8 @@ func TestMain(m *testing.M) {
 		}
 		o.MaxLimit = n
 	}
-	os.Exit(ironictest.RunMain(m, o, &realIronic))
+	realIronic = ironictest.Shared(o)
+	os.Exit(svcproc.RunMain(m, realIronic, svcproc.NoLeaks()))
 }
 
 func realIronicDriver(t *testing.T, ir *ironictest.Ironic) *ironic.Driver {

@@ -1,23 +1,19 @@
 package novaclient
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/testkit/novatest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // realNova is the binary's nova-api, started by the first test that
 // needs it.
-var realNova novatest.Main
+var realNova = novatest.Shared()
 
-// TestMain stops the real Nova if a test started it.
+// TestMain stops the real Nova if a test started it, and checks that
+// the tests leave no goroutine behind.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := realNova.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "novatest: %v\n", err)
-		code = 1
-	}
-	os.Exit(code)
+	os.Exit(svcproc.RunMain(m, realNova, svcproc.NoLeaks()))
 }

@@ -1,12 +1,10 @@
 package reconciler
 
 import (
-	"fmt"
-	"net/http"
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // TestMain stops the real Nova if a test started it, and checks that
@@ -14,20 +12,4 @@ import (
 // cron loop, server and test double stops. Idle keep-alive connections
 // of the shared default transport are closed first; they are a cache,
 // not a leak.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := realNova.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "novatest: %v\n", err)
-		code = 1
-	}
-	if code == 0 {
-		if tr, ok := http.DefaultTransport.(*http.Transport); ok {
-			tr.CloseIdleConnections()
-		}
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(svcproc.RunMain(m, realNova, svcproc.NoLeaks())) }

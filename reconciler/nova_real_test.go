@@ -20,7 +20,7 @@ import (
 )
 
 // realNova is the binary's real nova-api, started on first use.
-var realNova novatest.Main
+var realNova = novatest.Shared()
 
 // realNovaAPI is a compute API client of the real Nova at endpoint with
 // a noauth2 token ("" sends none).

@@ -76,7 +76,7 @@ func requireSameSchema(t *testing.T, want, got string) {
 // 8.0.0 serves it alike.
 func TestAdopt15_SQLite(t *testing.T) {
 	ref := placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: release.V15})
-	fillRich(t, placementAPI{t: t, base: ref.URL, token: ref.Token})
+	fillRich(t, newPlacementAPI(t, ref.URL, ref.Token))
 	dir := t.TempDir()
 	ours := filepath.Join(dir, "ours.db")
 	code, out := runCmd(t, "db", "import", "--from", ref.DB, "--db", ours)
@@ -162,7 +162,7 @@ func TestAdopt15_MariaDB(t *testing.T) {
 	maria := mariadbtest.Start(t)
 	src := maria.URL(maria.NewDatabase(t))
 	ref := placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: release.V15, DB: src})
-	fillRich(t, placementAPI{t: t, base: ref.URL, token: ref.Token})
+	fillRich(t, newPlacementAPI(t, ref.URL, ref.Token))
 	if d := describe(t, src); d[0] != "alembic "+upstream.Rev15 {
 		t.Fatalf("15.0.0 left its database at %s", d[0])
 	}

@@ -1,54 +1,33 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // placementAPI sends requests to a Placement service and fails the test
 // on an unexpected status.
 type placementAPI struct {
-	t     *testing.T
-	base  string
-	token string
+	t *testing.T
+	c daemontest.Client
+}
+
+// newPlacementAPI is a placementAPI of base with token. Each request has
+// a connection of its own: uWSGI's http-socket may close a kept-alive
+// connection under a write.
+func newPlacementAPI(t *testing.T, base, token string) placementAPI {
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	return placementAPI{t: t, c: daemontest.Client{Base: base, Token: token, HTTP: hc}}
 }
 
 func (p placementAPI) do(method, path, version string, body any, want int) map[string]any {
 	p.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, p.base+path, rd)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	req.Close = true // uWSGI's http-socket may close a kept-alive connection under a write
-	req.Header.Set("X-Auth-Token", p.token)
-	req.Header.Set("OpenStack-API-Version", "placement "+version)
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		p.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		p.t.Fatalf("%s %s: status %d, want %d: %s", method, path, resp.StatusCode, want, b)
-	}
 	var out map[string]any
-	_ = json.Unmarshal(b, &out)
+	_ = json.Unmarshal(p.c.At(version).MustDo(p.t, want, method, path, body).Body, &out)
 	return out
 }
 

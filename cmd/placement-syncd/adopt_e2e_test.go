@@ -46,7 +46,7 @@ func fileSum(t *testing.T, path string) [32]byte {
 // the export, and verify finds no difference there either.
 func TestAdopt_RoundTrip(t *testing.T) {
 	ref := placementtest.StartReference(t)
-	fillRich(t, placementAPI{t: t, base: ref.URL, token: ref.Token})
+	fillRich(t, newPlacementAPI(t, ref.URL, ref.Token))
 	dir := t.TempDir()
 	ours := filepath.Join(dir, "ours.db")
 	srcSum := fileSum(t, sqlitePath(t, ref.DB))
@@ -107,7 +107,7 @@ func TestAdopt_RoundTrip(t *testing.T) {
 // exits 1.
 func TestAdopt_VerifyFindsDifferences(t *testing.T) {
 	ref := placementtest.StartReference(t)
-	api := placementAPI{t: t, base: ref.URL, token: ref.Token}
+	api := newPlacementAPI(t, ref.URL, ref.Token)
 	fillRich(t, api)
 	ours := filepath.Join(t.TempDir(), "ours.db")
 	if code, out := runCmd(t, "db", "import", "--from", ref.DB, "--db", ours); code != 0 {
@@ -129,7 +129,7 @@ func TestAdopt_VerifyFindsDifferences(t *testing.T) {
 // was.
 func TestAdopt_BadSources(t *testing.T) {
 	ref := placementtest.StartReference(t)
-	fillRich(t, placementAPI{t: t, base: ref.URL, token: ref.Token})
+	fillRich(t, newPlacementAPI(t, ref.URL, ref.Token))
 	dir := t.TempDir()
 	src := sqlitePath(t, ref.DB)
 	data, err := os.ReadFile(src)

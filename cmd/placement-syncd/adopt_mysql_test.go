@@ -23,7 +23,7 @@ func TestAdopt_MariaDB(t *testing.T) {
 	maria := mariadbtest.Start(t)
 	src := maria.URL(maria.NewDatabase(t))
 	ref := placementtest.StartReferenceOn(t, src)
-	fillRich(t, placementAPI{t: t, base: ref.URL, token: ref.Token})
+	fillRich(t, newPlacementAPI(t, ref.URL, ref.Token))
 	t.Run("SQLiteTarget", func(t *testing.T) {
 		ours := filepath.Join(t.TempDir(), "ours.db")
 		adoptRoundTrip(t, maria, src, ref, ours)

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
@@ -42,24 +41,16 @@ func placementConfOnMySQL(t *testing.T, maria *mariadbtest.Server, src string, r
 	writeFile(t, conf, devstackConf(t, ours))
 	yml := filepath.Join(dir, "ours.yaml")
 	writeFile(t, yml, "api:\n  auth_strategy: noauth2\npolicy:\n  enforce_scope: false\n  enforce_new_defaults: false\n")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	lw := newLogWatcher()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--placement-conf", conf, "--config", yml, "--listen", "127.0.0.1:0"}, io.Discard, lw)
-	}()
-	addr := lw.listenAddr(t, ctx)
-	got := placementAPI{t: t, base: "http://" + addr, token: "admin"}.do("GET", "/resource_providers", "1.14", nil, 200)
-	want := placementAPI{t: t, base: ref.URL, token: ref.Token}.do("GET", "/resource_providers", "1.14", nil, 200)
+	d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--placement-conf", conf, "--config", yml, "--listen", "127.0.0.1:0"}})
+	got := newPlacementAPI(t, d.URL, "admin").do("GET", "/resource_providers", "1.14", nil, 200)
+	want := newPlacementAPI(t, ref.URL, ref.Token).do("GET", "/resource_providers", "1.14", nil, 200)
 	if n, m := len(got["resource_providers"].([]any)), len(want["resource_providers"].([]any)); n != m || n == 0 {
 		t.Errorf("serve on our MySQL database from placement.conf: %d providers, the reference %d", n, m)
 	}
-	cancel()
-	if code := <-done; code != exitOK {
-		t.Errorf("serve exited %d:\n%s", code, lw.String())
+	if code := d.Stop(t); code != exitOK {
+		t.Errorf("serve exited %d:\n%s", code, d.Log)
 	}
-	if log := lw.String(); !strings.Contains(log, `"database":"`+dbName(mustURL(t, ours))) {
+	if log := d.Log.String(); !strings.Contains(log, `"database":"`+dbName(mustURL(t, ours))) {
 		t.Errorf("the log does not name our MySQL database:\n%s", log)
 	}
 }

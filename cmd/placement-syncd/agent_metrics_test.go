@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/demo"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/demo"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
@@ -37,25 +37,12 @@ agent:
   ironic: {enabled: true, file: %q}
 `, srv.URL, files.Static, files.Ironic))
 
-	runCtx, stop := context.WithCancel(ctx)
-	lw := newLogWatcher()
-	done := make(chan int, 1)
-	go func() { done <- run(runCtx, []string{"agent", "--config", cfgPath}, &bytes.Buffer{}, lw) }()
-	defer func() {
-		stop()
-		if code := <-done; code != exitOK {
-			t.Errorf("agent exit code %d; log:\n%s", code, lw.String())
-		}
-		http.DefaultClient.CloseIdleConnections()
-	}()
-	eventually(t, ctx, "the agent started", func() bool { return bytes.Contains([]byte(lw.String()), []byte(`"agent started"`)) })
-	url := logField(t, lw.String(), "agent started", "metrics")
-
-	eventually(t, ctx, "the first pass is in the metrics", func() bool {
-		v, _ := scrapeMetrics(t, ctx, url).Value("placement_syncd_agent_syncs_total", "driver=ironic", "result=success")
+	d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"agent", "--config", cfgPath}, Ready: "agent started"})
+	metrics := d.Client(d.Log.Field(t, "agent started", "metrics"), "")
+	m := metrics.WaitMetric(t, ctx, "", "the first pass is in the metrics", func(m metricstest.Scrape) bool {
+		v, _ := m.Value("placement_syncd_agent_syncs_total", "driver=ironic", "result=success")
 		return v >= 1
 	})
-	m := scrapeMetrics(t, ctx, url)
 	for _, c := range []struct {
 		want   float64
 		name   string

@@ -2,15 +2,17 @@ package main
 
 import (
 	"context"
-	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
-// waitCapacity waits until the daemon at api has read Nova's flavors.
-func waitCapacity(t *testing.T, ctx context.Context, api string) {
+// waitCapacity waits until the daemon has read Nova's flavors.
+func waitCapacity(t *testing.T, ctx context.Context, d *daemontest.Daemon) {
 	t.Helper()
-	eventually(t, ctx, "capacity by flavor has read Nova's flavors", func() bool {
-		code, raw := httpGet(t, ctx, api+"/metrics")
-		return code == 200 && strings.Contains(string(raw), "\nplacement_syncd_capacity_flavors 5\n")
+	d.API.WaitMetric(t, ctx, "/metrics", "capacity by flavor has read Nova's flavors", func(m metricstest.Scrape) bool {
+		v, ok := m.Value("placement_syncd_capacity_flavors")
+		return ok && v == 5
 	})
 }

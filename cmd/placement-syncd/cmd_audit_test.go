@@ -199,11 +199,11 @@ func TestAudit_RealNova(t *testing.T) {
 	want := slices.Sorted(slices.Values(w.orphans))
 	all := append(append([]string{}, w.orphans...), w.kept...)
 
-	r := runBinary(t, dir, "audit", "--config", cfg)
-	t.Logf("$ placement-syncd audit (dry run): exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r := syncd.Exec(t, dir, "audit", "--config", cfg)
+	t.Logf("$ placement-syncd audit (dry run): exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	wantOutput(t, r, exitAuditOrphans, []string{"within grace, not touched: consumer " + w.fresh, "stale_provider: provider " + auditUUID("5a1e", 1),
 		"over_capacity: provider", "incomplete_consumer: consumer " + auditUUID("1", 4), "3 orphaned, 1 stale providers, 1 over capacity, 1 incomplete, 1 within grace; 0 deleted"}, nil)
-	if got := listedOrphans(r.stdout); !slices.Equal(got, want) {
+	if got := listedOrphans(r.Stdout); !slices.Equal(got, want) {
 		t.Errorf("dry run listed orphans %v, want %v", got, want)
 	}
 	if got := w.holding(t, all); len(got) != len(all) {
@@ -213,8 +213,8 @@ func TestAudit_RealNova(t *testing.T) {
 	if err := n.Unreadable(ctx, "cell2"); err != nil {
 		t.Fatal(err)
 	}
-	r = runBinary(t, dir, "audit", "--delete", "--config", cfg)
-	t.Logf("$ placement-syncd audit --delete (cell2 down): exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r = syncd.Exec(t, dir, "audit", "--delete", "--config", cfg)
+	t.Logf("$ placement-syncd audit --delete (cell2 down): exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	wantOutput(t, r, exitAuditNovaPartial, []string{"nova partial: cell cell2 database not readable", "orphaned_consumer: consumer " + w.orphans[0], "unconfirmed, not acted on", "0 deleted"}, nil)
 	if got := w.holding(t, all); len(got) != len(all) {
 		t.Fatalf("cell2 down: deleted, holding %v of %v", got, all)
@@ -223,15 +223,15 @@ func TestAudit_RealNova(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r = runBinary(t, dir, "audit", "--delete", "--config", tight)
-	t.Logf("$ placement-syncd audit --delete (max_removals 2): exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r = syncd.Exec(t, dir, "audit", "--delete", "--config", tight)
+	t.Logf("$ placement-syncd audit --delete (max_removals 2): exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	wantOutput(t, r, exitRefused, []string{"refused: 3 orphaned consumers of 9 Nova consumers is more than max_removals 2 (2)"}, nil)
 	if got := w.holding(t, all); len(got) != len(all) {
 		t.Fatalf("refused run deleted: holding %v of %v", got, all)
 	}
 
-	r = runBinary(t, dir, "audit", "--delete", "--config", cfg)
-	t.Logf("$ placement-syncd audit --delete: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r = syncd.Exec(t, dir, "audit", "--delete", "--config", cfg)
+	t.Logf("$ placement-syncd audit --delete: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	wantOutput(t, r, exitAuditDeleted, []string{"3 deleted"}, nil)
 	if got := w.holding(t, w.orphans); len(got) != 0 {
 		t.Errorf("orphans left after --delete: %v", got)
@@ -241,8 +241,8 @@ func TestAudit_RealNova(t *testing.T) {
 	}
 
 	// The orphans' VCPU gone, audit1 is within its capacity again.
-	r = runBinary(t, dir, "audit", "--config", cfg)
-	t.Logf("$ placement-syncd audit (after --delete): exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r = syncd.Exec(t, dir, "audit", "--config", cfg)
+	t.Logf("$ placement-syncd audit (after --delete): exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	wantOutput(t, r, exitAuditOther, []string{"0 orphaned, 1 stale providers, 0 over capacity, 1 incomplete"}, nil)
 
 	// The daemon's job, from the same configuration.
@@ -315,7 +315,7 @@ func TestAudit_Config(t *testing.T) {
 	if d.Grace != 10*time.Minute || d.Delete || d.MaxRemovals != "10%" {
 		t.Errorf("defaults %+v", d)
 	}
-	r := runBinary(t, dir, "audit", "--force")
+	r := syncd.Exec(t, dir, "audit", "--force")
 	wantOutput(t, r, exitUsage, nil, []string{"--force only goes with --delete"})
 }
 
@@ -341,8 +341,8 @@ func TestAudit_NovaOrPlacementUnreachable(t *testing.T) {
 		path := filepath.Join(dir, c.name+".yaml")
 		writeFile(t, path, fmt.Sprintf("reconciler:\n  state_file: %s\n  placement:\n    url: %s\n    token: admin\n  nova:\n    endpoint: %s\n    token: t\n",
 			filepath.Join(dir, "state.json"), c.placement, c.nova))
-		r := runBinary(t, dir, "audit", "--delete", "--config", path)
-		t.Logf("$ placement-syncd audit --delete (%s unreachable): exit %d\n%s%s", c.name, r.code, r.stdout, r.stderr)
+		r := syncd.Exec(t, dir, "audit", "--delete", "--config", path)
+		t.Logf("$ placement-syncd audit --delete (%s unreachable): exit %d\n%s%s", c.name, r.Code, r.Stdout, r.Stderr)
 		wantOutput(t, r, c.code, []string{c.say}, nil)
 	}
 	if b := srv.MustDo(t, http.StatusOK, http.MethodGet, "/allocations/"+auditUUID("0f", 9), "1.39", nil); !strings.Contains(string(b), "VCPU") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/capacity/source"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // TestCapacity_Demo runs `placement-syncd capacity` against a running
@@ -23,13 +24,13 @@ func TestCapacity_Demo(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := demoConfigFor(t, dir)
 	demoInit(t, ctx, cfgPath)
-	s := startAllInOne(t, ctx, cfgPath)
-	waitCapacity(t, ctx, s.api)
+	s := startAllInOne(t, cfgPath)
+	waitCapacity(t, ctx, s.Daemon)
 	cleanBothGold(t, ctx, cfgPath, s)
 
 	capacity := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := run(ctx, append([]string{"capacity", "--config", cfgPath, "--url", s.api}, args...), &out, &errb)
+		code := run(ctx, append([]string{"capacity", "--config", cfgPath, "--url", s.URL}, args...), &out, &errb)
 		t.Logf("$ placement-syncd capacity %s\n%s%s", strings.Join(args, " "), out.String(), errb.String())
 		return code, out.String(), errb.String()
 	}
@@ -38,9 +39,9 @@ func TestCapacity_Demo(t *testing.T) {
 	// holding back comes with the agent's pass result, a moment after its
 	// writes: until then the count names the reason "reserved".
 	var rep source.ReportBody
-	eventually(t, ctx, "m1.small fits 31 times and both gold nodes are held back for cleaning", func() bool {
+	daemontest.Eventually(t, ctx, "m1.small fits 31 times and both gold nodes are held back for cleaning", func() bool {
 		var out, errb bytes.Buffer
-		if run(ctx, []string{"capacity", "--config", cfgPath, "--url", s.api, "--json", "--by", "host"}, &out, &errb) != exitOK {
+		if run(ctx, []string{"capacity", "--config", cfgPath, "--url", s.URL, "--json", "--by", "host"}, &out, &errb) != exitOK {
 			return false
 		}
 		rep = source.ReportBody{}

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // TestExplain_Demo runs `placement-syncd explain` against a real running
@@ -31,23 +32,23 @@ func TestExplain_Demo(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := demoConfigFor(t, dir)
 	demoInit(t, ctx, cfgPath)
-	s := startAllInOne(t, ctx, cfgPath)
+	s := startAllInOne(t, cfgPath)
 	cleanBothGold(t, ctx, cfgPath, s)
 	// The compute node and its FPGA (Cyborg's) exist too.
 	device := fpga.ProviderUUID("demo-compute", demo.FPGADevice)
-	eventually(t, ctx, "the FPGA is reported, owned by Cyborg", func() bool {
+	daemontest.Eventually(t, ctx, "the FPGA is reported, owned by Cyborg", func() bool {
 		if !providerExists(t, ctx, s, device) || !providerExists(t, ctx, s, demo.ComputeUUID) {
 			return false
 		}
 		var body struct{ Traits []string }
-		do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+device+"/traits", "admin", nil, http.StatusOK, &body)
+		s.API.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+device+"/traits", nil).Decode(t, &body)
 		return slices.Contains(body.Traits, "OWNER_CYBORG")
 	})
 
 	explain := func(query string, extra ...string) string {
 		t.Helper()
 		var out, errb bytes.Buffer
-		args := append([]string{"explain", query, "--config", cfgPath, "--url", s.api}, extra...)
+		args := append([]string{"explain", query, "--config", cfgPath, "--url", s.URL}, extra...)
 		if code := run(ctx, args, &out, &errb); code != exitOK {
 			t.Fatalf("explain %q: exit %d: %s", query, code, errb.String())
 		}
@@ -56,9 +57,9 @@ func TestExplain_Demo(t *testing.T) {
 	}
 	// The gate opens once the reconciler has read the services; until
 	// then the pre-filter is off.
-	eventually(t, ctx, "the OWNER_NOVA pre-filter is on", func() bool {
+	daemontest.Eventually(t, ctx, "the OWNER_NOVA pre-filter is on", func() bool {
 		var out bytes.Buffer
-		code := run(ctx, []string{"explain", "resources=VCPU:1", "--config", cfgPath, "--url", s.api}, &out, &bytes.Buffer{})
+		code := run(ctx, []string{"explain", "resources=VCPU:1", "--config", cfgPath, "--url", s.URL}, &out, &bytes.Buffer{})
 		return code == exitOK && strings.Contains(out.String(), "pre-filter: applied as for nova")
 	})
 
@@ -100,9 +101,8 @@ func TestExplain_Demo(t *testing.T) {
 	// the compute node's disk, but the pre-filter's root_required keeps
 	// it out.
 	const pool = "5e0a0000-0000-4000-8000-000000000001"
-	do(t, ctx, http.MethodPost, s.api+"/resource_providers", "admin", map[string]string{"name": "nfs-pool", "uuid": pool}, http.StatusOK, nil)
-	do(t, ctx, http.MethodPut, s.api+"/resource_providers/"+pool+"/inventories", "admin",
-		map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{"DISK_GB": map[string]int{"total": 10000}}}, http.StatusOK, nil)
+	s.API.MustDo(t, http.StatusOK, http.MethodPost, "/resource_providers", map[string]string{"name": "nfs-pool", "uuid": pool})
+	s.API.MustDo(t, http.StatusOK, http.MethodPut, "/resource_providers/"+pool+"/inventories", map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{"DISK_GB": map[string]int{"total": 10000}}})
 	root := explain("resources=DISK_GB:2000")
 	for _, want := range []string{
 		"nfs-pool (" + pool + ")\n    - root lacks trait OWNER_NOVA (OWNER_NOVA pre-filter)\n",
@@ -117,7 +117,7 @@ func TestExplain_Demo(t *testing.T) {
 
 	// A query /allocation_candidates refuses: its 400, exit 1.
 	var errb bytes.Buffer
-	if code := run(ctx, []string{"explain", "resources=VCPU:x", "--config", cfgPath, "--url", s.api}, &bytes.Buffer{}, &errb); code != exitFailure ||
+	if code := run(ctx, []string{"explain", "resources=VCPU:x", "--config", cfgPath, "--url", s.URL}, &bytes.Buffer{}, &errb); code != exitFailure ||
 		!strings.Contains(errb.String(), "400 Bad Request") || !strings.Contains(errb.String(), "expected positive integer amount. Got: x.") {
 		t.Errorf("bad query: exit %d, stderr %q", code, errb.String())
 	}
@@ -159,10 +159,10 @@ func cleanBothGold(t *testing.T, ctx context.Context, cfgPath string, s *allInOn
 		t.Fatal(err)
 	}
 	c := demo.NewCycler(cfg, files, time.Second, zap.NewNop())
-	c.AgentURL = s.agent
-	eventually(t, ctx, "the agent takes a pass", func() bool { return c.Resync(ctx) == nil })
+	c.AgentURL = s.agent.Base
+	daemontest.Eventually(t, ctx, "the agent takes a pass", func() bool { return c.Resync(ctx) == nil })
 	for _, n := range []demo.Node{demo.Nodes()[0], demo.Nodes()[1]} {
-		eventually(t, ctx, n.Name+" is held back", func() bool {
+		daemontest.Eventually(t, ctx, n.Name+" is held back", func() bool {
 			var body struct {
 				Inventories map[string]struct{ Total, Reserved int }
 			}
@@ -170,7 +170,7 @@ func cleanBothGold(t *testing.T, ctx context.Context, cfgPath string, s *allInOn
 			if !providerExists(t, ctx, s, n.UUID) {
 				return false
 			}
-			do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+n.UUID+"/inventories", "admin", nil, http.StatusOK, &body)
+			s.API.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+n.UUID+"/inventories", nil).Decode(t, &body)
 			inv := body.Inventories["CUSTOM_BAREMETAL_GOLD"]
 			return inv.Total == 1 && inv.Reserved == 1
 		})
@@ -182,7 +182,7 @@ func providerExists(t *testing.T, ctx context.Context, s *allInOne, uuid string)
 	var list struct {
 		ResourceProviders []any `json:"resource_providers"`
 	}
-	do(t, ctx, http.MethodGet, s.api+"/resource_providers?uuid="+uuid, "admin", nil, http.StatusOK, &list)
+	s.API.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers?uuid="+uuid, nil).Decode(t, &list)
 	return len(list.ResourceProviders) == 1
 }
 

@@ -107,7 +107,7 @@ func TestHelp_Names(t *testing.T) {
 // names every command of the table in a section of its own, with every
 // flag its -h lists, and the list of commands.
 func TestManPage(t *testing.T) {
-	out, err := exec.Command("../../packaging/man-page", binary(t), testVersion, "2026-12-06").Output()
+	out, err := exec.Command("../../packaging/man-page", syncd.Binary(t), testVersion, "2026-12-06").Output()
 	if err != nil {
 		t.Fatalf("packaging/man-page: %v", err)
 	}

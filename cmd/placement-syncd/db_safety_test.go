@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // TestE2E_OneWriterPerDatabase: while one `serve` holds a database, a
@@ -16,23 +18,23 @@ func TestE2E_OneWriterPerDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "p.db")
-	first := durStart(t, binary(t), db, filepath.Join(dir, "first.log"))
-	pid := strconv.Itoa(first.cmd.Process.Pid)
+	first := syncd.Start(t, daemontest.Options{Args: serveArgs(db)})
+	pid := strconv.Itoa(first.Pid(t))
 	for _, args := range [][]string{
 		{"serve", "--listen", "127.0.0.1:0", "--db", db},
 		{"db", "migrate", "--db", db},
 	} {
-		r := runBinary(t, dir, args...)
-		if r.code != exitFailure {
-			t.Errorf("%v: exit %d, want %d; stderr:\n%s", args, r.code, exitFailure, r.stderr)
+		r := syncd.Exec(t, dir, args...)
+		if r.Code != exitFailure {
+			t.Errorf("%v: exit %d, want %d; stderr:\n%s", args, r.Code, exitFailure, r.Stderr)
 		}
-		if want := "database " + db + " is in use by process " + pid; !strings.Contains(r.stderr, want) {
-			t.Errorf("%v: stderr lacks %q:\n%s", args, want, r.stderr)
+		if want := "database " + db + " is in use by process " + pid; !strings.Contains(r.Stderr, want) {
+			t.Errorf("%v: stderr lacks %q:\n%s", args, want, r.Stderr)
 		}
 	}
-	first.kill(t) // kill -9: the kernel drops the lock with the process
-	if r := runBinary(t, dir, "db", "migrate", "--db", db); r.code != exitOK {
-		t.Errorf("db migrate after the holder died: exit %d: %s", r.code, r.stderr)
+	first.Kill(t) // kill -9: the kernel drops the lock with the process
+	if r := syncd.Exec(t, dir, "db", "migrate", "--db", db); r.Code != exitOK {
+		t.Errorf("db migrate after the holder died: exit %d: %s", r.Code, r.Stderr)
 	}
 }
 
@@ -44,8 +46,8 @@ func TestE2E_DatabasePaths(t *testing.T) {
 	dir := t.TempDir()
 
 	odd := filepath.Join(dir, "odd?mode=ro&_txlock=deferred#x.db")
-	if r := runBinary(t, dir, "db", "migrate", "--db", odd); r.code != exitOK {
-		t.Errorf("db migrate --db %s: exit %d: %s", odd, r.code, r.stderr)
+	if r := syncd.Exec(t, dir, "db", "migrate", "--db", odd); r.Code != exitOK {
+		t.Errorf("db migrate --db %s: exit %d: %s", odd, r.Code, r.Stderr)
 	}
 	if _, err := os.Stat(odd); err != nil {
 		t.Errorf("the database was not created under its own name: %v", err)
@@ -59,9 +61,9 @@ func TestE2E_DatabasePaths(t *testing.T) {
 	if os.Geteuid() == 0 {
 		ro = "/sys"
 	}
-	r := runBinary(t, dir, "db", "migrate", "--db", filepath.Join(ro, "p.db"))
-	if r.code != exitFailure || !strings.Contains(r.stderr, "permission denied") || strings.Contains(r.stderr, "no such file") {
-		t.Errorf("read-only directory %s: exit %d, want %d and \"permission denied\":\n%s", ro, r.code, exitFailure, r.stderr)
+	r := syncd.Exec(t, dir, "db", "migrate", "--db", filepath.Join(ro, "p.db"))
+	if r.Code != exitFailure || !strings.Contains(r.Stderr, "permission denied") || strings.Contains(r.Stderr, "no such file") {
+		t.Errorf("read-only directory %s: exit %d, want %d and \"permission denied\":\n%s", ro, r.Code, exitFailure, r.Stderr)
 	}
 
 	foreign := filepath.Join(dir, "app.db")
@@ -74,15 +76,15 @@ func TestE2E_DatabasePaths(t *testing.T) {
 	}
 	sqldb.Close()
 	for _, args := range [][]string{{"serve", "--listen", "127.0.0.1:0", "--db", foreign}, {"db", "migrate", "--db", foreign}} {
-		r := runBinary(t, dir, args...)
-		if r.code != exitSchema || !strings.Contains(r.stderr, "has tables of its own (invoices)") || !strings.Contains(r.stderr, "db migrate --adopt") {
-			t.Errorf("%v on a foreign database: exit %d, want %d:\n%s", args, r.code, exitSchema, r.stderr)
+		r := syncd.Exec(t, dir, args...)
+		if r.Code != exitSchema || !strings.Contains(r.Stderr, "has tables of its own (invoices)") || !strings.Contains(r.Stderr, "db migrate --adopt") {
+			t.Errorf("%v on a foreign database: exit %d, want %d:\n%s", args, r.Code, exitSchema, r.Stderr)
 		}
 	}
-	if r := runBinary(t, dir, "db", "migrate", "--adopt", "--db", foreign); r.code != exitOK {
-		t.Errorf("db migrate --adopt: exit %d: %s", r.code, r.stderr)
+	if r := syncd.Exec(t, dir, "db", "migrate", "--adopt", "--db", foreign); r.Code != exitOK {
+		t.Errorf("db migrate --adopt: exit %d: %s", r.Code, r.Stderr)
 	}
-	if r := runBinary(t, dir, "db", "version", "--db", foreign); r.code != exitOK {
-		t.Errorf("db version after adoption: exit %d: %s", r.code, r.stderr)
+	if r := syncd.Exec(t, dir, "db", "version", "--db", foreign); r.Code != exitOK {
+		t.Errorf("db version after adoption: exit %d: %s", r.Code, r.Stderr)
 	}
 }

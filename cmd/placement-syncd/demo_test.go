@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // demoConfigFor is configs/demo.yaml moved into dir: every listener on
@@ -55,19 +56,14 @@ func TestDemo(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := demoConfigFor(t, dir)
 	demoInit(t, ctx, cfgPath)
-	s := startAllInOne(t, ctx, cfgPath)
+	s := startAllInOne(t, cfgPath)
 
-	cycleCtx, stopCycle := context.WithCancel(ctx)
-	cycleLog := newLogWatcher()
-	cycleDone := make(chan int, 1)
-	go func() {
-		cycleDone <- run(cycleCtx, []string{"demo", "cycle", "--config", cfgPath, "--period", "1s",
-			"--agent", strings.TrimPrefix(s.agent, "http://"), "--reconciler", strings.TrimPrefix(s.reconciler, "http://")}, &bytes.Buffer{}, cycleLog)
-	}()
+	cycle := syncd.Start(t, daemontest.Options{InProcess: true, NoWait: true, Args: []string{"demo", "cycle", "--config", cfgPath, "--period", "1s",
+		"--agent", strings.TrimPrefix(s.agent.Base, "http://"), "--reconciler", strings.TrimPrefix(s.reconciler.Base, "http://")}})
+	cycleLog := cycle.Log
 	defer func() {
-		stopCycle()
-		if code := <-cycleDone; code != exitOK {
-			t.Errorf("demo cycle: exit %d:\n%s", code, cycleLog.String())
+		if code := cycle.Stop(t); code != exitOK {
+			t.Errorf("demo cycle: exit %d:\n%s", code, cycleLog)
 		}
 		if strings.Contains(cycleLog.String(), "demo step incomplete") {
 			t.Errorf("a demo step failed:\n%s", cycleLog.String())
@@ -91,7 +87,7 @@ func TestDemo(t *testing.T) {
 		var body struct {
 			Inventories map[string]struct{ Total, Reserved int }
 		}
-		do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+rp+"/inventories", "admin", nil, http.StatusOK, &body)
+		s.API.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+rp+"/inventories", nil).Decode(t, &body)
 		inv, ok := body.Inventories[rc]
 		if !ok {
 			t.Fatalf("%s lost its %s inventory: %+v", rp, rc, body.Inventories)
@@ -100,35 +96,35 @@ func TestDemo(t *testing.T) {
 	}
 	aggregates := func(rp string) []string {
 		var body struct{ Aggregates []string }
-		do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+rp+"/aggregates", "admin", nil, http.StatusOK, &body)
+		s.API.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+rp+"/aggregates", nil).Decode(t, &body)
 		return body.Aggregates
 	}
 	traits := func(rp string) []string {
 		var body struct{ Traits []string }
-		do(t, ctx, http.MethodGet, s.api+"/resource_providers/"+rp+"/traits", "admin", nil, http.StatusOK, &body)
+		s.API.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers/"+rp+"/traits", nil).Decode(t, &body)
 		return body.Traits
 	}
 
 	// The nodes exist (first pass) and are in rack-a (first run, or the
 	// run step 1 asks for).
-	eventually(t, ctx, "the agent created bm-gold-1", func() bool {
+	daemontest.Eventually(t, ctx, "the agent created bm-gold-1", func() bool {
 		var body struct {
 			ResourceProviders []any `json:"resource_providers"`
 		}
-		do(t, ctx, http.MethodGet, s.api+"/resource_providers?uuid="+node1, "admin", nil, http.StatusOK, &body)
+		s.API.MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers?uuid="+node1, nil).Decode(t, &body)
 		return len(body.ResourceProviders) == 1
 	})
-	eventually(t, ctx, "bm-gold-1 is in rack-a", func() bool { return slices.Contains(aggregates(node1), demo.RackA) })
-	eventually(t, ctx, "bm-gold-1 cleaning: reserved = total", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 1 })
-	eventually(t, ctx, "demo-compute joins fpga-hosts", func() bool { return slices.Contains(aggregates(demo.ComputeUUID), demo.FPGAHostsUUID) })
-	eventually(t, ctx, "the FPGA is reserved while it is programmed", func() bool { return reserved(device, "FPGA") == 2 })
-	eventually(t, ctx, "the FPGA is released with function crypto-v2", func() bool {
+	daemontest.Eventually(t, ctx, "bm-gold-1 is in rack-a", func() bool { return slices.Contains(aggregates(node1), demo.RackA) })
+	daemontest.Eventually(t, ctx, "bm-gold-1 cleaning: reserved = total", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 1 })
+	daemontest.Eventually(t, ctx, "demo-compute joins fpga-hosts", func() bool { return slices.Contains(aggregates(demo.ComputeUUID), demo.FPGAHostsUUID) })
+	daemontest.Eventually(t, ctx, "the FPGA is reserved while it is programmed", func() bool { return reserved(device, "FPGA") == 2 })
+	daemontest.Eventually(t, ctx, "the FPGA is released with function crypto-v2", func() bool {
 		return reserved(device, "FPGA") == 0 && slices.Contains(traits(device), "CUSTOM_FPGA_FUNCTION_ID_INTEL_CRYPTO_V2")
 	})
-	eventually(t, ctx, "bm-gold-1 is available again: reserved back to 0", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 0 })
-	eventually(t, ctx, "demo-compute leaves fpga-hosts", func() bool { return !slices.Contains(aggregates(demo.ComputeUUID), demo.FPGAHostsUUID) })
+	daemontest.Eventually(t, ctx, "bm-gold-1 is available again: reserved back to 0", func() bool { return reserved(node1, "CUSTOM_BAREMETAL_GOLD") == 0 })
+	daemontest.Eventually(t, ctx, "demo-compute leaves fpga-hosts", func() bool { return !slices.Contains(aggregates(demo.ComputeUUID), demo.FPGAHostsUUID) })
 
-	m := scrapeMetrics(t, ctx, s.api+"/metrics")
+	m := s.API.Scrape(t, "/metrics")
 	if v, _ := m.Value("placement_syncd_agent_fpga_programs_total", "result=success"); v < 1 {
 		t.Errorf("%s, want >= 1", m.Describe("placement_syncd_agent_fpga_programs_total", "result=success"))
 	}
@@ -136,7 +132,7 @@ func TestDemo(t *testing.T) {
 		t.Errorf("%s, want >= 5 (3 nodes into rack-a, demo-compute into fpga-hosts and out)", m.Describe("placement_syncd_reconciler_changes_total", "job=aggregates"))
 	}
 	for _, line := range []string{"inventory held back: reserved = total", "inventory released", "programming device"} {
-		if !strings.Contains(s.log.String(), line) {
+		if !strings.Contains(s.Log.String(), line) {
 			t.Errorf("serve did not log %q", line)
 		}
 	}
@@ -183,7 +179,7 @@ func TestDemo_GateFromHeartbeat(t *testing.T) {
 		}
 	}
 	demoInit(t, ctx, cfgPath)
-	s := startAllInOne(t, ctx, cfgPath)
+	s := startAllInOne(t, cfgPath)
 
 	type gateState struct {
 		Open   bool
@@ -192,7 +188,7 @@ func TestDemo_GateFromHeartbeat(t *testing.T) {
 	}
 	gate := func() gateState {
 		var g gateState
-		do(t, ctx, http.MethodGet, s.reconciler+"/v1/gate", token, nil, http.StatusOK, &g)
+		s.reconciler.As(token).MustDo(t, http.StatusOK, http.MethodGet, "/v1/gate", nil).Decode(t, &g)
 		return g
 	}
 	type record struct {
@@ -203,7 +199,7 @@ func TestDemo_GateFromHeartbeat(t *testing.T) {
 	}
 	services := func() map[string]record {
 		var body struct{ Services []record }
-		do(t, ctx, http.MethodGet, s.reconciler+"/v1/services", token, nil, http.StatusOK, &body)
+		s.reconciler.As(token).MustDo(t, http.StatusOK, http.MethodGet, "/v1/services", nil).Decode(t, &body)
 		out := map[string]record{}
 		for _, r := range body.Services {
 			out[r.Host] = r
@@ -214,7 +210,7 @@ func TestDemo_GateFromHeartbeat(t *testing.T) {
 		return r.Authenticated && r.Version == 73 && r.UpdatedAt != nil && !r.UpdatedAt.Before(since) && !r.UpdatedAt.After(time.Now())
 	}
 
-	eventually(t, ctx, "the gate opens", func() bool { return gate().Open })
+	daemontest.Eventually(t, ctx, "the gate opens", func() bool { return gate().Open })
 	recs := services()
 	if r := recs[host]; !fromAgentSince(r, start.Add(-time.Second)) {
 		t.Errorf("%s's record %+v, want the agent's heartbeat: version 73, trusted, updated since the test started", host, r)
@@ -226,15 +222,14 @@ func TestDemo_GateFromHeartbeat(t *testing.T) {
 	// The same host reporting version 72 closes the gate at once, unless
 	// the agent's own heartbeat came in between.
 	sent := time.Now()
-	do(t, ctx, http.MethodPost, s.reconciler+"/v1/services", token,
-		map[string]any{"host": host, "binary": "nova-compute", "version": 72}, http.StatusNoContent, nil)
+	s.reconciler.As(token).MustDo(t, http.StatusNoContent, http.MethodPost, "/v1/services", map[string]any{"host": host, "binary": "nova-compute", "version": 72})
 	if g := gate(); g.Open || !slices.Equal(g.Behind, []string{host}) {
 		if r := services()[host]; !fromAgentSince(r, sent) {
 			t.Errorf("after a heartbeat at version 72: gate %+v and %s's record %+v, want the gate closed with %s behind", g, host, r, host)
 		}
 	}
 	// agent.heartbeat_interval is 10 s.
-	eventually(t, ctx, "the agent's next heartbeat opens the gate again", func() bool {
+	daemontest.Eventually(t, ctx, "the agent's next heartbeat opens the gate again", func() bool {
 		return gate().Open && fromAgentSince(services()[host], sent)
 	})
 }

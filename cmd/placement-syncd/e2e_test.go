@@ -1,42 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"database/sql"
-	"errors"
-	"io"
+	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
-
-// result is a finished run of the binary.
-type result struct {
-	code           int
-	stdout, stderr string
-}
-
-// runBinary runs the built binary to completion in dir.
-func runBinary(t *testing.T, dir string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
-}
 
 func writeFile(t *testing.T, path, body string) {
 	t.Helper()
@@ -69,8 +42,8 @@ func TestE2E_StartupErrors(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "old.db"), "") // an empty file is schema version 0
 
 	// A database from a newer binary: migrate a copy, then bump its version.
-	if r := runBinary(t, dir, "db", "migrate", "--db", "new.db"); r.code != 0 {
-		t.Fatalf("db migrate: exit %d: %s", r.code, r.stderr)
+	if r := syncd.Exec(t, dir, "db", "migrate", "--db", "new.db"); r.Code != 0 {
+		t.Fatalf("db migrate: exit %d: %s", r.Code, r.Stderr)
 	}
 	bumpSchema(t, filepath.Join(dir, "new.db"), 99)
 
@@ -101,13 +74,13 @@ func TestE2E_StartupErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runBinary(t, dir, tt.args...)
-			if r.code != tt.code {
-				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, tt.code, r.stderr)
+			r := syncd.Exec(t, dir, tt.args...)
+			if r.Code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", r.Code, tt.code, r.Stderr)
 			}
 			for _, w := range tt.want {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("stderr does not contain %q:\n%s", w, r.stderr)
+				if !strings.Contains(r.Stderr, w) {
+					t.Errorf("stderr does not contain %q:\n%s", w, r.Stderr)
 				}
 			}
 		})
@@ -116,13 +89,13 @@ func TestE2E_StartupErrors(t *testing.T) {
 
 func TestE2E_Version(t *testing.T) {
 	t.Parallel()
-	r := runBinary(t, t.TempDir(), "version")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	r := syncd.Exec(t, t.TempDir(), "version")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	for _, w := range []string{"placement-syncd " + testVersion, "commit: " + testCommit, "go: go1.", "schema version: 2"} {
-		if !strings.Contains(r.stdout, w) {
-			t.Errorf("stdout does not contain %q:\n%s", w, r.stdout)
+		if !strings.Contains(r.Stdout, w) {
+			t.Errorf("stdout does not contain %q:\n%s", w, r.Stdout)
 		}
 	}
 }
@@ -132,33 +105,10 @@ func TestE2E_Version(t *testing.T) {
 func TestE2E_ServeAndTerminate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), "serve", "--listen", "127.0.0.1:0", "--db", "data/p.db")
-	cmd.Dir = dir
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lw := newLogWatcher()
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		io.Copy(lw, stderr) //nolint:errcheck // ends when the process exits
-	}()
-	addr := lw.listenAddr(t, ctx)
-
-	getRootOK(t, ctx, addr)
-
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	<-copied
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("after SIGTERM: %v\n%s", err, lw.String())
+	d := syncd.Start(t, daemontest.Options{Dir: dir, Args: []string{"serve", "--listen", "127.0.0.1:0", "--db", "data/p.db"}})
+	d.API.MustDo(t, http.StatusOK, http.MethodGet, "/", nil)
+	if code := d.Stop(t); code != 0 {
+		t.Fatalf("after SIGTERM: exit %d\n%s", code, d.Log)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data", "p.db")); err != nil {
 		t.Errorf("database not created: %v", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/drivers/fpga"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
@@ -40,10 +41,8 @@ func startFPGAAgent(t *testing.T, state string, reserved float64) fpgaAgent {
 	writeFile(t, a.cfg, "log: {format: console}\nagent:\n  host: h1\n  interval: 1h\n  placement: {endpoint: \""+srv.URL+"\", token: admin}\n"+
 		"  local: {listen: \""+listen+"\", token: s3cret}\n"+
 		"  fpga: {enabled: true, file: \""+devices+"\", state_file: \""+a.state+"\", program_command: [\"true\"]}\n")
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"agent", "--config", a.cfg}, &bytes.Buffer{}, &bytes.Buffer{}) }()
-	t.Cleanup(func() { cancel(); <-done })
+	// Its log is console lines: the wait is on the inventory it writes.
+	syncd.Start(t, daemontest.Options{InProcess: true, NoWait: true, Args: []string{"agent", "--config", a.cfg}})
 	waitReserved(t, srv, a.uuid, reserved)
 	return a
 }
@@ -94,19 +93,16 @@ func TestFPGA_UnknownDevice(t *testing.T) {
 // waitReserved waits for the agent's first pass to write the inventory.
 func waitReserved(t *testing.T, srv *placementtest.Server, uuid string, want float64) {
 	t.Helper()
-	for i := 0; ; i++ {
-		code, _ := srv.Do(t, http.MethodGet, "/resource_providers/"+uuid+"/inventories", "1.39", nil)
-		if code == http.StatusOK {
-			if _, invs := srv.Inventories(t, uuid); len(invs) > 0 {
-				if invs["FPGA"]["reserved"] != want {
-					t.Fatalf("FPGA inventory %v, want reserved %v", invs, want)
-				}
-				return
-			}
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	daemontest.Eventually(t, ctx, "the agent wrote the device's inventory", func() bool {
+		if code, _ := srv.Do(t, http.MethodGet, "/resource_providers/"+uuid+"/inventories", "1.39", nil); code != http.StatusOK {
+			return false
 		}
-		if i > 300 {
-			t.Fatal("the agent never wrote the device's inventory")
-		}
-		time.Sleep(50 * time.Millisecond)
+		_, invs := srv.Inventories(t, uuid)
+		return len(invs) > 0
+	})
+	if _, invs := srv.Inventories(t, uuid); invs["FPGA"]["reserved"] != want {
+		t.Fatalf("FPGA inventory %v, want reserved %v", invs, want)
 	}
 }

@@ -51,11 +51,11 @@ func TestE2E_GateUnseenCellRealNova(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := filepath.Join(dir, "gate.yaml")
 			writeFile(t, cfg, base+c.extra)
-			r := runBinary(t, dir, "gate", "--config", cfg)
+			r := syncd.Exec(t, dir, "gate", "--config", cfg)
 			wantOutput(t, r, exitOK, c.want, nil)
 			for _, w := range c.notWant {
-				if strings.Contains(r.stdout, w) {
-					t.Errorf("stdout contains %q:\n%s", w, r.stdout)
+				if strings.Contains(r.Stdout, w) {
+					t.Errorf("stdout contains %q:\n%s", w, r.Stdout)
 				}
 			}
 		})

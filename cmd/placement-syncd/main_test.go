@@ -3,26 +3,20 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/placement-syncd/placement-syncd/cmd/placement-syncd/internal/config"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
-// testBin holds the placement-syncd binary built for the e2e tests of this
-// package. It is built at most once per test process, on first use, so
-// that unit tests run without it; TestMain removes it afterwards.
-var testBin struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+// syncd is placement-syncd for this package's tests: the binary, built
+// once with the version and commit below on first use, and run, the
+// entry point the daemons started in process go through.
+var syncd = daemontest.Main{Package: ".", Run: run,
+	LDFlags: fmt.Sprintf("-X main.version=%s -X main.commit=%s", testVersion, testCommit)}
 
 // testVersion and testCommit are linked into the test binary to check
 // -ldflags handling.
@@ -31,51 +25,10 @@ const (
 	testCommit  = "0123456789abcdef"
 )
 
-// TestMain also checks that run leaves no goroutine behind once its
+// TestMain stops the real Nova if a test started it, removes the built
+// binary, and checks that run leaves no goroutine behind once its
 // context has ended (every actor has an owner and stops).
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := realNova.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "novatest: %v\n", err)
-		code = 1
-	}
-	if testBin.dir != "" {
-		os.RemoveAll(testBin.dir)
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// binary returns the path of the built placement-syncd, building it on
-// the first call.
-func binary(t testing.TB) string {
-	t.Helper()
-	testBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "placement-syncd-e2e-")
-		if err != nil {
-			testBin.err = err
-			return
-		}
-		testBin.dir = dir
-		path := filepath.Join(dir, "placement-syncd")
-		cmd := exec.Command("go", "build", "-o", path,
-			"-ldflags", fmt.Sprintf("-X main.version=%s -X main.commit=%s", testVersion, testCommit), ".")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			testBin.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		testBin.path = path
-	})
-	if testBin.err != nil {
-		t.Fatal(testBin.err)
-	}
-	return testBin.path
-}
+func TestMain(m *testing.M) { os.Exit(svcproc.RunMain(m, realNova, &syncd, svcproc.NoLeaks())) }
 
 // devstackConf is placement.conf as devstack writes it, on the database
 // connection names (the config package's testdata).
@@ -92,4 +45,21 @@ func devstackConf(t *testing.T, connection string) string {
 func loadConfig(path string, overrides []config.Override) (config.Config, error) {
 	cfg, _, err := config.Load(config.Sources{YAML: path, Overrides: overrides})
 	return cfg, err
+}
+
+// serveArgs is `serve` on db, listening on a port of its choice, with
+// extra arguments.
+func serveArgs(db string, extra ...string) []string {
+	return append([]string{"serve", "--listen", "127.0.0.1:0", "--db", db}, extra...)
+}
+
+// freeAddr is a loopback address nothing listens on now, for a child to
+// listen on or a client to find closed.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	addr, err := svcproc.FreeAddr()
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	return addr
 }

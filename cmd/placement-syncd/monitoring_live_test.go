@@ -20,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
@@ -69,17 +70,17 @@ func TestMonitoringLive(t *testing.T) {
 	a, replica := startMonitoredDemo(t, ctx)
 	// A 404 and a generation conflict for the dashboard's error panels.
 	rp := "c0ffee00-0000-4000-8000-000000000001"
-	do(t, ctx, http.MethodGet, a.api+"/resource_providers/"+rp, "admin", nil, http.StatusNotFound, nil)
-	do(t, ctx, http.MethodPost, a.api+"/resource_providers", "admin", map[string]any{"name": "monitoring-1", "uuid": rp}, http.StatusOK, nil)
+	a.API.MustDo(t, http.StatusNotFound, http.MethodGet, "/resource_providers/"+rp, nil)
+	a.API.MustDo(t, http.StatusOK, http.MethodPost, "/resource_providers", map[string]any{"name": "monitoring-1", "uuid": rp})
 	inv := map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{"VCPU": map[string]any{"total": 8}}}
-	do(t, ctx, http.MethodPut, a.api+"/resource_providers/"+rp+"/inventories", "admin", inv, http.StatusOK, nil)
-	do(t, ctx, http.MethodPut, a.api+"/resource_providers/"+rp+"/inventories", "admin", inv, http.StatusConflict, nil)
+	a.API.MustDo(t, http.StatusOK, http.MethodPut, "/resource_providers/"+rp+"/inventories", inv)
+	a.API.MustDo(t, http.StatusConflict, http.MethodPut, "/resource_providers/"+rp+"/inventories", inv)
 	// A target nobody listens on, in the same scrape job.
 	closed := freeAddr(t)
-	prom := startPrometheus(t, ctx, []string{strings.TrimPrefix(a.api, "http://"), strings.TrimPrefix(replica, "http://"), closed})
+	prom := startPrometheus(t, ctx, []string{strings.TrimPrefix(a.URL, "http://"), strings.TrimPrefix(replica, "http://"), closed})
 
 	// Two scrapes of each target at least, so that rate() has its two points.
-	eventually(t, ctx, "Prometheus scraped both live targets 3 times", func() bool {
+	daemontest.Eventually(t, ctx, "Prometheus scraped both live targets 3 times", func() bool {
 		n, err := prom.query(ctx, `count_over_time(up{job="placement-syncd"}[1m]) >= 3 and up == 1`)
 		return err == nil && n == 2
 	})
@@ -116,7 +117,7 @@ var healthyAlerts = []string{"PlacementSyncdAPIErrorsHigh", "PlacementSyncdAPILa
 func checkAlertStates(t *testing.T, ctx context.Context, prom *promServer, exprs []monExpr, closed string) {
 	t.Helper()
 	var rules map[string]promAlertRule
-	eventually(t, ctx, "PlacementSyncdTargetDown is pending or firing", func() bool {
+	daemontest.Eventually(t, ctx, "PlacementSyncdTargetDown is pending or firing", func() bool {
 		var err error
 		rules, err = prom.alertRules(ctx)
 		return err == nil && rules["PlacementSyncdTargetDown"].State != "inactive" && rules["PlacementSyncdTargetDown"].State != ""
@@ -274,29 +275,16 @@ func startMonitoredDemo(t *testing.T, ctx context.Context) (*allInOne, string) {
 	}
 	writeFile(t, cfgPath, strings.Replace(string(b), sqlite, "  connection: \""+dbURL+"\"", 1))
 	demoInit(t, ctx, cfgPath)
-	a := startAllInOne(t, ctx, cfgPath)
-	waitCapacity(t, ctx, a.api)
+	a := startAllInOne(t, cfgPath)
+	waitCapacity(t, ctx, a.Daemon)
 
 	replicaCfg := filepath.Join(dir, "replica.yaml")
 	writeFile(t, replicaCfg, "api:\n  listen: \"127.0.0.1:0\"\ndatabase:\n  connection: \""+dbURL+"\"\nlog:\n  format: json\n")
-	replica := startServe(t, ctx, replicaCfg)
+	replica := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--config", replicaCfg}}).URL
 
-	cycleCtx, stopCycle := context.WithCancel(ctx)
-	done := make(chan int, 1)
-	go func() {
-		done <- run(cycleCtx, []string{"demo", "cycle", "--config", cfgPath, "--period", "1s",
-			"--agent", strings.TrimPrefix(a.agent, "http://"), "--reconciler", strings.TrimPrefix(a.reconciler, "http://")},
-			&bytes.Buffer{}, &bytes.Buffer{})
-	}()
-	t.Cleanup(func() { stopCycle(); <-done })
+	syncd.Start(t, daemontest.Options{InProcess: true, NoWait: true, Args: []string{"demo", "cycle", "--config", cfgPath, "--period", "1s",
+		"--agent", strings.TrimPrefix(a.agent.Base, "http://"), "--reconciler", strings.TrimPrefix(a.reconciler.Base, "http://")}})
 	return a, replica
-}
-
-// startServe runs `serve` with the config at cfgPath until the test ends
-// and returns its API URL.
-func startServe(t *testing.T, ctx context.Context, cfgPath string) string {
-	t.Helper()
-	return "http://" + runServe(t, ctx, cfgPath).listenAddr(t, ctx)
 }
 
 // promServer is a Prometheus server started by the test.
@@ -345,7 +333,7 @@ func startPrometheus(t *testing.T, ctx context.Context, targets []string) *promS
 			<-exited
 		}
 	})
-	eventually(t, ctx, "prometheus is ready", func() bool {
+	daemontest.Eventually(t, ctx, "prometheus is ready", func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("prometheus exited:\n%s", log.String())

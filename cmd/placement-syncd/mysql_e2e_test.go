@@ -3,11 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
@@ -29,37 +28,38 @@ func TestE2E_MySQL(t *testing.T) {
 	url := "mysql+pymysql://placement:" + pw + "@" + s.Addr + "/" + db + "?charset=utf8mb4"
 	dir := t.TempDir()
 	outputs := []string{}
-	run := func(want int, args ...string) result {
+	run := func(want int, args ...string) daemontest.Result {
 		t.Helper()
-		r := runBinary(t, dir, args...)
-		outputs = append(outputs, r.stdout, r.stderr)
-		if r.code != want {
-			t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", args, r.code, want, r.stdout, r.stderr)
+		r := syncd.Exec(t, dir, args...)
+		outputs = append(outputs, r.Stdout, r.Stderr)
+		if r.Code != want {
+			t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", args, r.Code, want, r.Stdout, r.Stderr)
 		}
 		return r
 	}
-	if r := run(exitSchema, "db", "version", "--db", url); !strings.Contains(r.stdout, "database schema version: 0") {
-		t.Errorf("db version of an empty database: %s", r.stdout)
+	if r := run(exitSchema, "db", "version", "--db", url); !strings.Contains(r.Stdout, "database schema version: 0") {
+		t.Errorf("db version of an empty database: %s", r.Stdout)
 	}
-	if r := run(exitOK, "db", "migrate", "--db", url); !strings.Contains(r.stdout, "migrated from schema version 0 to 4") {
-		t.Errorf("db migrate: %s", r.stdout)
+	if r := run(exitOK, "db", "migrate", "--db", url); !strings.Contains(r.Stdout, "migrated from schema version 0 to 4") {
+		t.Errorf("db migrate: %s", r.Stdout)
 	}
 	run(exitOK, "db", "version", "--db", url)
 	run(exitFailure, "db", "version", "--db", strings.Replace(url, pw, "wrong-"+pw, 1))
 
-	srv := durStart(t, binary(t), url, filepath.Join(dir, "serve.log"))
+	srv := syncd.Start(t, daemontest.Options{Args: serveArgs(url)})
+	api := srv.API.At("1.6")
 	put := func(trait string, want ...int) []byte {
 		t.Helper()
-		code, body, err := srv.do("PUT", "/traits/"+trait)
+		r, err := api.Do(ctx, "PUT", "/traits/"+trait, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {
-			if code == w {
-				return body
+			if r.Code == w {
+				return r.Body
 			}
 		}
-		t.Fatalf("PUT /traits/%s: %d %s, want one of %v", trait, code, body, want)
+		t.Fatalf("PUT /traits/%s: %d %s, want one of %v", trait, r.Code, r.Body, want)
 		return nil
 	}
 	put("CUSTOM_BEFORE", 201)
@@ -77,19 +77,14 @@ func TestE2E_MySQL(t *testing.T) {
 	}
 	put("CUSTOM_AFTER", 201)
 	put("CUSTOM_DURING", 201) // it was not applied, so it is created now
-	if code, _, err := srv.do("GET", "/traits/CUSTOM_BEFORE"); err != nil || code != 204 {
-		t.Fatalf("GET /traits/CUSTOM_BEFORE after the restart: %d %v", code, err)
-	}
-	log, err := os.ReadFile(srv.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, out := range append(outputs, string(log)) {
+	api.MustDo(t, 204, "GET", "/traits/CUSTOM_BEFORE", nil)
+	log := srv.Log.String()
+	for _, out := range append(outputs, log) {
 		if strings.Contains(out, pw) {
 			t.Fatalf("the password appears in an output:\n%s", out)
 		}
 	}
-	if !strings.Contains(string(log), "placement:***@") {
-		t.Errorf("serve's log does not name the database with its password masked:\n%s", srv.tail())
+	if !strings.Contains(log, "placement:***@") {
+		t.Errorf("serve's log does not name the database with its password masked:\n%s", srv.Log.Tail(2000))
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // realNova is the binary's real nova-api, started on first use.
-var realNova novatest.Main
+var realNova = novatest.Shared()
 
 // TestE2E_SyncAggregatesRealNova runs sync-aggregates against the real
 // nova-api (max_limit 3, so hypervisors take several pages; one Ironic
@@ -58,7 +58,7 @@ func TestE2E_SyncAggregatesRealNova(t *testing.T) {
 	}
 	cfg := e.config(t, "nova.yaml", "nova:", "  endpoint: "+n.Endpoint, "  token: "+novatest.Token)
 
-	r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg, "--verbose")
+	r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg, "--verbose")
 	wantOutput(t, r, exitOK, []string{"read Nova: 2 aggregates, 7 compute nodes on 5 hosts", "6 written"}, nil)
 	for host, want := range map[string][]string{"h1": {aggA.UUID}, "h2": {aggA.UUID}, "h3": nil, "h4": {aggB.UUID}, "ironic": {aggA.UUID}} {
 		for _, u := range nodes[host] {
@@ -67,16 +67,16 @@ func TestE2E_SyncAggregatesRealNova(t *testing.T) {
 			}
 		}
 	}
-	r = runBinary(t, e.dir, "sync-aggregates", "--config", cfg, "--verbose")
+	r = syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg, "--verbose")
 	wantOutput(t, r, exitOK, []string{fmt.Sprintf("in sync: host h4: provider %s: aggregates [%s]", nodes["h4"][0], aggB.UUID), "6 providers in sync"}, nil)
 
 	if err := n.RemoveHost(ctx, aggB.ID, "h4"); err != nil {
 		t.Fatal(err)
 	}
-	r = runBinary(t, e.dir, "sync-aggregates", "--config", cfg)
+	r = syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg)
 	wantOutput(t, r, exitOK, []string{fmt.Sprintf("synced: host h4: provider %s: added [] removed [%s]", nodes["h4"][0], aggB.UUID)}, nil)
-	if strings.Contains(r.stdout, "(no Nova host)") {
-		t.Errorf("a provider printed without its host:\n%s", r.stdout)
+	if strings.Contains(r.Stdout, "(no Nova host)") {
+		t.Errorf("a provider printed without its host:\n%s", r.Stdout)
 	}
 
 	for _, c := range []struct{ name, endpoint, token, want string }{
@@ -90,9 +90,9 @@ func TestE2E_SyncAggregatesRealNova(t *testing.T) {
 				}
 			}
 			bad := e.config(t, "bad.yaml", "nova:", "  endpoint: "+c.endpoint, fmt.Sprintf("  token: %q", c.token))
-			r := runBinary(t, e.dir, "sync-aggregates", "--config", bad)
-			if r.code != exitNovaUnavailable || !strings.Contains(r.stderr, c.want) {
-				t.Errorf("%s (fresh state %v): exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", c.name, fresh, r.code, exitNovaUnavailable, c.want, r.stdout, r.stderr)
+			r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", bad)
+			if r.Code != exitNovaUnavailable || !strings.Contains(r.Stderr, c.want) {
+				t.Errorf("%s (fresh state %v): exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", c.name, fresh, r.Code, exitNovaUnavailable, c.want, r.Stdout, r.Stderr)
 			}
 		}
 	}
@@ -133,12 +133,12 @@ func TestE2E_GateOfflineRealNova(t *testing.T) {
 	cfg := filepath.Join(dir, "gate.yaml")
 	writeFile(t, cfg, fmt.Sprintf("reconciler:\n  listen: %s\n  state_file: %s\n  nova:\n    api_database: %q\n",
 		freeAddr(t), filepath.Join(dir, "state.json"), n.APIDatabase))
-	r := runBinary(t, dir, "gate", "--config", cfg)
+	r := syncd.Exec(t, dir, "gate", "--config", cfg)
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: open", "all 2 nova-compute services at version 73"}, nil)
 	if err := n.Unreadable(ctx, "cell2"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = n.Readable(ctx, "cell2") })
-	r = runBinary(t, dir, "gate", "--config", cfg)
+	r = syncd.Exec(t, dir, "gate", "--config", cfg)
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "could not be read", "cell cell2: Error 1044"}, nil)
 }

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // serve --placement-conf with devstack's file starts and serves: GET /
@@ -17,29 +16,16 @@ func TestPlacementConf_ServeStarts(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "placement.conf")
 	writeFile(t, conf, devstackConf(t, "sqlite:///"+filepath.Join(dir, "placement.db")))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	lw := newLogWatcher()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--placement-conf", conf, "--listen", "127.0.0.1:0"}, io.Discard, lw)
-	}()
-	addr := lw.listenAddr(t, ctx)
-	getRootOK(t, ctx, addr)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/resource_providers", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--placement-conf", conf, "--listen", "127.0.0.1:0"}})
+	d.API.MustDo(t, http.StatusOK, http.MethodGet, "/", nil)
+	r := d.API.As("").MustDo(t, http.StatusUnauthorized, http.MethodGet, "/resource_providers", nil)
+	if !strings.Contains(r.Header.Get("WWW-Authenticate"), "http://10.0.0.5/identity") {
+		t.Errorf("GET /resource_providers without a token: WWW-Authenticate %q", r.Header.Get("WWW-Authenticate"))
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "http://10.0.0.5/identity") {
-		t.Errorf("GET /resource_providers without a token: %s, WWW-Authenticate %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
+	if code := d.Stop(t); code != exitOK {
+		t.Errorf("serve exited %d:\n%s", code, d.Log)
 	}
-	cancel()
-	if code := <-done; code != exitOK {
-		t.Errorf("serve exited %d:\n%s", code, lw.String())
-	}
-	log := lw.String()
+	log := d.Log.String()
 	if n := strings.Count(log, "placement.conf options that mean nothing"); n != 1 || !strings.Contains(log, "keystone_authtoken.memcached_servers") {
 		t.Errorf("ignored options logged %d times:\n%s", n, log)
 	}

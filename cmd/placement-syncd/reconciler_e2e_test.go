@@ -1,24 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
@@ -104,19 +101,19 @@ func (e *recEnv) config(t *testing.T, name string, extra ...string) string {
 	return path
 }
 
-func wantOutput(t *testing.T, r result, code int, stdout, stderr []string) {
+func wantOutput(t *testing.T, r daemontest.Result, code int, stdout, stderr []string) {
 	t.Helper()
-	if r.code != code {
-		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	if r.Code != code {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, code, r.Stdout, r.Stderr)
 	}
 	for _, w := range stdout {
-		if !strings.Contains(r.stdout, w) {
-			t.Errorf("stdout does not contain %q:\n%s", w, r.stdout)
+		if !strings.Contains(r.Stdout, w) {
+			t.Errorf("stdout does not contain %q:\n%s", w, r.Stdout)
 		}
 	}
 	for _, w := range stderr {
-		if !strings.Contains(r.stderr, w) {
-			t.Errorf("stderr does not contain %q:\n%s", w, r.stderr)
+		if !strings.Contains(r.Stderr, w) {
+			t.Errorf("stderr does not contain %q:\n%s", w, r.Stderr)
 		}
 	}
 }
@@ -141,7 +138,7 @@ func TestE2E_SyncAggregates(t *testing.T) {
 
 	t.Run("dry run prints the plan and writes nothing", func(t *testing.T) {
 		e.proxy.Reset()
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg, "--dry-run")
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg, "--dry-run")
 		wantOutput(t, r, exitOK, []string{
 			"plan: host h1: provider " + h1 + ": add [" + agg + "] remove []",
 			"plan: host h2: provider " + h2 + ": add [" + agg + "] remove []",
@@ -156,7 +153,7 @@ func TestE2E_SyncAggregates(t *testing.T) {
 	})
 	t.Run("sync prints the changes per host: exit 0", func(t *testing.T) {
 		e.proxy.Reset()
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg)
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg)
 		wantOutput(t, r, exitOK, []string{
 			"synced: host h1: provider " + h1 + ": added [" + agg + "] removed []",
 			"synced: host h2: provider " + h2 + ": added [" + agg + "] removed []",
@@ -176,7 +173,7 @@ func TestE2E_SyncAggregates(t *testing.T) {
 	})
 	t.Run("in sync: exit 0, no write", func(t *testing.T) {
 		e.proxy.Reset()
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg, "--verbose")
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg, "--verbose")
 		wantOutput(t, r, exitOK, []string{"read placement memberships by-aggregate", "2 providers in sync, 0 to change, 0 associations drifted, 0 written"}, nil)
 		if e.proxy.Writes() != 0 {
 			t.Errorf("%d writes when in sync", e.proxy.Writes())
@@ -184,14 +181,14 @@ func TestE2E_SyncAggregates(t *testing.T) {
 	})
 	t.Run("host without provider: exit 6, the others synced", func(t *testing.T) {
 		e.writeNova(t, map[string][]string{agg: {"h1", "h2", "ghost"}}, append(hosts, novaHost{"ghost", ghost})...)
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg)
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg)
 		wantOutput(t, r, exitUnmappedHosts,
 			[]string{"no provider: host ghost: no resource provider for compute node(s) [" + ghost + "] (aggregates [" + agg + "])", "2 providers in sync"},
 			[]string{"1 host(s) without a resource provider"})
 	})
 	t.Run("Nova file unreadable: exit 4, nothing sent to Placement", func(t *testing.T) {
 		e.proxy.Reset()
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", e.config(t, "nofile.yaml", "nova:", "  file: "+filepath.Join(e.dir, "absent.json")))
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", e.config(t, "nofile.yaml", "nova:", "  file: "+filepath.Join(e.dir, "absent.json")))
 		wantOutput(t, r, exitNovaUnavailable, nil, []string{"nova unavailable", "absent.json"})
 		if e.proxy.Total() != 0 {
 			t.Errorf("%d Placement requests with Nova unreadable", e.proxy.Total())
@@ -203,7 +200,7 @@ func TestE2E_SyncAggregates(t *testing.T) {
 		}))
 		defer nova.Close()
 		e.proxy.Reset()
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", e.config(t, "novaapi.yaml", "nova:", "  endpoint: "+nova.URL, "  token: t"))
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", e.config(t, "novaapi.yaml", "nova:", "  endpoint: "+nova.URL, "  token: t"))
 		wantOutput(t, r, exitNovaUnavailable, nil, []string{"nova unavailable: list aggregates"})
 		if e.proxy.Total() != 0 {
 			t.Errorf("%d Placement requests with Nova down", e.proxy.Total())
@@ -212,17 +209,17 @@ func TestE2E_SyncAggregates(t *testing.T) {
 	t.Run("Placement failing: exit 5", func(t *testing.T) {
 		e.proxy.SetMode(placementtest.Unavailable)
 		defer e.proxy.SetMode(placementtest.Pass)
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg)
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg)
 		wantOutput(t, r, exitPlacementError, nil, []string{"placement error"})
 	})
 	t.Run("Nova down wins over hosts without provider", func(t *testing.T) {
 		e.proxy.SetMode(placementtest.Unavailable)
 		defer e.proxy.SetMode(placementtest.Pass)
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", e.config(t, "nofile2.yaml", "nova:", "  file: "+filepath.Join(e.dir, "absent.json")))
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", e.config(t, "nofile2.yaml", "nova:", "  file: "+filepath.Join(e.dir, "absent.json")))
 		wantOutput(t, r, exitNovaUnavailable, nil, nil)
 	})
 	t.Run("no Nova source: usage error", func(t *testing.T) {
-		r := runBinary(t, e.dir, "sync-aggregates", "--config", e.config(t, "nonova.yaml"))
+		r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", e.config(t, "nonova.yaml"))
 		wantOutput(t, r, exitUsage, nil, []string{"no Nova source configured"})
 	})
 }
@@ -233,7 +230,7 @@ func TestE2E_GateOffline(t *testing.T) {
 	t.Parallel()
 	e := newRecEnv(t)
 	listen := "listen: " + freeAddr(t)
-	r := runBinary(t, e.dir, "gate", "--config", e.config(t, "none.yaml", listen))
+	r := syncd.Exec(t, e.dir, "gate", "--config", e.config(t, "none.yaml", listen))
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "reason: Nova's list of nova-compute services not read yet",
 		"required version: 73, minimum reported: 0, computes counted: 0, override: auto", "source: state file"}, nil)
 
@@ -242,83 +239,16 @@ func TestE2E_GateOffline(t *testing.T) {
 	novaPath := e.writeNova(t, nil, novaHost{"c1", "c0c0c0c0-0000-4000-8000-000000000001"}, novaHost{"c2", "c0c0c0c0-0000-4000-8000-000000000002"})
 	cfg := e.config(t, "services.yaml", listen, "nova:", "  file: "+novaPath, "gate:", "  services:",
 		"    - {host: c1, binary: nova-compute, version: 73}", "    - {host: c2, binary: nova-compute, version: 72, deleted: true}")
-	r = runBinary(t, e.dir, "gate", "--config", cfg)
+	r = syncd.Exec(t, e.dir, "gate", "--config", cfg)
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: open", "computes counted: 1"}, nil)
-	r = runBinary(t, e.dir, "gate", "--config", cfg, "--json")
+	r = syncd.Exec(t, e.dir, "gate", "--config", cfg, "--json")
 	var g reconciler.GateState
-	if err := json.Unmarshal([]byte(r.stdout), &g); err != nil || !g.Open || g.MinVersion != 73 || g.Computes != 1 {
-		t.Errorf("gate --json: %v %+v\n%s", err, g, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &g); err != nil || !g.Open || g.MinVersion != 73 || g.Computes != 1 {
+		t.Errorf("gate --json: %v %+v\n%s", err, g, r.Stdout)
 	}
-	r = runBinary(t, e.dir, "gate", "--config", e.config(t, "closed.yaml", listen, "gate:", "  override: closed",
+	r = syncd.Exec(t, e.dir, "gate", "--config", e.config(t, "closed.yaml", listen, "gate:", "  override: closed",
 		"  services: [{host: c1, binary: nova-compute, version: 73}]"))
 	wantOutput(t, r, exitOK, []string{"OWNER_NOVA gate: closed", "reason: closed by the operator (override: closed)"}, nil)
-}
-
-// jsonLog collects a process's JSON log lines and lets a test wait for a
-// line; it is safe for concurrent use.
-type jsonLog struct {
-	mu      sync.Mutex
-	raw     bytes.Buffer
-	partial []byte
-	lines   []map[string]any
-	changed chan struct{}
-}
-
-func newJSONLog() *jsonLog { return &jsonLog{changed: make(chan struct{})} }
-
-func (l *jsonLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.raw.Write(p)
-	l.partial = append(l.partial, p...)
-	for {
-		i := bytes.IndexByte(l.partial, '\n')
-		if i < 0 {
-			break
-		}
-		var m map[string]any
-		if json.Unmarshal(l.partial[:i], &m) == nil {
-			l.lines = append(l.lines, m)
-		}
-		l.partial = l.partial[i+1:]
-	}
-	close(l.changed)
-	l.changed = make(chan struct{})
-	return len(p), nil
-}
-
-func (l *jsonLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.raw.String()
-}
-
-// wait returns the first line with msg whose fields include want.
-func (l *jsonLog) wait(t *testing.T, ctx context.Context, msg string, want map[string]string) map[string]any {
-	t.Helper()
-	for {
-		l.mu.Lock()
-		for _, m := range l.lines {
-			if m["msg"] != msg {
-				continue
-			}
-			ok := true
-			for k, v := range want {
-				ok = ok && m[k] == v
-			}
-			if ok {
-				l.mu.Unlock()
-				return m
-			}
-		}
-		ch := l.changed
-		l.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("no log line %q %v: %v; log:\n%s", msg, want, ctx.Err(), l.String())
-		}
-	}
 }
 
 // TestE2E_ServeReconcilerJobs runs serve with the reconciler and drives
@@ -357,44 +287,31 @@ reconciler:
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), "serve", "--config", serveCfg)
-	cmd.Dir = e.dir
-	log := newJSONLog()
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	addr, _ := log.wait(t, ctx, "reconciler endpoint", nil)["listen"].(string)
-	log.wait(t, ctx, "job run", map[string]string{"job": reconciler.JobAggregates, "trigger": reconciler.TriggerStart})
-	log.wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerStart})
+	d := syncd.Start(t, daemontest.Options{Dir: e.dir, Args: []string{"serve", "--config", serveCfg}, Ready: "reconciler endpoint"})
+	log := d.Log
+	addr := strings.TrimPrefix(d.URL, "http://")
+	log.Wait(t, ctx, "job run", map[string]string{"job": reconciler.JobAggregates, "trigger": reconciler.TriggerStart})
+	log.Wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerStart})
 	if got := e.aggregates(t, h1); !slices.Equal(got, []string{agg}) {
 		t.Fatalf("h1 aggregates after the start run: %v", got)
 	}
 	client := filepath.Join(e.dir, "client.yaml")
 	writeFile(t, client, fmt.Sprintf("reconciler:\n  listen: %q\n  token: s3cret\n", addr))
 
-	r := runBinary(t, e.dir, "jobs", "--config", client, "list")
+	r := syncd.Exec(t, e.dir, "jobs", "--config", client, "list")
 	wantOutput(t, r, exitOK, []string{"aggregates (@every 1h):", "owner_traits (@every 1h):",
 		" start    ok ", "changes=1 drift=1 conflicts=0 give_ups=0 hosts_without_provider=0 0 providers in sync, 1 written"}, nil)
 
-	r = runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
+	r = syncd.Exec(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
 	var rec reconciler.RunRecord
-	if err := json.Unmarshal([]byte(r.stdout), &rec); r.code != exitOK || err != nil ||
+	if err := json.Unmarshal([]byte(r.Stdout), &rec); r.Code != exitOK || err != nil ||
 		rec.Trigger != reconciler.TriggerDemand || rec.Result != reconciler.ResultOK || rec.Changes != 0 || rec.Drift != 0 {
-		t.Errorf("jobs run: exit %d, %+v (%v)\n%s%s", r.code, rec, err, r.stdout, r.stderr)
+		t.Errorf("jobs run: exit %d, %+v (%v)\n%s%s", r.Code, rec, err, r.Stdout, r.Stderr)
 	}
-	wantOutput(t, runBinary(t, e.dir, "jobs", "--config", client, "run", "nope"), exitFailure, nil, []string{"404", `unknown job "nope"`})
-	wantOutput(t, runBinary(t, e.dir, "jobs", "--config", client, "frobnicate"), exitUsage, nil, []string{"want 'list' or 'run JOB'"})
+	wantOutput(t, syncd.Exec(t, e.dir, "jobs", "--config", client, "run", "nope"), exitFailure, nil, []string{"404", `unknown job "nope"`})
+	wantOutput(t, syncd.Exec(t, e.dir, "jobs", "--config", client, "frobnicate"), exitUsage, nil, []string{"want 'list' or 'run JOB'"})
 	writeFile(t, filepath.Join(e.dir, "badtoken.yaml"), fmt.Sprintf("reconciler:\n  listen: %q\n  token: wrong\n", addr))
-	wantOutput(t, runBinary(t, e.dir, "jobs", "--config", "badtoken.yaml", "list"), exitFailure, nil, []string{"401 a valid token is required"})
+	wantOutput(t, syncd.Exec(t, e.dir, "jobs", "--config", "badtoken.yaml", "list"), exitFailure, nil, []string{"401 a valid token is required"})
 
 	t.Run("a run requested while one is going gets 409", func(t *testing.T) {
 		entered, release := make(chan struct{}, 10), make(chan struct{})
@@ -411,16 +328,20 @@ reconciler:
 			}
 		})
 		defer e.proxy.SetBefore(nil)
-		first, bin := make(chan result, 1), binary(t)
+		first := make(chan daemontest.Result, 1)
 		go func() {
-			first <- runDetached(ctx, bin, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
+			r, err := syncd.ExecContext(ctx, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
+			if err != nil {
+				r = daemontest.Result{Code: -1, Stderr: err.Error()}
+			}
+			first <- r
 		}()
 		select {
 		case <-entered:
 		case <-ctx.Done():
 			t.Fatal("the first run never reached Placement")
 		}
-		wantOutput(t, runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates), exitFailure, nil,
+		wantOutput(t, syncd.Exec(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates), exitFailure, nil,
 			[]string{"409 job is already running"})
 		unblock()
 		wantOutput(t, <-first, exitOK, []string{`"trigger": "demand"`, `"result": "ok"`}, nil)
@@ -428,62 +349,32 @@ reconciler:
 
 	t.Run("a failed run: exit 1, listed with its error", func(t *testing.T) {
 		e.proxy.SetMode(placementtest.Unavailable)
-		r := runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
+		r := syncd.Exec(t, e.dir, "jobs", "--config", client, "run", reconciler.JobAggregates)
 		e.proxy.SetMode(placementtest.Pass)
 		wantOutput(t, r, exitFailure, []string{`"result": "error"`}, []string{"job aggregates: placement error"})
-		wantOutput(t, runBinary(t, e.dir, "jobs", "--config", client, "list"), exitOK,
+		wantOutput(t, syncd.Exec(t, e.dir, "jobs", "--config", client, "list"), exitOK,
 			[]string{" demand   error ", " error: placement error: "}, nil)
 	})
 
 	t.Run("gate from the running reconciler follows heartbeats", func(t *testing.T) {
-		wantOutput(t, runBinary(t, e.dir, "gate", "--config", client), exitOK,
+		wantOutput(t, syncd.Exec(t, e.dir, "gate", "--config", client), exitOK,
 			[]string{"OWNER_NOVA gate: closed", "source: reconciler at " + addr}, nil)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/v1/services",
-			strings.NewReader(`{"host":"h1","binary":"nova-compute","version":73}`))
-		req.Header.Set("X-Auth-Token", "s3cret")
-		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			t.Fatalf("heartbeat: %s", resp.Status)
-		}
-		wantOutput(t, runBinary(t, e.dir, "gate", "--config", client), exitOK,
+		d.Client(d.URL, "s3cret").MustDo(t, http.StatusNoContent, http.MethodPost, "/v1/services",
+			`{"host":"h1","binary":"nova-compute","version":73}`)
+		wantOutput(t, syncd.Exec(t, e.dir, "gate", "--config", client), exitOK,
 			[]string{"OWNER_NOVA gate: open", "computes counted: 1"}, nil)
 		// Opening the gate runs the stamping at once (trigger gate); the
 		// pre-filter turns on after it.
-		log.wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerGate})
+		log.Wait(t, ctx, "job run", map[string]string{"job": reconciler.JobOwnerTraits, "trigger": reconciler.TriggerGate})
 		if _, traits := e.srv.Traits(t, h1); !slices.Contains(traits, reconciler.TraitOwnerNova) {
 			t.Errorf("h1 traits after stamping: %v", traits)
 		}
-		wantOutput(t, runBinary(t, e.dir, "gate", "--config", client), exitOK, []string{"pre-filter on: true"}, nil)
-		r := runBinary(t, e.dir, "jobs", "--config", client, "run", reconciler.JobOwnerTraits)
+		wantOutput(t, syncd.Exec(t, e.dir, "gate", "--config", client), exitOK, []string{"pre-filter on: true"}, nil)
+		r := syncd.Exec(t, e.dir, "jobs", "--config", client, "run", reconciler.JobOwnerTraits)
 		wantOutput(t, r, exitOK, []string{`"changes": 0`}, nil)
 	})
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	if code := d.Stop(t); code != 0 {
+		t.Fatalf("serve after SIGTERM: exit %d\n%s", code, log)
 	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("serve after SIGTERM: %v\n%s", err, log.String())
-		}
-	case <-ctx.Done():
-		t.Fatal("serve did not stop after SIGTERM")
-	}
-}
-
-// runDetached runs the binary like runBinary, for use off the test's
-// goroutine: failures to start are reported as exit code -1.
-func runDetached(ctx context.Context, bin, dir string, args ...string) result {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, io.Writer(&stderr)
-	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
-		return result{code: -1, stderr: err.Error()}
-	}
-	return result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
 }

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -17,36 +16,55 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 )
 
 // replicaSet is several `serve` processes on one MariaDB database.
 type replicaSet struct {
+	*daemontest.Replicas
 	t    *testing.T
 	db   *mariadbtest.Server
 	name string
 	url  string
 	dir  string
-	rs   []*durServer
 }
 
-func startReplicaSet(t *testing.T, n int, extra ...string) *replicaSet {
+// newReplicaSet makes a migrated MariaDB database for replicas.
+func newReplicaSet(t *testing.T) *replicaSet {
 	t.Helper()
 	s := mariadbtest.Start(t)
 	db := s.NewDatabase(t)
 	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
-	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
-		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
-	}
-	for i := range n {
-		set.rs = append(set.rs, set.start(i, extra...))
+	if r := syncd.Exec(t, set.dir, "db", "migrate", "--db", set.url); r.Code != exitOK {
+		t.Fatalf("db migrate: %d %s", r.Code, r.Stderr)
 	}
 	return set
 }
 
-// start starts replica i (again).
-func (set *replicaSet) start(i int, extra ...string) *durServer {
-	return durStart(set.t, binary(set.t), set.url, filepath.Join(set.dir, fmt.Sprintf("serve%d-%d.log", i, time.Now().UnixNano())), extra...)
+// startReplicaSet starts n replicas serving with extra arguments.
+func startReplicaSet(t *testing.T, n int, extra ...string) *replicaSet {
+	t.Helper()
+	set := newReplicaSet(t)
+	set.Replicas = syncd.StartReplicas(t, n, func(int) daemontest.Options {
+		return daemontest.Options{Args: serveArgs(set.url, extra...)}
+	})
+	return set
+}
+
+// startLeading starts three replicas running the reconciler with leader
+// election (lease_ttl ttl) and returns their reconciler addresses.
+func (set *replicaSet) startLeading(t *testing.T, ttl time.Duration) []string {
+	t.Helper()
+	addrs := make([]string, 3)
+	set.Replicas = syncd.StartReplicas(t, 3, func(i int) daemontest.Options {
+		addrs[i] = freeAddr(t)
+		cfg := filepath.Join(set.dir, fmt.Sprintf("replica%d.yaml", i))
+		writeFile(t, cfg, fmt.Sprintf("reconciler:\n  enabled: true\n  listen: %q\n  state_file: %s\n  jobs:\n    aggregates: \"\"\n    owner_traits: \"@every 1h\"\n  leader:\n    lease_ttl: %s\n",
+			addrs[i], filepath.Join(set.dir, fmt.Sprintf("state%d.json", i)), ttl))
+		return daemontest.Options{Args: serveArgs(set.url, "--config", cfg)}
+	})
+	return addrs
 }
 
 // sql opens the database itself.
@@ -60,53 +78,6 @@ func (set *replicaSet) sql() *sql.DB {
 	return db
 }
 
-// call sends a request with a JSON body at a microversion and returns the
-// status, 0 when no answer came (a killed replica).
-func call(s *durServer, method, path, mv, body string) (int, []byte) {
-	req, err := http.NewRequest(method, s.url+path, bytes.NewBufferString(body))
-	if err != nil {
-		return 0, nil
-	}
-	req.Header.Set("X-Auth-Token", "admin")
-	req.Header.Set("OpenStack-API-Version", "placement "+mv)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return 0, nil
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
-func mustCall(t *testing.T, s *durServer, method, path, mv, body string, want int) []byte {
-	t.Helper()
-	code, b := call(s, method, path, mv, body)
-	if code != want {
-		t.Fatalf("%s %s on %s: %d %s, want %d", method, path, s.url, code, b, want)
-	}
-	return b
-}
-
-// eventually retries check until it passes or a generous deadline ends
-// (the replicas follow each other within a poll interval).
-func eventuallyOK(t *testing.T, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestE2E_ReplicaClaims has 16 clients claim one VCPU each through three
 // replicas on one MariaDB against a capacity of 50: exactly 50 are
 // granted, none over-allocated, no 5xx; every replica then shows 50 used.
@@ -114,9 +85,8 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 3)
 	const rp, capacity, claims, clients = "11111111-2222-4333-8444-555555555555", 50, 120, 16
-	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
-	mustCall(t, set.rs[1], "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
-		fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, capacity), 200)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"rp"}`)
+	set.Get(1).API.At("1.20").MustDo(t, 200, "PUT", "/resource_providers/"+rp+"/inventories", fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, capacity))
 	var next atomic.Int64
 	var mu sync.Mutex
 	codes := map[int]int{}
@@ -132,12 +102,12 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 					return
 				}
 				consumer := fmt.Sprintf("cccccccc-0000-4000-8000-%012d", i)
-				code, body := call(set.rs[i%3], "PUT", "/allocations/"+consumer, "1.28",
+				r, _ := set.Get(int(i%3)).API.At("1.28").Do(context.Background(), "PUT", "/allocations/"+consumer,
 					`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
 				mu.Lock()
-				codes[code]++
-				if code != 204 && code != 409 {
-					odd = append(odd, fmt.Sprintf("replica %d: %d %s", i%3, code, body))
+				codes[r.Code]++
+				if r.Code != 204 && r.Code != 409 {
+					odd = append(odd, fmt.Sprintf("replica %d: %d %s", i%3, r.Code, r.Body))
 				}
 				mu.Unlock()
 			}
@@ -152,9 +122,10 @@ func TestE2E_ReplicaClaims(t *testing.T) {
 	if err := set.sql().QueryRow(`SELECT COALESCE(SUM(used), 0) FROM allocations`).Scan(&used); err != nil || used != capacity {
 		t.Fatalf("the database holds %d used (%v), want %d", used, err, capacity)
 	}
-	for i, r := range set.rs {
-		eventuallyOK(t, fmt.Sprintf("replica %d's usage", i), func() error {
-			b := mustCall(t, r, "GET", "/resource_providers/"+rp+"/usages", "1.20", "", 200)
+	for i := range set.Len() {
+		r := set.Get(i)
+		daemontest.Soon(t, fmt.Sprintf("replica %d's usage", i), func() error {
+			b := r.API.At("1.20").MustDo(t, 200, "GET", "/resource_providers/"+rp+"/usages", nil).Body
 			if !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU": %d`, capacity))) && !bytes.Contains(b, []byte(fmt.Sprintf(`"VCPU":%d`, capacity))) {
 				return fmt.Errorf("usages %s", b)
 			}
@@ -173,10 +144,10 @@ type writeStream struct {
 	next   atomic.Int64
 	stop   chan struct{}
 	done   sync.WaitGroup
-	target func(i int64) *durServer
+	target func(i int64) *daemontest.Daemon
 }
 
-func startWriteStream(clients int, rp string, target func(i int64) *durServer) *writeStream {
+func startWriteStream(clients int, rp string, target func(i int64) *daemontest.Daemon) *writeStream {
 	w := &writeStream{codes: map[int]int{}, stop: make(chan struct{}), target: target}
 	for range clients {
 		w.done.Add(1)
@@ -190,17 +161,18 @@ func startWriteStream(clients int, rp string, target func(i int64) *durServer) *
 				}
 				i := w.next.Add(1)
 				s := w.target(i)
-				var code int
+				var r daemontest.Response
 				var what string
 				if i%2 == 0 {
 					what = fmt.Sprintf("trait CUSTOM_T%d", i)
-					code, _ = call(s, "PUT", fmt.Sprintf("/traits/CUSTOM_T%d", i), "1.6", "")
+					r, _ = s.API.At("1.6").Do(context.Background(), "PUT", fmt.Sprintf("/traits/CUSTOM_T%d", i), nil)
 				} else {
 					c := fmt.Sprintf("dddddddd-0000-4000-8000-%012d", i)
 					what = "claim " + c
-					code, _ = call(s, "PUT", "/allocations/"+c, "1.28",
+					r, _ = s.API.At("1.28").Do(context.Background(), "PUT", "/allocations/"+c,
 						`{"allocations":{"`+rp+`":{"resources":{"VCPU":1}}},"project_id":"p","user_id":"u","consumer_generation":null}`)
 				}
+				code := r.Code
 				w.mu.Lock()
 				w.codes[code]++
 				if code == 201 || code == 204 {
@@ -219,7 +191,7 @@ func (w *writeStream) waitFor(t *testing.T, n int) {
 	w.mu.Lock()
 	want := len(w.acked) + n
 	w.mu.Unlock()
-	eventuallyOK(t, "acknowledged writes", func() error {
+	daemontest.Soon(t, "acknowledged writes", func() error {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if len(w.acked) < want {
@@ -236,20 +208,20 @@ func (w *writeStream) finish() ([]string, map[int]int) {
 }
 
 // checkAcked asks s for every acknowledged write.
-func checkAcked(t *testing.T, s *durServer, acked []string) {
+func checkAcked(t *testing.T, s *daemontest.Daemon, acked []string) {
 	t.Helper()
-	eventuallyOK(t, "acknowledged writes on "+s.url, func() error {
+	daemontest.Soon(t, "acknowledged writes on "+s.URL, func() error {
 		for _, a := range acked {
 			var kind, name string
 			fmt.Sscan(a, &kind, &name)
 			if kind == "trait" {
-				if code, _ := call(s, "GET", "/traits/"+name, "1.6", ""); code != 204 {
-					return fmt.Errorf("GET /traits/%s: %d", name, code)
+				if r, _ := s.API.At("1.6").Do(t.Context(), "GET", "/traits/"+name, nil); r.Code != 204 {
+					return fmt.Errorf("GET /traits/%s: %d", name, r.Code)
 				}
 				continue
 			}
-			if code, b := call(s, "GET", "/allocations/"+name, "1.28", ""); code != 200 || !bytes.Contains(b, []byte(`"VCPU": 1`)) && !bytes.Contains(b, []byte(`"VCPU":1`)) {
-				return fmt.Errorf("GET /allocations/%s: %d %s", name, code, b)
+			if r, _ := s.API.At("1.28").Do(t.Context(), "GET", "/allocations/"+name, nil); r.Code != 200 || !bytes.Contains(r.Body, []byte(`"VCPU": 1`)) && !bytes.Contains(r.Body, []byte(`"VCPU":1`)) {
+				return fmt.Errorf("GET /allocations/%s: %d %s", name, r.Code, r.Body)
 			}
 		}
 		return nil
@@ -265,18 +237,17 @@ func TestE2E_ReplicaKillAndDatabaseRestart(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 3)
 	const rp = "11111111-2222-4333-8444-666666666666"
-	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"rp"}`, 200)
-	mustCall(t, set.rs[0], "PUT", "/resource_providers/"+rp+"/inventories", "1.20",
-		`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":1000000}}}`, 200)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"rp"}`)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "PUT", "/resource_providers/"+rp+"/inventories", `{"resource_provider_generation":0,"inventories":{"VCPU":{"total":1000000}}}`)
 	var killed atomic.Bool
-	w := startWriteStream(8, rp, func(i int64) *durServer {
+	w := startWriteStream(8, rp, func(i int64) *daemontest.Daemon {
 		if killed.Load() && i%3 == 1 {
-			return set.rs[2] // the client's load balancer drops the dead replica
+			return set.Get(2) // the client's load balancer drops the dead replica
 		}
-		return set.rs[i%3]
+		return set.Get(int(i % 3))
 	})
 	w.waitFor(t, 100)
-	set.rs[1].kill(t) // SIGKILL in the middle of the stream
+	set.Kill(t, 1) // SIGKILL in the middle of the stream
 	killed.Store(true)
 	w.waitFor(t, 100)
 	if err := set.db.Kill(); err != nil {
@@ -289,24 +260,23 @@ func TestE2E_ReplicaKillAndDatabaseRestart(t *testing.T) {
 	w.waitFor(t, 100) // the same processes write again
 	acked, codes := w.finish()
 	t.Logf("%d writes acknowledged; answers by status (0: no answer): %v", len(acked), codes)
-	checkAcked(t, set.rs[0], acked)
-	checkAcked(t, set.rs[2], acked)
-	checkAcked(t, set.start(1), acked)
+	checkAcked(t, set.Get(0), acked)
+	checkAcked(t, set.Get(2), acked)
+	checkAcked(t, set.Restart(t, 1), acked)
 }
 
 // jobsOf reads a replica's job listing from its reconciler endpoint.
 func jobsOf(addr string) (leader bool, runs []reconciler.RunRecord, err error) {
-	resp, err := http.Get("http://" + addr + "/v1/jobs")
+	r, err := daemontest.Client{Base: "http://" + addr}.Do(context.Background(), http.MethodGet, "/v1/jobs", nil)
 	if err != nil {
 		return false, nil, err
 	}
-	defer resp.Body.Close()
 	var out struct {
 		Jobs       []reconciler.JobStatus `json:"jobs"`
 		Leadership reconciler.Leadership  `json:"leadership"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return false, nil, err
+	if err := json.Unmarshal(r.Body, &out); err != nil {
+		return false, nil, fmt.Errorf("jobs of %s: %w", addr, err)
 	}
 	for _, j := range out.Jobs {
 		runs = append(runs, j.Runs...)
@@ -321,22 +291,10 @@ func jobsOf(addr string) (leader bool, runs []reconciler.RunRecord, err error) {
 func TestE2E_ReplicaLeaderTakeover(t *testing.T) {
 	t.Parallel()
 	const ttl = 3 * time.Second
-	s := mariadbtest.Start(t)
-	db := s.NewDatabase(t)
-	set := &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}
-	if r := runBinary(t, set.dir, "db", "migrate", "--db", set.url); r.code != exitOK {
-		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
-	}
-	addrs := make([]string, 3)
-	for i := range addrs {
-		addrs[i] = freeAddr(t)
-		cfg := filepath.Join(set.dir, fmt.Sprintf("replica%d.yaml", i))
-		writeFile(t, cfg, fmt.Sprintf("reconciler:\n  enabled: true\n  listen: %q\n  state_file: %s\n  jobs:\n    aggregates: \"\"\n    owner_traits: \"@every 1h\"\n  leader:\n    lease_ttl: %s\n",
-			addrs[i], filepath.Join(set.dir, fmt.Sprintf("state%d.json", i)), ttl))
-		set.rs = append(set.rs, set.start(i, "--config", cfg))
-	}
+	set := newReplicaSet(t)
+	addrs := set.startLeading(t, ttl)
 	leaderIdx := -1
-	eventuallyOK(t, "one leader that ran the job", func() error {
+	daemontest.Soon(t, "one leader that ran the job", func() error {
 		leaders := 0
 		for i, a := range addrs {
 			lead, runs, err := jobsOf(a)
@@ -356,28 +314,19 @@ func TestE2E_ReplicaLeaderTakeover(t *testing.T) {
 	})
 	// An agent's heartbeat reaches a standby; the leader counts it too.
 	standby := (leaderIdx + 1) % 3
-	resp, err := http.Post("http://"+addrs[standby]+"/v1/services", "application/json",
-		bytes.NewBufferString(`{"host":"compute-1","binary":"nova-compute","version":73}`))
-	if err != nil || resp.StatusCode != 204 {
-		t.Fatalf("heartbeat to a standby: %v %v", resp, err)
-	}
-	resp.Body.Close()
-	eventuallyOK(t, "the heartbeat on the leader", func() error {
-		r, err := http.Get("http://" + addrs[leaderIdx] + "/v1/services")
-		if err != nil {
-			return err
+	daemontest.Client{Base: "http://" + addrs[standby]}.MustDo(t, http.StatusNoContent, http.MethodPost, "/v1/services",
+		`{"host":"compute-1","binary":"nova-compute","version":73}`)
+	daemontest.Soon(t, "the heartbeat on the leader", func() error {
+		r, err := daemontest.Client{Base: "http://" + addrs[leaderIdx]}.Do(t.Context(), http.MethodGet, "/v1/services", nil)
+		if err == nil && !bytes.Contains(r.Body, []byte("compute-1")) {
+			err = fmt.Errorf("services %s", r.Body)
 		}
-		defer r.Body.Close()
-		b, _ := io.ReadAll(r.Body)
-		if !bytes.Contains(b, []byte("compute-1")) {
-			return fmt.Errorf("services %s", b)
-		}
-		return nil
+		return err
 	})
 	killedAt := time.Now()
-	set.rs[leaderIdx].kill(t)
+	set.Kill(t, leaderIdx)
 	var took time.Duration
-	eventuallyOK(t, "a new leader running the job", func() error {
+	daemontest.Soon(t, "a new leader running the job", func() error {
 		leaders := 0
 		for i, a := range addrs {
 			if i == leaderIdx {

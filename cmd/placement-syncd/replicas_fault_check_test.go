@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/reconciler"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // leaderRound is one poll of every replica's /v1/jobs.
@@ -86,15 +88,14 @@ func (w *leaderWatch) round() {
 }
 
 func (w *leaderWatch) ask(addr string) (bool, error) {
-	resp, err := w.client.Get("http://" + addr + "/v1/jobs")
+	r, err := daemontest.Client{Base: "http://" + addr, HTTP: w.client}.Do(context.Background(), http.MethodGet, "/v1/jobs", nil)
 	if err != nil {
-		return false, fmt.Errorf("jobs of %s: %w", addr, err)
+		return false, err
 	}
-	defer resp.Body.Close()
 	var out struct {
 		Leadership reconciler.Leadership `json:"leadership"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	if err := json.Unmarshal(r.Body, &out); err != nil {
 		return false, fmt.Errorf("jobs of %s: %w", addr, err)
 	}
 	return out.Leadership.Leader, nil
@@ -200,7 +201,7 @@ func databaseView(db *sql.DB) (allocView, error) {
 	return v, rows.Err()
 }
 
-func (l *faultLog) replicaView(s *durServer) (allocView, error) {
+func (l *faultLog) replicaView(s *daemontest.Daemon) (allocView, error) {
 	v := allocView{allocs: map[string]map[string]int64{}, usages: map[string]int64{}}
 	for _, rp := range faultProviders {
 		var a struct {
@@ -226,23 +227,16 @@ func (l *faultLog) replicaView(s *durServer) (allocView, error) {
 	return v, nil
 }
 
-func (l *faultLog) getJSON(s *durServer, path string, out any) error {
-	req, err := http.NewRequest("GET", s.url+path, nil)
+func (l *faultLog) getJSON(s *daemontest.Daemon, path string, out any) error {
+	r, err := l.api(s).Do(context.Background(), http.MethodGet, path, nil)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
+		return err
 	}
-	req.Header.Set("X-Auth-Token", "admin")
-	req.Header.Set("OpenStack-API-Version", "placement 1.28")
-	resp, err := l.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("GET %s on %s: %w", path, s.url, err)
+	if r.Code != http.StatusOK {
+		return fmt.Errorf("GET %s on %s: %d", path, s.URL, r.Code)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("GET %s on %s: %d", path, s.url, resp.StatusCode)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("GET %s on %s: %w", path, s.url, err)
+	if err := json.Unmarshal(r.Body, out); err != nil {
+		return fmt.Errorf("GET %s on %s: %w", path, s.URL, err)
 	}
 	return nil
 }
@@ -278,16 +272,16 @@ func verifyFaults(t *testing.T, f *faultSet, l *faultLog) faultVerdict {
 	t.Helper()
 	db := f.sql()
 	var d allocView
-	diffs := make([]string, len(f.rs))
-	views := make([]allocView, len(f.rs))
+	diffs := make([]string, f.Len())
+	views := make([]allocView, f.Len())
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var err error
 		if d, err = databaseView(db); err != nil {
 			t.Fatal(err)
 		}
 		converged := true
-		for i := range f.rs {
-			views[i], err = l.replicaView(f.replica(i))
+		for i := range f.Len() {
+			views[i], err = l.replicaView(f.Get(i))
 			if diffs[i] = same(views[i], d); err != nil {
 				diffs[i] = err.Error()
 			}

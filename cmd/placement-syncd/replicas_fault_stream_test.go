@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // faultOp is one request of a stream.
@@ -62,28 +64,21 @@ func newFaultLog() *faultLog {
 }
 
 // send sends one request at microversion 1.28 and records its timing.
-func (l *faultLog) send(s *durServer, replica int, method, path, body string) int {
+func (l *faultLog) send(s *daemontest.Daemon, replica int, method, path, body string) int {
 	start := time.Now()
-	code := 0
-	req, err := http.NewRequest(method, s.url+path, bytes.NewBufferString(body))
-	if err == nil {
-		req.Header.Set("X-Auth-Token", "admin")
-		req.Header.Set("OpenStack-API-Version", "placement 1.28")
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if resp, err := l.client.Do(req); err == nil {
-			_, _ = bytes.NewBuffer(nil).ReadFrom(resp.Body)
-			resp.Body.Close()
-			code = resp.StatusCode
-		}
-	}
+	r, _ := l.api(s).Do(context.Background(), method, path, body)
+	code := r.Code
 	took := time.Since(start)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.ops = append(l.ops, faultOp{replica: replica, start: start, took: took, succeeded: code >= 200 && code < 300})
 	l.codes[code]++
 	return code
+}
+
+// api is s at microversion 1.28 through the log's client.
+func (l *faultLog) api(s *daemontest.Daemon) daemontest.Client {
+	return s.API.At("1.28").Via(l.client)
 }
 
 // settle records the answer to a claim (want fatePresent) or a delete
@@ -124,11 +119,11 @@ func (l *faultLog) waitAcked(t *testing.T, f *faultSet, n int) {
 	l.mu.Lock()
 	want := l.acked + n
 	l.mu.Unlock()
-	eventuallyOK(t, "acknowledged claims", func() error {
+	daemontest.Soon(t, "acknowledged claims", func() error {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if l.acked < want {
-			return fmt.Errorf("%d claims acknowledged, waiting for %d; answers %v; logs:\n%s", l.acked, want, l.codes, f.tails())
+			return fmt.Errorf("%d claims acknowledged, waiting for %d; answers %v; logs:\n%s", l.acked, want, l.codes, f.Tails())
 		}
 		return nil
 	})
@@ -180,7 +175,7 @@ func (l *faultLog) runClient(f *faultSet, sp streamSpec, c int, stop chan struct
 		default:
 		}
 		i := sp.replica(c)
-		s := f.replica(i)
+		s := f.Get(i)
 		var code int
 		if victim := l.victim(sp, refused); victim != "" {
 			code = l.send(s, i, "DELETE", "/allocations/"+victim, "")

@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // The providers of TestE2E_ReplicaFaults. A and B have room for every
@@ -32,82 +28,28 @@ const (
 // restarts while its streams write through them.
 type faultSet struct {
 	*replicaSet
-	cfgs []string // each replica's configuration file, for restarts
 	jobs []string // each replica's reconciler address
-	// mu guards replicaSet.rs: streams read it while a replica restarts.
-	mu sync.Mutex
 }
 
 func startFaultSet(t *testing.T) *faultSet {
 	t.Helper()
-	s := mariadbtest.Start(t)
-	db := s.NewDatabase(t)
-	f := &faultSet{replicaSet: &replicaSet{t: t, db: s, name: db, url: s.URL(db), dir: t.TempDir()}}
-	if r := runBinary(t, f.dir, "db", "migrate", "--db", f.url); r.code != exitOK {
-		t.Fatalf("db migrate: %d %s", r.code, r.stderr)
-	}
-	for i := range 3 {
-		addr := freeAddr(t)
-		cfg := filepath.Join(f.dir, fmt.Sprintf("replica%d.yaml", i))
-		writeFile(t, cfg, fmt.Sprintf("reconciler:\n  enabled: true\n  listen: %q\n  state_file: %s\n  jobs:\n    aggregates: \"\"\n    owner_traits: \"@every 1h\"\n  leader:\n    lease_ttl: %s\n",
-			addr, filepath.Join(f.dir, fmt.Sprintf("state%d.json", i)), faultTTL))
-		f.cfgs, f.jobs = append(f.cfgs, cfg), append(f.jobs, addr)
-		f.rs = append(f.rs, f.start(i, "--config", cfg))
-	}
+	f := &faultSet{replicaSet: newReplicaSet(t)}
+	f.jobs = f.startLeading(t, faultTTL)
 	for _, p := range []struct {
 		uuid     string
 		capacity int
 	}{{faultRPA, faultCapAB}, {faultRPB, faultCapAB}, {faultRPC, faultCapC}} {
-		mustCall(t, f.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+p.uuid+`","name":"`+p.uuid+`"}`, 200)
-		mustCall(t, f.rs[0], "PUT", "/resource_providers/"+p.uuid+"/inventories", "1.20",
-			fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, p.capacity), 200)
+		f.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+p.uuid+`","name":"`+p.uuid+`"}`)
+		f.Get(0).API.At("1.20").MustDo(t, 200, "PUT", "/resource_providers/"+p.uuid+"/inventories", fmt.Sprintf(`{"resource_provider_generation":0,"inventories":{"VCPU":{"total":%d}}}`, p.capacity))
 	}
 	return f
-}
-
-func (f *faultSet) replica(i int) *durServer {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.rs[i]
-}
-
-// kill sends replica i SIGKILL and waits until it is gone.
-func (f *faultSet) kill(i int) { f.replica(i).kill(f.t) }
-
-// restart starts replica i again with its configuration.
-func (f *faultSet) restart(i int) {
-	s := f.start(i, "--config", f.cfgs[i])
-	f.mu.Lock()
-	f.rs[i] = s
-	f.mu.Unlock()
-}
-
-// tails are the ends of the replicas' logs, for a failure.
-func (f *faultSet) tails() string {
-	var b strings.Builder
-	for i := range f.rs {
-		fmt.Fprintf(&b, "replica %d:\n%s\n", i, f.replica(i).tail())
-	}
-	return b.String()
 }
 
 // pause stops replica i with SIGSTOP for d and returns the window it was
 // stopped.
 func (f *faultSet) pause(i int, d time.Duration) window {
-	f.t.Helper()
-	pid := f.replica(i).cmd.Process.Pid
-	from := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		f.t.Fatalf("SIGSTOP replica %d: %v", i, err)
-	}
-	// A failure before SIGCONT must not leave it stopped for cleanup.
-	defer func() {
-		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-			f.t.Errorf("SIGCONT replica %d: %v", i, err)
-		}
-	}()
-	time.Sleep(d)
-	return window{from, time.Now()}
+	from, to := f.Pause(f.t, i, d)
+	return window{from, to}
 }
 
 // TestE2E_ReplicaFaults writes through three replicas on one MariaDB
@@ -160,9 +102,9 @@ func faultKillPhase(t *testing.T, f *faultSet, l *faultLog) {
 	st := l.stream(f, streamSpec{rp: faultRPC, size: 2, keep: 8, clients: 3, replica: func(c int) int { return c % 3 }})
 	defer st.end()
 	l.waitAcked(t, f, 20)
-	f.kill(1)
+	f.Kill(t, 1)
 	time.Sleep(2 * time.Second)
-	f.restart(1)
+	f.Restart(t, 1)
 	l.waitAcked(t, f, 20)
 }
 
@@ -215,19 +157,19 @@ func faultDatabasePhase(t *testing.T, f *faultSet, l *faultLog) {
 // one.
 func faultLeaderPhase(t *testing.T, f *faultSet, w *leaderWatch) time.Duration {
 	var lead int
-	eventuallyOK(t, "one leader", func() error {
+	daemontest.Soon(t, "one leader", func() error {
 		var err error
 		lead, err = w.current()
 		return err
 	})
 	killedAt := time.Now()
-	f.kill(lead)
+	f.Kill(t, lead)
 	var took time.Duration
-	eventuallyOK(t, "another leader", func() error {
+	daemontest.Soon(t, "another leader", func() error {
 		var err error
 		took, err = w.takeover(lead, killedAt)
 		return err
 	})
-	f.restart(lead)
+	f.Restart(t, lead)
 	return took
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
 
 // readsConfig writes a config whose replicas follow the feed only when a
@@ -51,13 +51,9 @@ func killDatabase(t *testing.T, set *replicaSet) (restart func()) {
 
 // unconfirmedReads is replica s's count of unconfirmed reads answered
 // so, from /metrics.
-func unconfirmedReads(t *testing.T, s *durServer, answer string) float64 {
+func unconfirmedReads(t *testing.T, s *daemontest.Daemon, answer string) float64 {
 	t.Helper()
-	code, raw := call(s, "GET", "/metrics", "1.0", "")
-	if code != 200 {
-		t.Fatalf("GET /metrics: %d %s", code, raw)
-	}
-	m := metricstest.Parse(t, raw)
+	m := s.API.Scrape(t, "/metrics")
 	v, ok := m.Value("placement_syncd_store_feed_unconfirmed_reads_total", "answer="+answer)
 	if !ok {
 		t.Fatalf("no unconfirmed reads series with answer=%s: %s", answer, m.Grep("unconfirmed"))
@@ -74,21 +70,21 @@ func TestE2E_ReplicaReadsRefused(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 2, "--config", readsConfig(t, "0s"))
 	const rp = "aaaaaaaa-1111-4222-8333-444444444444"
-	mustCall(t, set.rs[1], "GET", "/resource_providers", "1.39", "", 200)
-	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"written-before-the-outage"}`, 200)
+	set.Get(1).API.At("1.39").MustDo(t, 200, "GET", "/resource_providers", nil)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"written-before-the-outage"}`)
 	restart := killDatabase(t, set)
 
-	code, body := call(set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "")
-	checkReadRefused(t, code, body)
-	if n := unconfirmedReads(t, set.rs[1], "refused"); n < 1 {
+	r, _ := set.Get(1).API.Do(t.Context(), "GET", "/resource_providers/"+rp, nil)
+	checkReadRefused(t, r.Code, r.Body)
+	if n := unconfirmedReads(t, set.Get(1), "refused"); n < 1 {
 		t.Errorf("refused reads on /metrics = %g, want at least 1", n)
 	}
 
 	restart()
-	eventuallyOK(t, "the read once MariaDB is back", func() error {
-		code, body := call(set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "")
-		if code != 200 || !bytes.Contains(body, []byte("written-before-the-outage")) {
-			return fmt.Errorf("%d %s", code, body)
+	daemontest.Soon(t, "the read once MariaDB is back", func() error {
+		r, _ := set.Get(1).API.Do(t.Context(), "GET", "/resource_providers/"+rp, nil)
+		if r.Code != 200 || !bytes.Contains(r.Body, []byte("written-before-the-outage")) {
+			return fmt.Errorf("%d %s", r.Code, r.Body)
 		}
 		return nil
 	})
@@ -125,24 +121,23 @@ func TestE2E_ReplicaReadsStale(t *testing.T) {
 	t.Parallel()
 	set := startReplicaSet(t, 2, "--config", readsConfig(t, "1h"))
 	const rp = "bbbbbbbb-1111-4222-8333-444444444444"
-	mustCall(t, set.rs[0], "POST", "/resource_providers", "1.20", `{"uuid":"`+rp+`","name":"held-by-both"}`, 200)
-	mustCall(t, set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "", 200)
+	set.Get(0).API.At("1.20").MustDo(t, 200, "POST", "/resource_providers", `{"uuid":"`+rp+`","name":"held-by-both"}`)
+	set.Get(1).API.At("1.39").MustDo(t, 200, "GET", "/resource_providers/"+rp, nil)
 	killDatabase(t, set)
 
-	body := mustCall(t, set.rs[1], "GET", "/resource_providers/"+rp, "1.39", "", 200)
+	body := set.Get(1).API.At("1.39").MustDo(t, 200, "GET", "/resource_providers/"+rp, nil).Body
 	if !bytes.Contains(body, []byte("held-by-both")) {
 		t.Errorf("stale answer %s", body)
 	}
-	if n := unconfirmedReads(t, set.rs[1], "stale"); n != 1 {
+	if n := unconfirmedReads(t, set.Get(1), "stale"); n != 1 {
 		t.Errorf("stale reads on /metrics = %g, want 1", n)
 	}
-	if n := unconfirmedReads(t, set.rs[1], "refused"); n != 0 {
+	if n := unconfirmedReads(t, set.Get(1), "refused"); n != 0 {
 		t.Errorf("refused reads on /metrics = %g, want 0", n)
 	}
-	eventuallyOK(t, "the stale read in the log", func() error {
-		logged, err := os.ReadFile(set.rs[1].log)
-		if err != nil || !bytes.Contains(logged, []byte("read not confirmed with the change feed")) || !bytes.Contains(logged, []byte(`"answer":"stale"`)) {
-			return fmt.Errorf("no stale read logged (%v)", err)
+	daemontest.Soon(t, "the stale read in the log", func() error {
+		if _, ok := set.Get(1).Log.Find("read not confirmed with the change feed", map[string]string{"answer": "stale"}); !ok {
+			return fmt.Errorf("no stale read logged")
 		}
 		return nil
 	})

@@ -3,66 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 )
-
-// logWatcher collects log output and lets a test wait for the line that
-// reports the listening address. It is safe for concurrent use.
-type logWatcher struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	addr  string
-	found chan struct{}
-}
-
-func newLogWatcher() *logWatcher { return &logWatcher{found: make(chan struct{})} }
-
-func (w *logWatcher) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	if w.addr == "" {
-		for _, line := range strings.Split(w.buf.String(), "\n") {
-			var entry struct {
-				Msg    string `json:"msg"`
-				Listen string `json:"listen"`
-			}
-			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "placement-syncd started" {
-				w.addr = entry.Listen
-				close(w.found)
-				break
-			}
-		}
-	}
-	return len(p), nil
-}
-
-func (w *logWatcher) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
-// listenAddr waits for the start-up line and returns its address.
-func (w *logWatcher) listenAddr(t *testing.T, ctx context.Context) string {
-	t.Helper()
-	select {
-	case <-w.found:
-	case <-ctx.Done():
-		t.Fatalf("no start-up line before %v; output:\n%s", ctx.Err(), w.String())
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.addr
-}
 
 func TestRun_Usage(t *testing.T) {
 	tests := []struct {
@@ -136,31 +85,16 @@ func TestRun_Serve(t *testing.T) {
 	cfgPath := filepath.Join(dir, "c.yaml")
 	writeFile(t, cfgPath, "api:\n  listen: \"127.0.0.1:1\"\n  shutdown_grace: 2s\ndatabase:\n  path: "+filepath.Join(dir, "p.db")+"\nlog:\n  level: warn\n")
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	lw := newLogWatcher()
-	done := make(chan int, 1)
-	go func() {
-		// --listen and --log-level override the file: port 0, and info so
-		// that the start-up line is logged.
-		done <- run(runCtx, []string{"serve", "--config", cfgPath, "--listen", "127.0.0.1:0", "--log-level", "info"}, &bytes.Buffer{}, lw)
-	}()
-	addr := lw.listenAddr(t, ctx)
-
-	getRootOK(t, ctx, addr)
-
-	stop()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Errorf("exit code %d after shutdown; log:\n%s", code, lw.String())
-		}
-	case <-ctx.Done():
-		t.Fatal("run did not return after its context ended")
+	// --listen and --log-level override the file: port 0, and info so
+	// that the start-up line is logged.
+	d := syncd.Start(t, daemontest.Options{InProcess: true,
+		Args: []string{"serve", "--config", cfgPath, "--listen", "127.0.0.1:0", "--log-level", "info"}})
+	d.API.MustDo(t, http.StatusOK, http.MethodGet, "/", nil)
+	if code := d.Stop(t); code != exitOK {
+		t.Errorf("exit code %d after shutdown; log:\n%s", code, d.Log)
 	}
-	if !strings.Contains(lw.String(), "placement-syncd stopped") {
-		t.Errorf("no shutdown line in log:\n%s", lw.String())
+	if !strings.Contains(d.Log.String(), "placement-syncd stopped") {
+		t.Errorf("no shutdown line in log:\n%s", d.Log)
 	}
 }
 
@@ -179,21 +113,5 @@ func TestRun_ServeListenFailure(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "p.db")); err != nil {
 		t.Errorf("database should have been opened first: %v", err)
-	}
-}
-
-// getRootOK checks that the server at addr answers GET / with 200.
-func getRootOK(t *testing.T, ctx context.Context, addr string) {
-	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
-	req.Header.Set("X-Auth-Token", "admin")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	http.DefaultClient.CloseIdleConnections()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /: %s", resp.Status)
 	}
 }

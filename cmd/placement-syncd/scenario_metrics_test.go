@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/metricstest"
 )
 
@@ -51,15 +52,14 @@ agent:
   static: {enabled: true, file: %q}
   ironic: {enabled: true, file: %q}
 `, filepath.Join(dir, "p.db"), filepath.Join(dir, "state.json"), files.Nova, files.Static, files.Ironic))
-	s := startAllInOne(t, ctx, cfgPath)
-	metricsURL := s.api + "/metrics"
-	scrape := func() metricstest.Scrape { return scrapeMetrics(t, ctx, metricsURL) }
+	s := startAllInOne(t, cfgPath)
+	scrape := func() metricstest.Scrape { return s.API.Scrape(t, "/metrics") }
 	node1, node2, node3 := demo.Nodes()[0].UUID, demo.Nodes()[1].UUID, demo.Nodes()[2].UUID
 	gold, silver := "resource_class=CUSTOM_BAREMETAL_GOLD", "resource_class=CUSTOM_BAREMETAL_SILVER"
 
 	// The agent's first pass (at start) creates the compute node and
 	// the three nodes, all available.
-	eventually(t, ctx, "the agent's first pass succeeded", func() bool {
+	daemontest.Eventually(t, ctx, "the agent's first pass succeeded", func() bool {
 		m := scrape()
 		v, ok := m.Value("placement_syncd_agent_last_success_timestamp_seconds", "driver=ironic")
 		return ok && v > 0 && m.Is(4, "placement_syncd_resource_providers")
@@ -72,7 +72,7 @@ agent:
 			Version      int
 		}
 	}
-	do(t, ctx, http.MethodGet, s.reconciler+"/v1/services", "", nil, http.StatusOK, &services)
+	s.reconciler.MustDo(t, http.StatusOK, http.MethodGet, "/v1/services", nil).Decode(t, &services)
 	// The configured records (both hosts) come first, then heartbeats of
 	// other hosts; cn-1's is replaced by its configured record.
 	if len(services.Services) != 2 || services.Services[0].Host != "cn-1" || services.Services[0].Binary != "nova-compute" || services.Services[0].Version != 73 {
@@ -81,10 +81,10 @@ agent:
 
 	// Claims: an instance on the compute node, another on bm-gold-2.
 	claim := func(consumer, rp string, resources map[string]int) {
-		do(t, ctx, http.MethodPut, s.api+"/allocations/"+consumer, "admin", map[string]any{
+		s.API.MustDo(t, http.StatusNoContent, http.MethodPut, "/allocations/"+consumer, map[string]any{
 			"allocations": map[string]any{rp: map[string]any{"resources": resources}},
 			"project_id":  "p1", "user_id": "u1", "consumer_generation": nil, "consumer_type": "INSTANCE",
-		}, http.StatusNoContent, nil)
+		})
 	}
 	claim("c0000000-0000-4000-8000-000000000001", demo.ComputeUUID, map[string]int{"VCPU": 4, "MEMORY_MB": 2048})
 	claim("c0000000-0000-4000-8000-000000000002", node2, map[string]int{"CUSTOM_BAREMETAL_GOLD": 1})
@@ -93,8 +93,8 @@ agent:
 	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Cleaning, demo.Available, demo.Maintenance}}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, http.MethodPost, s.agent+"/v1/resync", "local-secret", nil, http.StatusAccepted, nil)
-	eventually(t, ctx, "the agent reported the cleaning and the maintenance", func() bool {
+	s.agent.As("local-secret").MustDo(t, http.StatusAccepted, http.MethodPost, "/v1/resync", nil)
+	daemontest.Eventually(t, ctx, "the agent reported the cleaning and the maintenance", func() bool {
 		m := scrape()
 		return m.Is(1, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=cleaning") &&
 			m.Is(1, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=maintenance")
@@ -103,7 +103,7 @@ agent:
 	// Nova: rack-a (demo-conductor: the three nodes) is mirrored.
 	var rec struct{ Result string }
 	runStart := float64(time.Now().UnixNano()) / 1e9
-	do(t, ctx, http.MethodPost, s.reconciler+"/v1/jobs/aggregates/run", "", nil, http.StatusOK, &rec)
+	s.reconciler.MustDo(t, http.StatusOK, http.MethodPost, "/v1/jobs/aggregates/run", nil).Decode(t, &rec)
 	if rec.Result != "ok" {
 		t.Fatalf("aggregates run: %+v", rec)
 	}
@@ -111,7 +111,7 @@ agent:
 	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Cleaning, demo.Available, demo.Maintenance}, FPGAHosts: true}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, http.MethodPost, s.reconciler+"/v1/jobs/aggregates/run", "", nil, http.StatusOK, &rec)
+	s.reconciler.MustDo(t, http.StatusOK, http.MethodPost, "/v1/jobs/aggregates/run", nil).Decode(t, &rec)
 
 	m := scrape()
 	checks := []struct {
@@ -162,8 +162,8 @@ agent:
 	if err := files.Write(demo.Step{Nodes: [3]demo.NodeState{demo.Available, demo.Available, demo.Maintenance}, FPGAHosts: true}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, http.MethodPost, s.agent+"/v1/resync", "local-secret", nil, http.StatusAccepted, nil)
-	eventually(t, ctx, "bm-gold-1 is released", func() bool {
+	s.agent.As("local-secret").MustDo(t, http.StatusAccepted, http.MethodPost, "/v1/resync", nil)
+	daemontest.Eventually(t, ctx, "bm-gold-1 is released", func() bool {
 		m := scrape()
 		return m.Is(0, "placement_syncd_agent_unavailable_resources", "driver=ironic", "reason=cleaning") &&
 			m.Is(0, "openstack_placement_resource_reserved", "hostname="+node1, "resourcetype=CUSTOM_BAREMETAL_GOLD") &&

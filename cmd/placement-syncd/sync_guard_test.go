@@ -21,7 +21,7 @@ func TestE2E_SyncAggregatesRefusesMassDeletion(t *testing.T) {
 	e.provider(t, h2, "h2")
 	novaPath := e.writeNova(t, map[string][]string{agg: {"h1", "h2"}}, novaHost{"h1", h1}, novaHost{"h2", h2})
 	cfg := e.config(t, "file.yaml", "nova:", "  file: "+novaPath)
-	wantOutput(t, runBinary(t, e.dir, "sync-aggregates", "--config", cfg), exitOK, nil, nil)
+	wantOutput(t, syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg), exitOK, nil, nil)
 
 	writeFile(t, novaPath, `{"aggregates":[],"hypervisors":[]}`)
 	state, err := os.ReadFile(filepath.Join(e.dir, "state.json"))
@@ -30,7 +30,7 @@ func TestE2E_SyncAggregatesRefusesMassDeletion(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--dry-run"}, nil} {
 		e.proxy.Reset()
-		r := runBinary(t, e.dir, append([]string{"sync-aggregates", "--config", cfg}, args...)...)
+		r := syncd.Exec(t, e.dir, append([]string{"sync-aggregates", "--config", cfg}, args...)...)
 		wantOutput(t, r, exitRefused, []string{
 			"refused: Nova listed no hypervisors, the last applied answer had 2; nothing written (--force applies it)",
 			"plan: host h1: provider " + h1 + ": add [] remove [" + agg + "]",
@@ -48,7 +48,7 @@ func TestE2E_SyncAggregatesRefusesMassDeletion(t *testing.T) {
 		t.Errorf("the refusal changed the state file:\n%s\n->\n%s", state, after)
 	}
 
-	r := runBinary(t, e.dir, "sync-aggregates", "--config", cfg, "--force")
+	r := syncd.Exec(t, e.dir, "sync-aggregates", "--config", cfg, "--force")
 	wantOutput(t, r, exitOK, []string{"forced: Nova listed no hypervisors", "synced: host h1: provider " + h1 + ": added [] removed [" + agg + "]"}, nil)
 	for _, p := range []string{h1, h2} {
 		if got := e.aggregates(t, p); len(got) != 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -10,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/daemontest"
 	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
 )
 
@@ -56,19 +55,15 @@ func (s startLine) String() string {
 }
 
 // started returns the fields of the start-up line in log.
-func started(t *testing.T, log string) startLine {
+func started(t *testing.T, log *daemontest.Log) startLine {
 	t.Helper()
-	for _, line := range strings.Split(log, "\n") {
-		var e struct {
-			Msg string `json:"msg"`
-			startLine
-		}
-		if json.Unmarshal([]byte(line), &e) == nil && e.Msg == "placement-syncd started" {
-			return e.startLine
-		}
+	line, ok := log.Find(daemontest.Started, nil)
+	b, err := json.Marshal(line)
+	var s startLine
+	if err := errors.Join(err, json.Unmarshal(b, &s)); !ok || err != nil {
+		t.Fatalf("no start-up line (%v) in:\n%s", err, log)
 	}
-	t.Fatalf("no start-up line in:\n%s", log)
-	return startLine{}
+	return s
 }
 
 // releaseWarning is the start-up warning of a release changed by default.
@@ -88,54 +83,50 @@ func TestUpgradeRelease(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "policy.yaml"), policy8)
 	named := upgradeConfig(t, ks, dir, "named.yaml", "8.0.0", "")
 	unnamed := upgradeConfig(t, ks, dir, "unnamed.yaml", "", "")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 
 	t.Run("served under 8.0.0", func(t *testing.T) {
-		lw := runServe(t, ctx, named)
-		api := "http://" + lw.listenAddr(t, ctx)
-		do(t, ctx, http.MethodGet, api+"/resource_providers", system, nil, http.StatusOK, nil)
-		if got := started(t, lw.String()).String(); got != "release=8.0.0 source=config enforce_scope=false enforce_new_defaults=false" {
+		d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--config", named}})
+		d.API.As(system).MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers", nil)
+		if got := started(t, d.Log).String(); got != "release=8.0.0 source=config enforce_scope=false enforce_new_defaults=false" {
 			t.Errorf("start-up line: %s", got)
 		}
-		if strings.Contains(lw.String(), releaseWarning) {
-			t.Errorf("a release the config names warned:\n%s", lw.String())
+		if strings.Contains(d.Log.String(), releaseWarning) {
+			t.Errorf("a release the config names warned:\n%s", d.Log.String())
 		}
 	})
 	t.Run("version names the release", func(t *testing.T) {
-		if r := runBinary(t, dir, "version", "--config", unnamed); r.code != exitOK ||
-			!strings.Contains(r.stdout, "placement release: 15.0.0 (the binary's default; api.release: 15.0.0 or 8.0.0)\npolicy: enforce_scope=true enforce_new_defaults=true\n") {
-			t.Errorf("version --config %s: exit %d:\n%s%s", unnamed, r.code, r.stdout, r.stderr)
+		if r := syncd.Exec(t, dir, "version", "--config", unnamed); r.Code != exitOK ||
+			!strings.Contains(r.Stdout, "placement release: 15.0.0 (the binary's default; api.release: 15.0.0 or 8.0.0)\npolicy: enforce_scope=true enforce_new_defaults=true\n") {
+			t.Errorf("version --config %s: exit %d:\n%s%s", unnamed, r.Code, r.Stdout, r.Stderr)
 		}
-		if r := runBinary(t, dir, "version", "--config", named); r.code != exitOK ||
-			!strings.Contains(r.stdout, "placement release: 8.0.0 (api.release in "+named+")\npolicy: enforce_scope=false enforce_new_defaults=false\n") {
-			t.Errorf("version --config %s: exit %d:\n%s%s", named, r.code, r.stdout, r.stderr)
+		if r := syncd.Exec(t, dir, "version", "--config", named); r.Code != exitOK ||
+			!strings.Contains(r.Stdout, "placement release: 8.0.0 (api.release in "+named+")\npolicy: enforce_scope=false enforce_new_defaults=false\n") {
+			t.Errorf("version --config %s: exit %d:\n%s%s", named, r.Code, r.Stdout, r.Stderr)
 		}
 	})
 	t.Run("new binary, old config: the policy file stops start-up", func(t *testing.T) {
-		r := runBinary(t, dir, "serve", "--config", unnamed)
-		if r.code != exitUsage {
-			t.Fatalf("exit %d, want %d:\n%s", r.code, exitUsage, r.stderr)
+		r := syncd.Exec(t, dir, "serve", "--config", unnamed)
+		if r.Code != exitUsage {
+			t.Fatalf("exit %d, want %d:\n%s", r.Code, exitUsage, r.Stderr)
 		}
 		for _, want := range []string{
 			filepath.Join(dir, "policy.yaml") + `:2: rule "placement:resource_providers:list" refers to undefined rule "system_reader_api" (a Placement 8.0.0 rule; api.release is 15.0.0)`,
 			"api.release is not set: 15.0.0 is this binary's default",
 			"policy.file_check: warn",
 		} {
-			if !strings.Contains(r.stderr, want) {
-				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+			if !strings.Contains(r.Stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 			}
 		}
-		if strings.Contains(r.stderr, "database loaded") {
-			t.Errorf("the store was opened before the policy file was refused:\n%s", r.stderr)
+		if strings.Contains(r.Stderr, "database loaded") {
+			t.Errorf("the store was opened before the policy file was refused:\n%s", r.Stderr)
 		}
 	})
 	t.Run("new binary, old config, file_check warn: the release change is named", func(t *testing.T) {
 		warn := upgradeConfig(t, ks, dir, "warn.yaml", "", "  file_check: warn\n")
-		lw := runServe(t, ctx, warn)
-		api := "http://" + lw.listenAddr(t, ctx)
-		log := lw.String()
-		if got := started(t, log).String(); got != "release=15.0.0 source=default enforce_scope=true enforce_new_defaults=true" {
+		d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--config", warn}})
+		log := d.Log.String()
+		if got := started(t, d.Log).String(); got != "release=15.0.0 source=default enforce_scope=true enforce_new_defaults=true" {
 			t.Errorf("start-up line: %s", got)
 		}
 		for _, want := range []string{
@@ -148,21 +139,20 @@ func TestUpgradeRelease(t *testing.T) {
 				t.Errorf("log lacks %q:\n%s", want, log)
 			}
 		}
-		m := scrapeMetrics(t, ctx, api+"/metrics")
+		m := d.API.Scrape(t, "/metrics")
 		if !m.Is(1, "placement_syncd_api_release_changed", "from=8.0.0", "to=15.0.0") ||
 			!m.Is(1, "placement_syncd_api_release_info", "release=15.0.0", "source=default", "enforce_scope=true", "enforce_new_defaults=true") {
 			t.Errorf("release metrics:\n%s", m.Grep("placement_syncd_api_release"))
 		}
-		do(t, ctx, http.MethodGet, api+"/resource_providers", system, nil, http.StatusForbidden, nil)
+		d.API.As(system).MustDo(t, http.StatusForbidden, http.MethodGet, "/resource_providers", nil)
 	})
 	t.Run("api.release 8.0.0 set: the token works again", func(t *testing.T) {
-		lw := runServe(t, ctx, named)
-		api := "http://" + lw.listenAddr(t, ctx)
-		do(t, ctx, http.MethodGet, api+"/resource_providers", system, nil, http.StatusOK, nil)
-		if strings.Contains(lw.String(), releaseWarning) {
-			t.Errorf("a release the config names warned:\n%s", lw.String())
+		d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--config", named}})
+		d.API.As(system).MustDo(t, http.StatusOK, http.MethodGet, "/resource_providers", nil)
+		if strings.Contains(d.Log.String(), releaseWarning) {
+			t.Errorf("a release the config names warned:\n%s", d.Log.String())
 		}
-		m := scrapeMetrics(t, ctx, api+"/metrics")
+		m := d.API.Scrape(t, "/metrics")
 		if !m.Is(0, "placement_syncd_api_release_changed", "from=8.0.0", "to=8.0.0") {
 			t.Errorf("release metrics:\n%s", m.Grep("placement_syncd_api_release"))
 		}
@@ -175,19 +165,16 @@ func TestUpgradeRelease(t *testing.T) {
 // names one, which is then recorded; a new database records the default
 // without a warning.
 func TestUnrecordedRelease(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "placement.db")
 	cfg := filepath.Join(dir, "config.yaml")
 	writeFile(t, cfg, "api:\n  listen: \"127.0.0.1:0\"\ndatabase:\n  path: \""+db+"\"\n")
 	served := func(t *testing.T) string { return servedRelease(t, db) }
 	t.Run("new database", func(t *testing.T) {
-		lw := runServe(t, ctx, cfg)
-		api := "http://" + lw.listenAddr(t, ctx)
-		do(t, ctx, http.MethodPost, api+"/resource_providers", "admin", map[string]string{"name": "rp1"}, http.StatusOK, nil)
-		if strings.Contains(lw.String(), releaseWarning) {
-			t.Errorf("a new database warned:\n%s", lw.String())
+		d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--config", cfg}})
+		d.API.MustDo(t, http.StatusOK, http.MethodPost, "/resource_providers", map[string]string{"name": "rp1"})
+		if strings.Contains(d.Log.String(), releaseWarning) {
+			t.Errorf("a new database warned:\n%s", d.Log.String())
 		}
 	})
 	if got := served(t); got != "15.0.0" {
@@ -195,12 +182,11 @@ func TestUnrecordedRelease(t *testing.T) {
 	}
 	sqlExec(t, db, `DELETE FROM syncd_metadata`)
 	t.Run("data, no release", func(t *testing.T) {
-		lw := runServe(t, ctx, cfg)
-		api := "http://" + lw.listenAddr(t, ctx)
-		if want := releaseWarning + ": the database holds data but records no served release: it was written by a placement-syncd that did not record it, which followed Placement 8.0.0"; !strings.Contains(lw.String(), want) {
-			t.Errorf("log lacks %q:\n%s", want, lw.String())
+		d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--config", cfg}})
+		if want := releaseWarning + ": the database holds data but records no served release: it was written by a placement-syncd that did not record it, which followed Placement 8.0.0"; !strings.Contains(d.Log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, d.Log.String())
 		}
-		if m := scrapeMetrics(t, ctx, api+"/metrics"); !m.Is(1, "placement_syncd_api_release_changed", "from=unknown", "to=15.0.0") {
+		if m := d.API.Scrape(t, "/metrics"); !m.Is(1, "placement_syncd_api_release_changed", "from=unknown", "to=15.0.0") {
 			t.Errorf("release metrics:\n%s", m.Grep("placement_syncd_api_release"))
 		}
 	})
@@ -209,10 +195,9 @@ func TestUnrecordedRelease(t *testing.T) {
 	}
 	writeFile(t, cfg, "api:\n  listen: \"127.0.0.1:0\"\n  release: \"15.0.0\"\ndatabase:\n  path: \""+db+"\"\n")
 	t.Run("named", func(t *testing.T) {
-		lw := runServe(t, ctx, cfg)
-		lw.listenAddr(t, ctx)
-		if strings.Contains(lw.String(), releaseWarning) {
-			t.Errorf("a release the config names warned:\n%s", lw.String())
+		d := syncd.Start(t, daemontest.Options{InProcess: true, Args: []string{"serve", "--config", cfg}})
+		if strings.Contains(d.Log.String(), releaseWarning) {
+			t.Errorf("a release the config names warned:\n%s", d.Log.String())
 		}
 	})
 	if got := served(t); got != "15.0.0" {

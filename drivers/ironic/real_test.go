@@ -15,14 +15,15 @@ import (
 	"github.com/placement-syncd/placement-syncd/drivers"
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
 	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // realIronic pages at 10 nodes, so that every listing here takes several
 // pages. Its tests run one at a time and delete their nodes.
-var realIronic *ironictest.Shared
+var realIronic = ironictest.Shared(ironictest.Options{MaxLimit: 10})
 
 func TestMain(m *testing.M) {
-	os.Exit(ironictest.RunMain(m, ironictest.Options{MaxLimit: 10}, &realIronic))
+	os.Exit(svcproc.RunMain(m, realIronic))
 }
 
 // countingTransport counts the node list's pages, and lets a test act

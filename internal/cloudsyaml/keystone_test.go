@@ -10,11 +10,14 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 var ks *keystonetest.Keystone
 
-func TestMain(m *testing.M) { os.Exit(keystonetest.RunMain(m, &ks, keystonetest.Options{})) }
+func TestMain(m *testing.M) {
+	os.Exit(svcproc.RunEager(m, keystonetest.Shared(keystonetest.Options{}), &ks))
+}
 
 // tokenScope asks the real Keystone who token belongs to and its scope.
 func tokenScope(t *testing.T, token string) (user, project string, system bool) {

@@ -14,12 +14,15 @@ import (
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/testkit/keystonetest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // ks is a real Keystone for the whole test binary.
 var ks *keystonetest.Keystone
 
-func TestMain(m *testing.M) { os.Exit(keystonetest.RunMain(m, &ks, keystonetest.Options{})) }
+func TestMain(m *testing.M) {
+	os.Exit(svcproc.RunEager(m, keystonetest.Shared(keystonetest.Options{}), &ks))
+}
 
 // newTestClient validates as the fixture's service user, whose only role
 // is service, as keystonemiddleware's user.

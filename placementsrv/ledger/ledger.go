@@ -219,13 +219,19 @@ func (l *Ledger) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	l.install(st)
+	l.stale = false
+	return nil
+}
+
+// install replaces the whole state by st, a fresh load: the read model
+// follows as after any write.
+func (l *Ledger) install(st *state) {
 	l.mu.Lock()
 	l.st = st
 	l.version++
 	l.snap.noteWrite(false, nil)
 	l.mu.Unlock()
-	l.stale = false
-	return nil
 }
 
 // read runs fn with readers' access to the state.

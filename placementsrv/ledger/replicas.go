@@ -79,11 +79,7 @@ func (s replicaState) Replace(recs *store.Records) error {
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	l.mu.Lock()
-	l.st = st
-	l.version++
-	l.snap.noteWrite(false, nil)
-	l.mu.Unlock()
+	l.install(st)
 	l.idx = idx
 	return nil
 }

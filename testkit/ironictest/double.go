@@ -1,6 +1,6 @@
 // Package ironictest starts Ironic for driver and agent tests: the real
 // one (Debian's ironic-api and ironic-conductor, standalone; see Start
-// and RunMain), and IronicDouble, an httptest double of GET
+// and Shared), and IronicDouble, an httptest double of GET
 // /v1/nodes/detail kept for what the real one cannot be made to do (an
 // API that answers 503, fleets of 10,000 nodes in a unit test).
 package ironictest

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -68,69 +67,26 @@ type proc struct {
 // missing package fails the test with what to install.
 func Start(t testing.TB, o Options) *Ironic {
 	t.Helper()
-	ir, err := start(context.Background(), o)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	t.Cleanup(func() {
-		if err := ir.Stop(); err != nil {
-			t.Errorf("%v", err)
-		}
-	})
-	return ir
+	return svcproc.ForTest(t, Shared(o))
 }
 
-// Shared is one real Ironic for a whole test binary, started by the
-// first test that asks for it and stopped when the binary's tests are
-// done. Tests sharing it must delete the nodes they create (Cleanup
+// Shared is one real Ironic for a whole test binary (svcproc's
+// lifecycle), started by the first test that asks for it (Get): call
+// os.Exit(svcproc.RunMain(m, realIronic)) from TestMain to stop it after
+// the tests. Tests sharing it must delete the nodes they create (Cleanup
 // does that for nodes made through the helpers) and must not run in
 // parallel with each other.
-type Shared struct {
-	opts Options
-	once sync.Once
-	ir   *Ironic
-	err  error
-}
-
-// RunMain runs the tests with *shared set and stops the Ironic if a test
-// started it: call it from TestMain, as
-// os.Exit(ironictest.RunMain(m, opts, &realIronic)).
-func RunMain(m *testing.M, o Options, shared **Shared) int {
-	s := &Shared{opts: o}
-	*shared = s
-	code := m.Run()
-	if s.ir != nil {
-		if err := s.ir.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
-	return code
-}
-
-// Get returns the running Ironic, starting it on first use; a start that
-// failed fails every test that asks.
-func (s *Shared) Get(t testing.TB) *Ironic {
-	t.Helper()
-	s.once.Do(func() {
-		s.ir, s.err = start(context.Background(), s.opts)
-		if s.err == nil {
-			t.Logf("ironictest: real Ironic started in %s", s.ir.StartUp.Round(time.Millisecond))
-		}
-	})
-	if s.err != nil {
-		t.Fatalf("%v", s.err)
-	}
-	return s.ir
+func Shared(o Options) *svcproc.Shared[*Ironic] {
+	return &svcproc.Shared[*Ironic]{Name: "ironictest: real Ironic",
+		Start: func(ctx context.Context) (*Ironic, error) { return start(ctx, o) },
+		Stop:  (*Ironic).Stop}
 }
 
 func checkInstalled() error {
 	for _, b := range ironicBinaries {
 		if _, err := os.Stat(b); err != nil {
-			return fmt.Errorf("ironictest: %s is missing: install Debian's Ironic "+
-				"(apt-get install ironic-api ironic-conductor; ./scripts/test does): %w", b, err)
+			return fmt.Errorf("ironictest: %s is missing (%w): install Debian's Ironic "+
+				"(apt-get install ironic-api ironic-conductor; ./scripts/test does): %w", b, svcproc.ErrNotInstalled, err)
 		}
 	}
 	return nil

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
-var realIronic *ironictest.Shared
+var realIronic = ironictest.Shared(ironictest.Options{MaxLimit: 10})
 
 func TestMain(m *testing.M) {
-	os.Exit(ironictest.RunMain(m, ironictest.Options{MaxLimit: 10}, &realIronic))
+	os.Exit(svcproc.RunMain(m, realIronic, svcproc.NoLeaks()))
 }
 
 // TestRealPaging records how the real Ironic pages, which the double

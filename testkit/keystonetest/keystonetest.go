@@ -76,43 +76,22 @@ func (k *Keystone) AuthURL() string { return k.URL + "/v3" }
 // package fails the test with what to install.
 func Start(t testing.TB, opts Options) *Keystone {
 	t.Helper()
-	k, err := start(context.Background(), opts)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	t.Cleanup(func() {
-		if err := k.Stop(); err != nil {
-			t.Errorf("keystonetest: %v", err)
-		}
-	})
-	return k
+	return svcproc.ForTest(t, Shared(opts))
 }
 
-// RunMain starts one Keystone for a whole test binary, stores it in *ks,
-// runs the tests and stops it: call it from TestMain, as
-// os.Exit(keystonetest.RunMain(m, &ks, keystonetest.Options{})). A
-// Keystone that cannot start fails the run.
-func RunMain(m *testing.M, ks **Keystone, opts Options) int {
-	k, err := start(context.Background(), opts)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	*ks = k
-	code := m.Run()
-	if err := k.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+// Shared is one Keystone for a whole test binary (svcproc's lifecycle):
+// call os.Exit(svcproc.RunEager(m, keystonetest.Shared(opts), &ks)) from
+// TestMain to start it before the tests and stop it after them.
+func Shared(opts Options) *svcproc.Shared[*Keystone] {
+	return &svcproc.Shared[*Keystone]{Name: "keystonetest: Keystone",
+		Start: func(ctx context.Context) (*Keystone, error) { return start(ctx, opts) },
+		Stop:  (*Keystone).Stop}
 }
 
 func checkInstalled() error {
 	for _, p := range []string{keystoneManage, keystoneWSGI, uwsgiBinary, uwsgiPython} {
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("keystonetest: %s is missing: %s: %w", p, install, err)
+			return fmt.Errorf("keystonetest: %s is missing (%w): %s: %w", p, svcproc.ErrNotInstalled, install, err)
 		}
 	}
 	return nil

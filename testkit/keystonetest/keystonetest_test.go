@@ -8,11 +8,13 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 var ks *Keystone
 
-func TestMain(m *testing.M) { os.Exit(RunMain(m, &ks, Options{})) }
+func TestMain(m *testing.M) { os.Exit(svcproc.RunEager(m, Shared(Options{}), &ks, svcproc.NoLeaks())) }
 
 // validate asks Keystone about token as the validator user does.
 func validate(t *testing.T, k *Keystone, token string) (int, map[string]any) {

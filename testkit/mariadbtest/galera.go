@@ -49,16 +49,8 @@ type galeraNode struct {
 // missing galera-4, rsync or mysql user fails the test.
 func StartGalera(t testing.TB, n int) *Cluster {
 	t.Helper()
-	c, err := startGalera(context.Background(), os.TempDir(), n)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("mariadbtest: stop cluster: %v", err)
-		}
-	})
-	return c
+	return svcproc.ForTest(t, &svcproc.Shared[*Cluster]{Name: "mariadbtest: Galera cluster", Stop: (*Cluster).Stop,
+		Start: func(ctx context.Context) (*Cluster, error) { return startGalera(ctx, os.TempDir(), n) }})
 }
 
 // galeraUser is who runs the nodes. As root, Debian's mysql user: the

@@ -55,7 +55,7 @@ func binary(name string) (string, error) {
 	}
 	p := binaries[name]
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("mariadbtest: %s not found (install Debian's mariadb-server; ./scripts/test does): %w", name, err)
+		return "", fmt.Errorf("mariadbtest: %s %w (install Debian's mariadb-server; ./scripts/test does): %w", name, svcproc.ErrNotInstalled, err)
 	}
 	return p, nil
 }
@@ -64,37 +64,14 @@ func binary(name string) (string, error) {
 // mariadb-server fails the test: the tests that need it are not optional.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s, err := start(context.Background(), os.TempDir())
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Errorf("mariadbtest: stop: %v", err)
-		}
-	})
-	return s
+	return svcproc.ForTest(t, Shared())
 }
 
-// RunMain starts one server for a whole test binary, stores it in *srv,
-// runs the tests and stops the server: call it from TestMain, as
-// os.Exit(mariadbtest.RunMain(m, &server)), and give each test its own
-// database with NewDatabase. A server that cannot start fails the run.
-func RunMain(m *testing.M, srv **Server) int {
-	s, err := start(context.Background(), os.TempDir())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	*srv = s
-	code := m.Run()
-	if err := s.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+// Shared is one server for a whole test binary (svcproc's lifecycle):
+// call os.Exit(svcproc.RunEager(m, mariadbtest.Shared(), &server)) from
+// TestMain, and give each test its own database with NewDatabase.
+func Shared() *svcproc.Shared[*Server] {
+	return &svcproc.Shared[*Server]{Name: "mariadbtest: MariaDB", Start: StartServer, Stop: (*Server).Stop}
 }
 
 // StartServer starts a server outside any one test, for harnesses that

@@ -25,7 +25,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
@@ -69,56 +68,18 @@ type Nova struct {
 	mapped   map[string]bool // hosts discover_hosts has mapped
 }
 
-// Main starts one Nova for a whole test binary on first use and stops it
-// when the binary's TestMain calls Stop.
-type Main struct {
-	once sync.Once
-	nova *Nova
-	err  error
-	// Took is how long the start-up took.
-	Took time.Duration
+// Shared is one Nova for a whole test binary (svcproc's lifecycle),
+// started by the first test that asks for it (Get): call
+// os.Exit(svcproc.RunMain(m, nova)) from TestMain to stop it after them.
+func Shared() *svcproc.Shared[*Nova] {
+	return &svcproc.Shared[*Nova]{Name: "novafull: rabbitmq, nova-api, nova-scheduler and nova-conductor", Start: Start, Stop: (*Nova).Stop}
 }
-
-// Get returns the binary's Nova, starting it the first time. A missing
-// package or a failed start fails the test with what to install.
-func (m *Main) Get(t testing.TB) *Nova {
-	t.Helper()
-	m.once.Do(func() {
-		start := time.Now()
-		m.nova, m.err = Start(context.Background())
-		if m.err != nil && !errors.Is(m.err, errNotInstalled) {
-			// Once more: a port picked free may have been taken by
-			// another test binary before the service bound it.
-			fmt.Fprintf(os.Stderr, "novafull: start failed, trying again: %v\n", m.err)
-			m.nova, m.err = Start(context.Background())
-		}
-		m.Took = time.Since(start)
-		if m.err == nil {
-			fmt.Fprintf(os.Stderr, "novafull: rabbitmq, nova-api, nova-scheduler and nova-conductor started in %s\n", m.Took.Round(time.Millisecond))
-		}
-	})
-	if m.err != nil {
-		t.Fatalf("%v", m.err)
-	}
-	return m.nova
-}
-
-// Stop stops Nova if it was started.
-func (m *Main) Stop() error {
-	if m.nova == nil {
-		return nil
-	}
-	return m.nova.Stop()
-}
-
-// errNotInstalled marks a start that failed for a missing package.
-var errNotInstalled = errors.New("not installed")
 
 // checkInstalled fails with what to install when a piece is missing.
 func checkInstalled() error {
 	for _, p := range []string{python, novaAPI, novaSched, novaCond, novaMgr, pastes, fakeVirt, rabbitServer, rabbitCtl, epmd} {
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("novafull: %s %w (%s): %w", p, errNotInstalled, Install, err)
+			return fmt.Errorf("novafull: %s %w (%s): %w", p, svcproc.ErrNotInstalled, Install, err)
 		}
 	}
 	return nil

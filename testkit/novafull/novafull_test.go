@@ -2,24 +2,18 @@ package novafull
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
-var nova Main
+// nova is the binary's Nova, started by the first test that asks.
+var nova = Shared()
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := nova.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(svcproc.RunMain(m, nova)) }
 
 // TestNovaFull_BootAndDelete boots one server through Nova's scheduler on
 // one fake compute reporting to our Placement, and deletes it: the

@@ -26,7 +26,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
@@ -92,52 +91,23 @@ type Cell struct {
 // Cell returns the named cell (cell1 or cell2).
 func (n *Nova) Cell(name string) *Cell { return n.cells[name] }
 
-// Main starts one Nova for a whole test binary on first use and stops it
-// when the binary's TestMain calls Stop: tests that do not need Nova do
-// not pay for its start-up.
-type Main struct {
-	once sync.Once
-	nova *Nova
-	err  error
-	// Took is how long the start-up took.
-	Took time.Duration
-}
-
-// Get returns the binary's Nova, starting it the first time. A missing
-// package or a failed start fails the test with what to install.
-func (m *Main) Get(t testing.TB) *Nova {
-	t.Helper()
-	m.once.Do(func() {
-		start := time.Now()
-		m.nova, m.err = Start(context.Background())
-		m.Took = time.Since(start)
-		if m.err == nil {
-			fmt.Fprintf(os.Stderr, "novatest: nova-api with 2 cells started in %s\n", m.Took.Round(time.Millisecond))
-		}
-	})
-	if m.err != nil {
-		t.Fatalf("%v", m.err)
-	}
-	return m.nova
-}
-
-// Stop stops Nova if it was started.
-func (m *Main) Stop() error {
-	if m.nova == nil {
-		return nil
-	}
-	return m.nova.Stop()
+// Shared is one Nova for a whole test binary (svcproc's lifecycle),
+// started by the first test that asks for it (Get), so that tests that
+// do not need Nova do not pay for its start-up: call
+// os.Exit(svcproc.RunMain(m, nova)) from TestMain to stop it after them.
+func Shared() *svcproc.Shared[*Nova] {
+	return &svcproc.Shared[*Nova]{Name: "novatest: nova-api with 2 cells", Start: Start, Stop: (*Nova).Stop}
 }
 
 // checkInstalled fails with what to install when a piece is missing.
 func checkInstalled() error {
 	for _, p := range []string{python, uwsgi, novaWSGI, novaMgr, pastes} {
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("novatest: %s not found (%s): %w", p, Install, err)
+			return fmt.Errorf("novatest: %s %w (%s): %w", p, svcproc.ErrNotInstalled, Install, err)
 		}
 	}
 	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
-		return fmt.Errorf("novatest: uWSGI's python3 plugin not found (%s): %w", Install, err)
+		return fmt.Errorf("novatest: uWSGI's python3 plugin %w (%s): %w", svcproc.ErrNotInstalled, Install, err)
 	}
 	return nil
 }

@@ -11,16 +11,9 @@ import (
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
-var nova Main
+var nova = Shared()
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := nova.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(svcproc.RunMain(m, nova, svcproc.NoLeaks())) }
 
 type servicesAnswer struct {
 	Services []struct {

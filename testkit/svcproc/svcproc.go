@@ -1,10 +1,12 @@
 // Package svcproc is the subprocess plumbing the service test harnesses
 // (ironictest, keystonetest, novatest, placementtest's reference;
-// mariadbtest and novafull for ports and log tails) share, and the one
-// free-port picker of the module's tests: a free loopback port, the clean environment Debian's
-// Python services run in, a service started in a process group of its own
-// with its output in a log file, its stop, and the end of its log for
-// error messages.
+// mariadbtest and novafull for ports and log tails) share, the one
+// free-port picker of the module's tests, and the one lifecycle of a
+// real service shared by a whole test binary (Shared, RunMain,
+// RunEager): a free loopback port, the clean environment Debian's Python
+// services run in, a service started in a process group of its own with
+// its output in a log file, its stop, and the end of its log for error
+// messages.
 package svcproc
 
 import (

@@ -9,13 +9,16 @@ import (
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
 	"github.com/placement-syncd/placement-syncd/placementsrv/storetest"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
 // server is the one MariaDB of this test binary; each test gets a
 // database of its own on it.
 var server *mariadbtest.Server
 
-func TestMain(m *testing.M) { os.Exit(mariadbtest.RunMain(m, &server)) }
+func TestMain(m *testing.M) {
+	os.Exit(svcproc.RunEager(m, mariadbtest.Shared(), &server, svcproc.NoLeaks()))
+}
 
 // open opens the backend on db, migrating it.
 func open(t testing.TB, s *mariadbtest.Server, db string) *mysql.Backend {
