@@ -117,8 +117,9 @@ func Count(in Input) Report {
 
 // tally is one flavor's counts, by root position.
 type tally struct {
-	p            *plan
-	counts, held []int64
+	p      *plan
+	counts []int64 // by root
+	held   []int64 // by world.heldAt
 	// steps are the roots countTrees takes, in order.
 	steps []step
 }
@@ -132,7 +133,7 @@ type step struct {
 
 func (w *world) newTally(p *plan) *tally {
 	n := len(w.s.Roots)
-	return &tally{p: p, counts: make([]int64, n), held: make([]int64, n)}
+	return &tally{p: p, counts: make([]int64, n), held: make([]int64, w.nHeld)}
 }
 
 // engineOnly lists every root for the engine (flavors naming more than

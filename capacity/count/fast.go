@@ -146,7 +146,7 @@ func (w *world) countRoots(tallies []*tally) {
 			case flat:
 				t.counts[i] = p.closed(cells, tm, false)
 				if held {
-					t.held[i] = max(p.closed(cells, tm, true)-t.counts[i], 0)
+					t.held[w.heldAt[i]] = max(p.closed(cells, tm, true)-t.counts[i], 0)
 				}
 				if !p.batch && t.counts[i] > 0 {
 					t.steps = append(t.steps, step{i: int32(i), replay: true})
@@ -154,7 +154,7 @@ func (w *world) countRoots(tallies []*tally) {
 			default:
 				t.counts[i] = sm.count(p, false)
 				if held {
-					t.held[i] = max(sm.count(p, true)-t.counts[i], 0)
+					t.held[w.heldAt[i]] = max(sm.count(p, true)-t.counts[i], 0)
 				}
 			}
 		}

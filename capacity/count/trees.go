@@ -29,7 +29,7 @@ func (w *world) countTrees(t *tally) {
 			released := w.claims(t.p, r)
 			d.Undo(m)
 			t.counts[i] = w.claims(t.p, r)
-			t.held[i] = max(released-t.counts[i], 0)
+			t.held[w.heldAt[i]] = max(released-t.counts[i], 0)
 			continue
 		}
 		t.counts[i] = w.claims(t.p, r)

@@ -20,8 +20,11 @@ type world struct {
 	zones  []string // the zones of the roots, sorted
 	byName []int32  // root positions by root name
 	// reason is the held-back reason of a root whose tree has an
-	// inventory with reserved == total, "" for the others.
+	// inventory with reserved == total, "" for the others; heldAt is such
+	// a root's place in a tally's held counts, -1 for the others.
 	reason []string
+	heldAt []int32
+	nHeld  int
 	// rootAggs lists the aggregates with a member root, ascending.
 	rootAggs []int32
 	// aggIDs[aggOff[i]:aggOff[i+1]] are root i's aggregates.
@@ -41,13 +44,18 @@ type world struct {
 func newWorld(in Input) *world {
 	s := in.Snapshot
 	n := len(s.Roots)
-	w := &world{s: s, in: in, draft: s.NewDraft(), zone: make([]int32, n), reason: make([]string, n),
+	w := &world{s: s, in: in, draft: s.NewDraft(), zone: make([]int32, n), reason: make([]string, n), heldAt: make([]int32, n),
 		byName: make([]int32, n), aggOff: make([]int32, n+1),
 		aggSum: make([]int64, len(s.Aggregates))}
 	w.placeZones()
 	inAgg := make([]bool, len(s.Aggregates))
 	for i, r := range s.Roots {
 		w.reason[i] = w.heldReason(r)
+		w.heldAt[i] = -1
+		if w.reason[i] != "" {
+			w.heldAt[i] = int32(w.nHeld)
+			w.nHeld++
+		}
 		for _, a := range s.Providers[r].Aggregates {
 			inAgg[a] = true
 		}
@@ -145,10 +153,11 @@ func (w *world) report(f *Flavor, t *tally) {
 		for _, a := range w.aggIDs[w.aggOff[i]:w.aggOff[i+1]] {
 			w.aggSum[a] += n
 		}
-		if t.held[i] > 0 {
-			f.HeldBack[w.reason[i]] += t.held[i]
+		held := w.heldOf(t, i)
+		if held > 0 {
+			f.HeldBack[w.reason[i]] += held
 		}
-		if n > 0 || t.held[i] > 0 {
+		if n > 0 || held > 0 {
 			hosts++
 		}
 	}
@@ -165,7 +174,7 @@ func (w *world) report(f *Flavor, t *tally) {
 	}
 	f.Hosts = make([]Host, 0, hosts)
 	for k, i := range w.byName {
-		if n, held := t.counts[i], t.held[i]; n > 0 || held > 0 {
+		if n, held := t.counts[i], w.heldOf(t, int(i)); n > 0 || held > 0 {
 			h := w.hostsByName[k]
 			h.Count, h.HeldBack = n, held
 			if held > 0 {
@@ -198,4 +207,12 @@ func (w *world) hostEntries() {
 		}
 		w.hostsByName[k] = Host{UUID: p.UUID, Name: p.Name, Zone: w.zones[w.zone[i]], Aggregates: names}
 	}
+}
+
+// heldOf is root i's held-back count in t.
+func (w *world) heldOf(t *tally, i int) int64 {
+	if j := w.heldAt[i]; j >= 0 {
+		return t.held[j]
+	}
+	return 0
 }
