@@ -178,9 +178,14 @@ func (p *plan) closed(cells []cell, tm uint64, release bool) int64 {
 		if x.step <= 0 || t.total > x.maxUnit {
 			return 0
 		}
-		for _, a := range t.amounts {
-			if a < x.minUnit || a%x.step != 0 {
-				return 0
+		if t.least < x.minUnit {
+			return 0
+		}
+		if x.step != 1 {
+			for _, a := range t.amounts {
+				if a%x.step != 0 {
+					return 0
+				}
 			}
 		}
 		free := x.free

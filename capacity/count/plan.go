@@ -41,10 +41,11 @@ type plan struct {
 	never               bool // several granular groups isolated: not on one provider
 }
 
-// colTotal is a classTotal by column.
+// colTotal is a classTotal by column; least is its least amount.
 type colTotal struct {
 	col     int32
 	total   int64
+	least   int64
 	amounts []int64
 }
 
@@ -215,7 +216,7 @@ func (p *plan) masks(w *world) {
 	p.cols = p.cols[:0]
 	for _, t := range p.totals {
 		c := w.col[t.class]
-		p.cols = append(p.cols, colTotal{col: c, total: t.total, amounts: t.amounts})
+		p.cols = append(p.cols, colTotal{col: c, total: t.total, least: slices.Min(t.amounts), amounts: t.amounts})
 		p.colMask |= 1 << c
 	}
 	p.rootReqM, p.rootForbM = bits(p.rootReq), bits(p.rootForb)

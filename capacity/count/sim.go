@@ -23,6 +23,7 @@ type sim struct {
 	leaf  []int64  // the amounts of the candidate found
 	gran  []bool   // by provider: a granular group is on it
 	lists [][]int32
+	idx   [][]int // odometers, by depth
 }
 
 func newSim(w *world) *sim { return &sim{w: w} }
@@ -166,7 +167,12 @@ func (s *sim) unsuffixed(p *plan, d int, g *cgroup) bool {
 		}
 		lists[k] = l
 	}
-	idx := make([]int, len(lists))
+	for len(s.idx) <= d {
+		s.idx = append(s.idx, nil)
+	}
+	idx := grow(s.idx[d], len(lists))
+	clear(idx)
+	s.idx[d] = idx
 	at := func(j int) int { return int(lists[j][idx[j]]) }
 	for {
 		if s.together(g, lists, idx) && s.take(g.colRes, at) {

@@ -67,12 +67,22 @@ func newWorld(in Input) *world {
 			w.rootAggs = append(w.rootAggs, int32(a))
 		}
 	}
-	// Sorted as a compact list: the providers are large and far apart.
+	if !in.NoHosts {
+		w.sortByName()
+		w.hostEntries()
+	}
+	return w
+}
+
+// sortByName orders the roots by name (then uuid) for the host lists,
+// sorting a compact list: the providers are large and far apart.
+func (w *world) sortByName() {
+	s := w.s
 	type named struct {
 		name, uuid string
 		i          int32
 	}
-	order := make([]named, n)
+	order := make([]named, len(s.Roots))
 	for i, r := range s.Roots {
 		order[i] = named{s.Providers[r].Name, s.Providers[r].UUID, int32(i)}
 	}
@@ -80,10 +90,6 @@ func newWorld(in Input) *world {
 	for k := range order {
 		w.byName[k] = order[k].i
 	}
-	if !in.NoHosts {
-		w.hostEntries()
-	}
-	return w
 }
 
 // placeZones puts each root in the zone of its aggregates (Nova lets a
