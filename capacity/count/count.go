@@ -102,6 +102,8 @@ func Count(in Input) Report {
 		w.engineOnly(tallies)
 	}
 	none := w.newTally(nil)
+	hosts := make([]int, len(tallies))
+	total := 0
 	for i, t := range tallies {
 		if rep.Flavors[i].Err != "" {
 			continue
@@ -110,7 +112,22 @@ func Count(in Input) Report {
 			t = none
 		}
 		w.countTrees(t)
-		w.report(&rep.Flavors[i], t)
+		hosts[i] = w.sums(&rep.Flavors[i], t)
+		total += hosts[i]
+	}
+	if in.NoHosts {
+		return rep
+	}
+	// One allocation for every flavor's hosts.
+	pool := make([]Host, total)
+	for i, t := range tallies {
+		if rep.Flavors[i].Err == "" {
+			if t == nil {
+				t = none
+			}
+			rep.Flavors[i].Hosts = w.hosts(pool[:0:hosts[i]], t)
+			pool = pool[hosts[i]:]
+		}
 	}
 	return rep
 }

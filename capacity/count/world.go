@@ -146,8 +146,9 @@ func heldBack(inv *readmodel.SnapInventory) bool {
 	return inv.Total > 0 && inv.Reserved == inv.Total
 }
 
-// report sums one flavor's counts into f.
-func (w *world) report(f *Flavor, t *tally) {
+// sums sums one flavor's counts into f and returns how many hosts its
+// list has.
+func (w *world) sums(f *Flavor, t *tally) int {
 	s := w.s
 	zoneSum := make([]int64, len(w.zones))
 	f.HeldBack = map[string]int64{}
@@ -175,10 +176,12 @@ func (w *world) report(f *Flavor, t *tally) {
 	for _, a := range w.rootAggs {
 		f.Aggregates[s.Aggregates[a]] = w.aggSum[a]
 	}
-	if w.in.NoHosts {
-		return
-	}
-	f.Hosts = make([]Host, 0, hosts)
+	return hosts
+}
+
+// hosts appends to out the entries of the roots with a count or a
+// held-back count, by name.
+func (w *world) hosts(out []Host, t *tally) []Host {
 	for k, i := range w.byName {
 		if n, held := t.counts[i], w.heldOf(t, int(i)); n > 0 || held > 0 {
 			h := w.hostsByName[k]
@@ -186,9 +189,10 @@ func (w *world) report(f *Flavor, t *tally) {
 			if held > 0 {
 				h.Reason = w.reason[i]
 			}
-			f.Hosts = append(f.Hosts, h)
+			out = append(out, h)
 		}
 	}
+	return out
 }
 
 // hostEntries builds, in name order, each root's entry without counts;
