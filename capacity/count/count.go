@@ -141,11 +141,12 @@ type tally struct {
 	steps []step
 }
 
-// step is a root for countTrees: one the engine counts, or (replay) one
-// counted already whose claims the roots after it must see.
+// step is a root for countTrees: one the engine counts, one the tree
+// search counts with the sharing providers it draws from (shared), or
+// (replay) one counted already whose claims the roots after it must see.
 type step struct {
-	i      int32
-	replay bool
+	i              int32
+	replay, shared bool
 }
 
 func (w *world) newTally(p *plan) *tally {

@@ -44,6 +44,7 @@ func (w *world) track(tallies []*tally) bool {
 		for _, x := range t.p.totals {
 			if w.col[x.class] < 0 {
 				w.col[x.class] = int32(w.ncol)
+				w.colClass = append(w.colClass, x.class)
 				w.ncol++
 			}
 		}
@@ -91,10 +92,14 @@ func (w *world) colMask(q int32) uint64 {
 }
 
 // row fills cells (w.ncol long) with provider q's inventories.
-func (w *world) row(q int32, cells []cell) {
+func (w *world) row(q int32, cells []cell) { w.rowIn(w.s, q, cells) }
+
+// rowIn is row on snapshot snap (the count's draft).
+func (w *world) rowIn(snap *readmodel.Snapshot, q int32, cells []cell) {
 	clear(cells)
-	for k := range w.s.Inventories(q) {
-		inv := &w.s.Inventories(q)[k]
+	invs := snap.Inventories(q)
+	for k := range invs {
+		inv := &invs[k]
 		if c := w.col[inv.Class]; c >= 0 {
 			cells[c] = cellOf(inv)
 		}
@@ -132,7 +137,7 @@ func (w *world) countRoots(tallies []*tally) {
 					shared |= w.colMask(q)
 				}
 			}
-			sm.load(r)
+			sm.load(w.s, r, false)
 		}
 		held := w.reason[i] != ""
 		for _, t := range tallies {
@@ -141,6 +146,8 @@ func (w *world) countRoots(tallies []*tally) {
 			}
 			p := t.p
 			switch {
+			case p.colMask&shared != 0 && p.batch:
+				t.steps = append(t.steps, step{i: int32(i), shared: true})
 			case p.colMask&shared != 0 || !flat && !p.batch:
 				t.steps = append(t.steps, step{i: int32(i)})
 			case flat:

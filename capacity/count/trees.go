@@ -23,6 +23,10 @@ func (w *world) countTrees(t *tally) {
 			}
 			continue
 		}
+		if st.shared {
+			w.countShared(t, i)
+			continue
+		}
 		if w.reason[i] != "" {
 			m := d.Mark()
 			w.release(r)
@@ -35,6 +39,32 @@ func (w *world) countTrees(t *tally) {
 		t.counts[i] = w.claims(t.p, r)
 	}
 	d.Undo(0)
+}
+
+// countShared counts root i with the tree search over its tree and the
+// sharing providers it draws from, as they stand on the draft, and takes
+// its claims from those sharing providers on the draft.
+func (w *world) countShared(t *tally, i int32) {
+	if w.sim == nil {
+		w.sim = newSim(w)
+	}
+	sm, d := w.sim, w.draft
+	sm.load(d.Snapshot(), w.s.Roots[i], true)
+	if w.reason[i] != "" {
+		// Released: the same search with the held-back capacity freed;
+		// the tree's own providers are not shared, the draft unchanged.
+		t.held[w.heldAt[i]] = sm.count(t.p, true)
+	}
+	t.counts[i] = sm.countClaiming(t.p, false, func(k int64) {
+		for j, a := range sm.leaf {
+			if a > 0 && sm.share[j/w.ncol] {
+				d.Use(sm.provs[j/w.ncol], w.colClass[j%w.ncol], k*a)
+			}
+		}
+	})
+	if w.reason[i] != "" {
+		t.held[w.heldAt[i]] = max(t.held[w.heldAt[i]]-t.counts[i], 0)
+	}
 }
 
 // release gives back, on the draft, the held-back inventories of root

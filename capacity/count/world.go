@@ -33,9 +33,11 @@ type world struct {
 	hostsByName []Host
 
 	// columns (classes the flavors ask) and trait bits, by id; -1: none
-	col  []int32
-	bit  []int8
-	ncol int
+	col      []int32
+	colClass []int32 // class id by column
+	bit      []int8
+	ncol     int
+	sim      *sim // countTrees' tree search
 
 	aggSum []int64 // by aggregate id
 	claim  []allocation
