@@ -30,6 +30,8 @@ type plan struct {
 	batch bool
 	// policyIsolate is group_policy=isolate.
 	policyIsolate bool
+	// un is the unsuffixed group's amounts.
+	un []amount
 
 	// In columns and trait bits (masks): the classes asked, the root's
 	// traits, and for a root of one provider every group's traits.
@@ -141,6 +143,9 @@ func (w *world) resolve(creq candidates.Request) (*plan, bool) {
 			return nil, false
 		}
 		hasUn = hasUn || !cg.granular
+		if !cg.granular {
+			p.un = cg.res
+		}
 		if cg.granular {
 			granular++
 		}

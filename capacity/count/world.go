@@ -38,6 +38,10 @@ type world struct {
 	bit      []int8
 	ncol     int
 	sim      *sim // countTrees' tree search
+	// stale: since the engine's last answer, a provider started or
+	// stopped fitting an amount of the unsuffixed group (see use).
+	stale bool
+	flips int // how many times that happened
 
 	aggSum []int64 // by aggregate id
 	claim  []allocation
