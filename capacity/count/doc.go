@@ -28,14 +28,17 @@
 // parsed as the API parses its query string and interned once per Count;
 // a root of one provider that no sharing provider serves has one
 // candidate at most, the same after every claim, so a closed form counts
-// it, in one pass over the roots for every flavor; a tree that no
-// sharing provider serves is counted by a small search that finds the
-// engine's first candidate as the engine does and claims it as often as
-// it fits; the rest runs the allocation candidates engine at the root
-// (candidates.Query.Anchor) on a private draft of the snapshot
-// (readmodel.Draft) that takes the claims in root order. The tests hold
-// it to the definition followed literally, in memory and through our
-// Placement API over HTTP.
+// it, in one pass over the roots for every flavor; a tree is counted by
+// a small search that finds the engine's first candidate as the engine
+// does and claims it as often as it fits. Where sharing providers take
+// part, roots are counted in root order on a private draft of the
+// snapshot (readmodel.Draft) that takes the claims: by the same search
+// over the tree and the sharing providers, or, when Placement may offer
+// an option of sharing providers only at one anchor chosen from every
+// provider's usage, by the allocation candidates engine at the root
+// (candidates.Query.Anchor). The tests hold it to the definition
+// followed literally, in memory and through our Placement API over
+// HTTP.
 //
 // It imports the read model, the engine and the request description
 // only; no HTTP and no metrics.

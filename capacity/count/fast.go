@@ -11,7 +11,8 @@ import "github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 // (impossible on one provider), and each amount's min_unit, max_unit and
 // step_size, their total's max_unit. A tree none of whose requested
 // classes a sharing provider offers is counted by a small search of its
-// own (sim.go). The engine counts the rest (trees.go).
+// own (sim.go). Roots sharing providers serve are counted in root order
+// by countTrees (trees.go).
 //
 // Both read classes by column and traits by bit: the classes and traits
 // the flavors name, interned once per Count.
