@@ -75,7 +75,8 @@ type Host struct {
 }
 
 // Count counts every flavor of in on in.Snapshot. The flavors are
-// independent: each is counted from the snapshot as it is.
+// independent: each is counted from the snapshot as it is. Count only
+// reads in (its claims go on a private draft), so calls may run at once.
 func Count(in Input) Report {
 	w := newWorld(in)
 	rep := Report{Version: in.Snapshot.Version, Flavors: make([]Flavor, len(in.Flavors))}
