@@ -122,3 +122,34 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkCountSharedStorage counts the 50 flavors on hosts whose disk
+// is on shared storage (ten sharing providers, each the disk of a zone's
+// hosts), where the engine counts every host in root order.
+func BenchmarkCountSharedStorage(b *testing.B) {
+	flavors := fleetFlavors()
+	for _, n := range []int{1000, 10000} {
+		c, aggs := fleet(n)
+		g := &gen{r: rand.New(rand.NewPCG(2, 2)), n: len(c.provs), c: *c}
+		for i := range g.c.provs {
+			p := &g.c.provs[i]
+			if p.parent == "" && len(p.invs) > 0 && p.invs[len(p.invs)-1].class == "DISK_GB" {
+				p.invs = p.invs[:len(p.invs)-1]
+			}
+		}
+		for z := 0; z < 10; z++ {
+			p := g.add("", "storage", []inv{{class: "DISK_GB", total: 1 << 20, minUnit: 1, maxUnit: 1 << 20, step: 1, ratio: 1}})
+			p.traits = []string{"MISC_SHARES_VIA_AGGREGATE"}
+			p.aggs = []string{fmt.Sprint("az-", z)}
+		}
+		snap := g.c.snapshot()
+		in := count.Input{Snapshot: snap, Flavors: flavors, Aggregates: aggs, DefaultZone: "nova", HeldBack: g.c.reasons(), NoHosts: true}
+		b.Run(fmt.Sprintf("hosts=%d", n), func(b *testing.B) {
+			before := cpuTime(b)
+			for range b.N {
+				count.Count(in)
+			}
+			b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

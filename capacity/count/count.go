@@ -75,7 +75,8 @@ type Host struct {
 }
 
 // Count counts every flavor of in on in.Snapshot. The flavors are
-// independent: each is counted from the snapshot as it is.
+// independent: each is counted from the snapshot as it is. Count only
+// reads in (its claims go on a private draft), so calls may run at once.
 func Count(in Input) Report {
 	w := newWorld(in)
 	rep := Report{Version: in.Snapshot.Version, Flavors: make([]Flavor, len(in.Flavors))}
@@ -102,6 +103,8 @@ func Count(in Input) Report {
 		w.engineOnly(tallies)
 	}
 	none := w.newTally(nil)
+	hosts := make([]int, len(tallies))
+	total := 0
 	for i, t := range tallies {
 		if rep.Flavors[i].Err != "" {
 			continue
@@ -110,29 +113,46 @@ func Count(in Input) Report {
 			t = none
 		}
 		w.countTrees(t)
-		w.report(&rep.Flavors[i], t)
+		hosts[i] = w.sums(&rep.Flavors[i], t)
+		total += hosts[i]
+	}
+	if in.NoHosts {
+		return rep
+	}
+	// One allocation for every flavor's hosts.
+	pool := make([]Host, total)
+	for i, t := range tallies {
+		if rep.Flavors[i].Err == "" {
+			if t == nil {
+				t = none
+			}
+			rep.Flavors[i].Hosts = w.hosts(pool[:0:hosts[i]], t)
+			pool = pool[hosts[i]:]
+		}
 	}
 	return rep
 }
 
 // tally is one flavor's counts, by root position.
 type tally struct {
-	p            *plan
-	counts, held []int64
+	p      *plan
+	counts []int64 // by root
+	held   []int64 // by world.heldAt
 	// steps are the roots countTrees takes, in order.
 	steps []step
 }
 
-// step is a root for countTrees: one the engine counts, or (replay) one
-// counted already whose claims the roots after it must see.
+// step is a root for countTrees: one the engine counts, one the tree
+// search counts with the sharing providers it draws from (shared), or
+// (replay) one counted already whose claims the roots after it must see.
 type step struct {
-	i      int32
-	replay bool
+	i              int32
+	replay, shared bool
 }
 
 func (w *world) newTally(p *plan) *tally {
 	n := len(w.s.Roots)
-	return &tally{p: p, counts: make([]int64, n), held: make([]int64, n)}
+	return &tally{p: p, counts: make([]int64, n), held: make([]int64, w.nHeld)}
 }
 
 // engineOnly lists every root for the engine (flavors naming more than

@@ -11,7 +11,8 @@ import "github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
 // (impossible on one provider), and each amount's min_unit, max_unit and
 // step_size, their total's max_unit. A tree none of whose requested
 // classes a sharing provider offers is counted by a small search of its
-// own (sim.go). The engine counts the rest (trees.go).
+// own (sim.go). Roots sharing providers serve are counted in root order
+// by countTrees (trees.go).
 //
 // Both read classes by column and traits by bit: the classes and traits
 // the flavors name, interned once per Count.
@@ -44,6 +45,7 @@ func (w *world) track(tallies []*tally) bool {
 		for _, x := range t.p.totals {
 			if w.col[x.class] < 0 {
 				w.col[x.class] = int32(w.ncol)
+				w.colClass = append(w.colClass, x.class)
 				w.ncol++
 			}
 		}
@@ -91,10 +93,14 @@ func (w *world) colMask(q int32) uint64 {
 }
 
 // row fills cells (w.ncol long) with provider q's inventories.
-func (w *world) row(q int32, cells []cell) {
+func (w *world) row(q int32, cells []cell) { w.rowIn(w.s, q, cells) }
+
+// rowIn is row on snapshot snap (the count's draft).
+func (w *world) rowIn(snap *readmodel.Snapshot, q int32, cells []cell) {
 	clear(cells)
-	for k := range w.s.Inventories(q) {
-		inv := &w.s.Inventories(q)[k]
+	invs := snap.Inventories(q)
+	for k := range invs {
+		inv := &invs[k]
 		if c := w.col[inv.Class]; c >= 0 {
 			cells[c] = cellOf(inv)
 		}
@@ -132,7 +138,7 @@ func (w *world) countRoots(tallies []*tally) {
 					shared |= w.colMask(q)
 				}
 			}
-			sm.load(r)
+			sm.load(w.s, r, false)
 		}
 		held := w.reason[i] != ""
 		for _, t := range tallies {
@@ -141,12 +147,14 @@ func (w *world) countRoots(tallies []*tally) {
 			}
 			p := t.p
 			switch {
+			case p.colMask&shared != 0 && p.batch:
+				t.steps = append(t.steps, step{i: int32(i), shared: true})
 			case p.colMask&shared != 0 || !flat && !p.batch:
 				t.steps = append(t.steps, step{i: int32(i)})
 			case flat:
 				t.counts[i] = p.closed(cells, tm, false)
 				if held {
-					t.held[i] = max(p.closed(cells, tm, true)-t.counts[i], 0)
+					t.held[w.heldAt[i]] = max(p.closed(cells, tm, true)-t.counts[i], 0)
 				}
 				if !p.batch && t.counts[i] > 0 {
 					t.steps = append(t.steps, step{i: int32(i), replay: true})
@@ -154,7 +162,7 @@ func (w *world) countRoots(tallies []*tally) {
 			default:
 				t.counts[i] = sm.count(p, false)
 				if held {
-					t.held[i] = max(sm.count(p, true)-t.counts[i], 0)
+					t.held[w.heldAt[i]] = max(sm.count(p, true)-t.counts[i], 0)
 				}
 			}
 		}
@@ -178,9 +186,14 @@ func (p *plan) closed(cells []cell, tm uint64, release bool) int64 {
 		if x.step <= 0 || t.total > x.maxUnit {
 			return 0
 		}
-		for _, a := range t.amounts {
-			if a < x.minUnit || a%x.step != 0 {
-				return 0
+		if t.least < x.minUnit {
+			return 0
+		}
+		if x.step != 1 {
+			for _, a := range t.amounts {
+				if a%x.step != 0 {
+					return 0
+				}
 			}
 		}
 		free := x.free

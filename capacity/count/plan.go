@@ -30,6 +30,8 @@ type plan struct {
 	batch bool
 	// policyIsolate is group_policy=isolate.
 	policyIsolate bool
+	// un is the unsuffixed group's amounts.
+	un []amount
 
 	// In columns and trait bits (masks): the classes asked, the root's
 	// traits, and for a root of one provider every group's traits.
@@ -41,10 +43,11 @@ type plan struct {
 	never               bool // several granular groups isolated: not on one provider
 }
 
-// colTotal is a classTotal by column.
+// colTotal is a classTotal by column; least is its least amount.
 type colTotal struct {
 	col     int32
 	total   int64
+	least   int64
 	amounts []int64
 }
 
@@ -140,6 +143,9 @@ func (w *world) resolve(creq candidates.Request) (*plan, bool) {
 			return nil, false
 		}
 		hasUn = hasUn || !cg.granular
+		if !cg.granular {
+			p.un = cg.res
+		}
 		if cg.granular {
 			granular++
 		}
@@ -215,7 +221,7 @@ func (p *plan) masks(w *world) {
 	p.cols = p.cols[:0]
 	for _, t := range p.totals {
 		c := w.col[t.class]
-		p.cols = append(p.cols, colTotal{col: c, total: t.total, amounts: t.amounts})
+		p.cols = append(p.cols, colTotal{col: c, total: t.total, least: slices.Min(t.amounts), amounts: t.amounts})
 		p.colMask |= 1 << c
 	}
 	p.rootReqM, p.rootForbM = bits(p.rootReq), bits(p.rootForb)

@@ -1,5 +1,7 @@
 package count
 
+import "github.com/placement-syncd/placement-syncd/placementsrv/readmodel"
+
 // sim counts a tree none of whose requested classes a sharing provider
 // offers, without the engine: it finds the engine's first candidate at
 // the root the way the engine's search does (groups in request order; a
@@ -18,26 +20,42 @@ type sim struct {
 	n     int      // providers of the tree, in preorder
 	cells []cell   // by provider and column
 	masks []uint64 // trait bits by provider
+	provs []int32  // the providers, by local number
+	share []bool   // by provider: a sharing provider
 	free  []int64  // what is free, as claims go
 	tot   []int64  // the amounts taken by the branch searched
 	leaf  []int64  // the amounts of the candidate found
 	gran  []bool   // by provider: a granular group is on it
 	lists [][]int32
+	idx   [][]int // odometers, by depth
 }
 
 func newSim(w *world) *sim { return &sim{w: w} }
 
-// load reads root r's tree.
-func (s *sim) load(r int32) {
+// load reads root r's tree from snap, and the sharing providers r draws
+// from when shared is set.
+func (s *sim) load(snap *readmodel.Snapshot, r int32, shared bool) {
 	w := s.w
-	tree := w.s.Providers[r].Tree
-	s.n = len(tree)
+	s.provs = append(s.provs[:0], snap.Providers[r].Tree...)
+	if shared {
+		s.provs = append(s.provs, snap.Providers[r].SharedTo...)
+	}
+	s.n = len(s.provs)
 	nc := s.n * w.ncol
 	s.cells = grow(s.cells, nc)
 	s.masks = grow(s.masks, s.n)
-	for lp, q := range tree {
-		w.row(q, s.cells[lp*w.ncol:(lp+1)*w.ncol])
-		s.masks[lp] = w.traitMask(&w.s.Providers[q])
+	s.share = grow(s.share, s.n)
+	tree := len(snap.Providers[r].Tree)
+	for lp, q := range s.provs {
+		cells := s.cells[lp*w.ncol : (lp+1)*w.ncol]
+		w.rowIn(snap, q, cells)
+		if lp >= tree {
+			for k := range cells {
+				cells[k].freeReleased = cells[k].free // only the root's tree is released
+			}
+		}
+		s.masks[lp] = w.traitMask(&snap.Providers[q])
+		s.share[lp] = snap.Providers[q].Sharing
 	}
 	s.free, s.tot, s.leaf = grow(s.free, nc), grow(s.tot, nc), grow(s.leaf, nc)
 	s.gran = grow(s.gran, s.n)
@@ -51,8 +69,11 @@ func grow[T any](xs []T, n int) []T {
 }
 
 // count is how many times p's first candidate can be claimed one after
-// another, with held-back inventories released when release is set.
-func (s *sim) count(p *plan, release bool) int64 {
+// another, with held-back inventories released when release is set;
+// claim, when set, is told each batch: k times the amounts of the leaf.
+func (s *sim) count(p *plan, release bool) int64 { return s.countClaiming(p, release, nil) }
+
+func (s *sim) countClaiming(p *plan, release bool, claim func(k int64)) int64 {
 	for k := range s.free {
 		s.free[k] = s.cells[k].free
 		if release {
@@ -77,6 +98,9 @@ func (s *sim) count(p *plan, release bool) int64 {
 		for j, a := range s.leaf {
 			s.free[j] -= k * a
 		}
+		if claim != nil {
+			claim(k)
+		}
 		n += k
 	}
 }
@@ -85,6 +109,9 @@ func (s *sim) count(p *plan, release bool) int64 {
 // s.leaf).
 func (s *sim) search(p *plan, d int) bool {
 	if d == len(p.groups) {
+		if s.sharingOnly() {
+			return false
+		}
 		copy(s.leaf, s.tot)
 		return true
 	}
@@ -166,7 +193,12 @@ func (s *sim) unsuffixed(p *plan, d int, g *cgroup) bool {
 		}
 		lists[k] = l
 	}
-	idx := make([]int, len(lists))
+	for len(s.idx) <= d {
+		s.idx = append(s.idx, nil)
+	}
+	idx := grow(s.idx[d], len(lists))
+	clear(idx)
+	s.idx[d] = idx
 	at := func(j int) int { return int(lists[j][idx[j]]) }
 	for {
 		if s.together(g, lists, idx) && s.take(g.colRes, at) {
@@ -207,6 +239,17 @@ func (s *sim) together(g *cgroup, lists [][]int32, idx []int) bool {
 func holdsAll(m uint64, clauses []uint64) bool {
 	for _, cl := range clauses {
 		if m&cl == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sharingOnly reports whether the branch takes from sharing providers
+// only.
+func (s *sim) sharingOnly() bool {
+	for j, a := range s.tot {
+		if a > 0 && !s.share[j/s.w.ncol] {
 			return false
 		}
 	}

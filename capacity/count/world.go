@@ -20,8 +20,11 @@ type world struct {
 	zones  []string // the zones of the roots, sorted
 	byName []int32  // root positions by root name
 	// reason is the held-back reason of a root whose tree has an
-	// inventory with reserved == total, "" for the others.
+	// inventory with reserved == total, "" for the others; heldAt is such
+	// a root's place in a tally's held counts, -1 for the others.
 	reason []string
+	heldAt []int32
+	nHeld  int
 	// rootAggs lists the aggregates with a member root, ascending.
 	rootAggs []int32
 	// aggIDs[aggOff[i]:aggOff[i+1]] are root i's aggregates.
@@ -30,9 +33,15 @@ type world struct {
 	hostsByName []Host
 
 	// columns (classes the flavors ask) and trait bits, by id; -1: none
-	col  []int32
-	bit  []int8
-	ncol int
+	col      []int32
+	colClass []int32 // class id by column
+	bit      []int8
+	ncol     int
+	sim      *sim // countTrees' tree search
+	// stale: since the engine's last answer, a provider started or
+	// stopped fitting an amount of the unsuffixed group (see use).
+	stale bool
+	flips int // how many times that happened
 
 	aggSum []int64 // by aggregate id
 	claim  []allocation
@@ -41,13 +50,18 @@ type world struct {
 func newWorld(in Input) *world {
 	s := in.Snapshot
 	n := len(s.Roots)
-	w := &world{s: s, in: in, draft: s.NewDraft(), zone: make([]int32, n), reason: make([]string, n),
+	w := &world{s: s, in: in, draft: s.NewDraft(), zone: make([]int32, n), reason: make([]string, n), heldAt: make([]int32, n),
 		byName: make([]int32, n), aggOff: make([]int32, n+1),
 		aggSum: make([]int64, len(s.Aggregates))}
 	w.placeZones()
 	inAgg := make([]bool, len(s.Aggregates))
 	for i, r := range s.Roots {
 		w.reason[i] = w.heldReason(r)
+		w.heldAt[i] = -1
+		if w.reason[i] != "" {
+			w.heldAt[i] = int32(w.nHeld)
+			w.nHeld++
+		}
 		for _, a := range s.Providers[r].Aggregates {
 			inAgg[a] = true
 		}
@@ -59,12 +73,22 @@ func newWorld(in Input) *world {
 			w.rootAggs = append(w.rootAggs, int32(a))
 		}
 	}
-	// Sorted as a compact list: the providers are large and far apart.
+	if !in.NoHosts {
+		w.sortByName()
+		w.hostEntries()
+	}
+	return w
+}
+
+// sortByName orders the roots by name (then uuid) for the host lists,
+// sorting a compact list: the providers are large and far apart.
+func (w *world) sortByName() {
+	s := w.s
 	type named struct {
 		name, uuid string
 		i          int32
 	}
-	order := make([]named, n)
+	order := make([]named, len(s.Roots))
 	for i, r := range s.Roots {
 		order[i] = named{s.Providers[r].Name, s.Providers[r].UUID, int32(i)}
 	}
@@ -72,10 +96,6 @@ func newWorld(in Input) *world {
 	for k := range order {
 		w.byName[k] = order[k].i
 	}
-	if !in.NoHosts {
-		w.hostEntries()
-	}
-	return w
 }
 
 // placeZones puts each root in the zone of its aggregates (Nova lets a
@@ -132,8 +152,9 @@ func heldBack(inv *readmodel.SnapInventory) bool {
 	return inv.Total > 0 && inv.Reserved == inv.Total
 }
 
-// report sums one flavor's counts into f.
-func (w *world) report(f *Flavor, t *tally) {
+// sums sums one flavor's counts into f and returns how many hosts its
+// list has.
+func (w *world) sums(f *Flavor, t *tally) int {
 	s := w.s
 	zoneSum := make([]int64, len(w.zones))
 	f.HeldBack = map[string]int64{}
@@ -145,10 +166,11 @@ func (w *world) report(f *Flavor, t *tally) {
 		for _, a := range w.aggIDs[w.aggOff[i]:w.aggOff[i+1]] {
 			w.aggSum[a] += n
 		}
-		if t.held[i] > 0 {
-			f.HeldBack[w.reason[i]] += t.held[i]
+		held := w.heldOf(t, i)
+		if held > 0 {
+			f.HeldBack[w.reason[i]] += held
 		}
-		if n > 0 || t.held[i] > 0 {
+		if n > 0 || held > 0 {
 			hosts++
 		}
 	}
@@ -160,20 +182,23 @@ func (w *world) report(f *Flavor, t *tally) {
 	for _, a := range w.rootAggs {
 		f.Aggregates[s.Aggregates[a]] = w.aggSum[a]
 	}
-	if w.in.NoHosts {
-		return
-	}
-	f.Hosts = make([]Host, 0, hosts)
+	return hosts
+}
+
+// hosts appends to out the entries of the roots with a count or a
+// held-back count, by name.
+func (w *world) hosts(out []Host, t *tally) []Host {
 	for k, i := range w.byName {
-		if n, held := t.counts[i], t.held[i]; n > 0 || held > 0 {
+		if n, held := t.counts[i], w.heldOf(t, int(i)); n > 0 || held > 0 {
 			h := w.hostsByName[k]
 			h.Count, h.HeldBack = n, held
 			if held > 0 {
 				h.Reason = w.reason[i]
 			}
-			f.Hosts = append(f.Hosts, h)
+			out = append(out, h)
 		}
 	}
+	return out
 }
 
 // hostEntries builds, in name order, each root's entry without counts;
@@ -198,4 +223,12 @@ func (w *world) hostEntries() {
 		}
 		w.hostsByName[k] = Host{UUID: p.UUID, Name: p.Name, Zone: w.zones[w.zone[i]], Aggregates: names}
 	}
+}
+
+// heldOf is root i's held-back count in t.
+func (w *world) heldOf(t *tally, i int) int64 {
+	if j := w.heldAt[i]; j >= 0 {
+		return t.held[j]
+	}
+	return 0
 }

@@ -91,6 +91,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if !ok {
 		return
 	}
+	// Without per-host series the host lists are most of the count's
+	// cost: leave them out.
+	in.NoHosts = !c.opts.PerHost && !c.opts.OSCapacity
 	rep := count.Count(in)
 	for uuid, a := range in.Aggregates {
 		ch <- prometheus.MustNewConstMetric(c.aggInfo, prometheus.GaugeValue, 1, uuid, a.Name, a.Zone)

@@ -122,8 +122,10 @@ type engine struct {
 	// owners says which anchor keeps each sharedOnly option (built on
 	// first use); anchor is the root whose options are being listed.
 	owners *sharedOwners
-	anchor int32
-	keyBuf []byte
+	// sameFits: Anchor keeps owners (see Query.SameFits).
+	sameFits bool
+	anchor   int32
+	keyBuf   []byte
 	// infl replays Placement's in-place folding of amounts (inflate.go);
 	// nil when the request cannot trigger it.
 	infl     *inflation

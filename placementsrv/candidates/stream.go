@@ -70,7 +70,8 @@ func (e *engine) streamedSummaries() []int32 {
 // the snapshot's usage changed (a readmodel.Draft's): each call is a new
 // request at one anchor, so the candidates made only of sharing
 // providers that another anchor gave are not left out, and which anchor
-// keeps a sharing-only option of the unsuffixed group is decided again.
+// keeps a sharing-only option of the unsuffixed group is decided again
+// (unless SameFits says nothing it depends on changed).
 // Placement's in-place folding of amounts (Folds) is not replayed: the
 // candidates take the amounts asked.
 func (q *Query) Anchor(r int32, fn func(*Candidate) bool) {
@@ -82,11 +83,27 @@ func (q *Query) Anchor(r int32, fn func(*Candidate) bool) {
 		e.startStream(fn, nil)
 	}
 	e.sink = fn
-	e.stopped, e.emitted, e.owners, e.dedup = false, 0, nil, nil
+	e.stopped, e.emitted, e.dedup = false, 0, nil
+	if !e.sameFits {
+		e.owners = nil
+	}
+	e.sameFits = false
 	infl := e.infl
 	e.infl = nil
 	e.runAnchor(r, e.flatGroup())
 	e.infl = infl
+}
+
+// SameFits tells the query that since its last Anchor call usage changed
+// only where no provider started or stopped fitting an amount the
+// unsuffixed group asks for (readmodel.SnapInventory.Fits): which anchor
+// keeps a sharing-only option depends on nothing else, so the next
+// Anchor call keeps what the last one worked out instead of replaying
+// Placement's sets over every provider of those classes.
+func (q *Query) SameFits() {
+	if q.e != nil {
+		q.e.sameFits = true
+	}
 }
 
 // Folds reports whether Placement would fold the request's amounts in

@@ -83,3 +83,59 @@ func TestStreamStops(t *testing.T) {
 		t.Fatalf("%d candidates, summaries %v", n, sums)
 	}
 }
+
+// TestAnchorMatchesStream checks, on the property test's random worlds,
+// that Anchor gives each root the candidates a stream gives under it, in
+// the same order, those with a provider of the root's own tree that is
+// not sharing (the others Placement may list under another anchor), and
+// that it may be called again.
+func TestAnchorMatchesStream(t *testing.T) {
+	const cases = 200
+	compared := 0
+	for seed := uint64(1); seed <= cases; seed++ {
+		r := rand.New(rand.NewPCG(seed, 43))
+		ws := randworld.NewWorld(r)
+		snap := randworld.Build(ws)
+		for q := 0; q < 4; q++ {
+			req := genRequest(r, ws)
+			qs, err := Prepare(snap, req, Options{NestedAware: true})
+			if err != nil || !qs.Streamable() || qs.Folds() {
+				continue
+			}
+			hostOf := func(c *Candidate) int32 {
+				for _, a := range c.Allocs {
+					if p := &snap.Providers[a.Provider]; !p.Sharing {
+						return p.Root
+					}
+				}
+				return -1
+			}
+			want := map[int32][]string{}
+			qs.Stream(func(c *Candidate) bool {
+				if h := hostOf(c); h >= 0 {
+					want[h] = append(want[h], engineKey(*c, req.Groups))
+				}
+				return true
+			})
+			qa, _ := Prepare(snap, req, Options{NestedAware: true})
+			for pass := 0; pass < 2; pass++ {
+				for _, root := range snap.Roots {
+					var got []string
+					qa.Anchor(root, func(c *Candidate) bool {
+						if hostOf(c) == root {
+							got = append(got, engineKey(*c, req.Groups))
+						}
+						return true
+					})
+					if !slices.Equal(got, want[root]) {
+						t.Fatalf("seed %d req %d root %d pass %d: anchor\n %v\nstream\n %v", seed, q, root, pass, got, want[root])
+					}
+					compared += len(got)
+				}
+			}
+		}
+	}
+	if compared < cases {
+		t.Errorf("only %d candidates compared", compared)
+	}
+}
