@@ -15,7 +15,8 @@ const ImageID = "c0ffee00-0000-4000-8000-000000000001"
 
 // glanceDouble is a double of Glance's v2 image API: Nova asks for the
 // image a server boots from (and glanceclient for the schema it
-// validates images with); nothing else is needed with the fake driver.
+// validates images with); shelve makes and deletes a snapshot, and tests
+// upload images to rebuild with (glanceImages).
 func glanceDouble() *httptest.Server {
 	image := map[string]any{
 		"id": ImageID, "name": "novafull-image", "status": "active", "visibility": "public",
@@ -31,14 +32,13 @@ func glanceDouble() *httptest.Server {
 		props[k] = map[string]any{}
 	}
 	schema := map[string]any{"name": "image", "properties": props, "additionalProperties": map[string]string{"type": "string"}}
+	images := newGlanceImages(image)
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/v2/schemas/image":
 			writeJSON(w, http.StatusOK, schema)
-		case r.Method == http.MethodGet && r.URL.Path == "/v2/images/"+ImageID:
-			writeJSON(w, http.StatusOK, image)
 		default:
-			writeJSON(w, http.StatusNotFound, map[string]string{"message": "not in the Glance double"})
+			images.ServeHTTP(w, r)
 		}
 	}))
 }
