@@ -26,9 +26,14 @@ func glanceDouble() *httptest.Server {
 		"owner": "admin", "tags": []string{}, "file": "/v2/images/" + ImageID + "/file",
 		"self": "/v2/images/" + ImageID, "schema": "/v2/schemas/image",
 	}
-	// Nova keeps as image attributes only what the schema names.
+	// Nova keeps as image attributes only what the schema names, and
+	// glanceclient refuses an image with an attribute the schema does not
+	// name unless it is a string (Glance's own are often null).
 	props := map[string]any{}
 	for k := range image {
+		props[k] = map[string]any{}
+	}
+	for _, k := range glanceReadOnly {
 		props[k] = map[string]any{}
 	}
 	schema := map[string]any{"name": "image", "properties": props, "additionalProperties": map[string]string{"type": "string"}}

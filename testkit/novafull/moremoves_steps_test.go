@@ -16,13 +16,16 @@ func (s *moveScenario) run() {
 	f1 := s.bootOn("mm-f1", "mm-c") // c is full from now on
 	x := s.bootOn("mm-x", "mm-a")
 
-	// Live migration to a named host, then to the scheduler's choice:
-	// the source is excluded and c is full, so a.
-	s.liveMigrate(x, "mm-b", "mm-b", "mm-a=0 mm-b=1024 mm-c=1024")
-	s.liveMigrate(x, "", "mm-a", "mm-a=1024 mm-b=0 mm-c=1024")
-
-	// a fails: evacuated to b, the one host with room.
+	// a fails: x is evacuated to b, the one host with room. Evacuation
+	// comes first: the fake driver keeps a live-migrated server in its
+	// source's memory, and an evacuation refuses a host where the driver
+	// has it (a compute started again begins empty).
 	s.evacuate(x, "mm-a", "mm-b")
+
+	// Live migration to a named host, then to the scheduler's choice:
+	// the source is excluded and c is full, so b.
+	s.liveMigrate(x, "mm-a", "mm-a", "mm-a=1024 mm-b=0 mm-c=1024")
+	s.liveMigrate(x, "", "mm-b", "mm-a=0 mm-b=1024 mm-c=1024")
 
 	// Shelve offload frees b; with b taken by another server, unshelve
 	// has only a.
@@ -48,13 +51,16 @@ func (s *moveScenario) run() {
 func (s *moveScenario) liveMigrate(id, host, want, usages string) {
 	s.t.Helper()
 	var dest any
+	step := "live migration, the scheduler's choice"
 	if host != "" {
-		dest = host
+		dest, step = host, "live migration to "+host
 	}
 	s.action(id, map[string]any{"os-migrateLive": map[string]any{"host": dest, "block_migration": "auto"}})
 	s.landed(id, "ACTIVE", want, "mm-small")
 	mig, kind, _ := s.migrationOf(id)
-	step := fmt.Sprintf("%s to %q", kind, host)
+	if kind != "live-migration" {
+		s.t.Fatalf("%s: the latest migration is a %s", step, kind)
+	}
 	s.expect(step+": on "+want, id, want+":1024/1/1", usages)
 	s.expect(step+": migration released", mig, "none", usages)
 }
@@ -85,6 +91,7 @@ func (s *moveScenario) evacuate(id, from, to string) {
 	if err != nil || code != http.StatusBadRequest {
 		s.t.Fatalf("forcing %s up before its compute ran again: %d %v, want 400", from, code, err)
 	}
+	s.record = append(s.record, "forcing "+from+" up before its compute ran again: refused")
 
 	c := moveComputes()[slices.IndexFunc(moveComputes(), func(c Compute) bool { return c.Host == from })]
 	start := time.Now()
