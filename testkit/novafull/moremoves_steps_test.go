@@ -82,7 +82,11 @@ func (s *moveScenario) evacuate(id, from, to string) {
 	if err := s.n.Call(s.ctx, http.StatusOK, http.MethodPost, "/servers/"+id+"/action", map[string]any{"evacuate": map[string]any{}}, nil); err != nil {
 		s.t.Fatal(err)
 	}
-	s.landed(id, "ACTIVE", to, "mm-small")
+	if srv := s.wait(id, "ACTIVE"); srv.Host != to {
+		_, kind, status := s.migrationOf(id)
+		s.t.Fatalf("evacuate: ACTIVE on %s, want %s; the %s is %s; its last action: %s\n%s", srv.Host, to, kind, status, s.lastAction(id), s.n.Logs())
+	}
+	s.record = append(s.record, "evacuate: ACTIVE on "+to)
 	mig, kind, _ := s.migrationOf(id)
 	both := fmt.Sprintf("%s:1024/1/1,%s:1024/1/1", from, to)
 	s.expect(kind+" while "+from+" is down: the server holds both", id, both, "mm-a=1024 mm-b=1024 mm-c=1024")
@@ -107,6 +111,24 @@ func (s *moveScenario) evacuate(id, from, to string) {
 	if err := s.n.waitServices(s.ctx, nil, []string{from}, 2*time.Minute); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// lastAction is the server's latest instance action with its events
+// (their tracebacks too, for the admin), to say why a move failed.
+func (s *moveScenario) lastAction(id string) string {
+	var list struct {
+		Actions []struct {
+			RequestID string `json:"request_id"`
+		} `json:"instanceActions"`
+	}
+	if err := s.n.Call(s.ctx, http.StatusOK, http.MethodGet, "/servers/"+id+"/os-instance-actions", nil, &list); err != nil || len(list.Actions) == 0 {
+		return fmt.Sprintf("none (%v)", err)
+	}
+	_, body, err := s.n.Do(s.ctx, http.MethodGet, "/servers/"+id+"/os-instance-actions/"+list.Actions[0].RequestID, nil, nil)
+	if err != nil {
+		return err.Error()
+	}
+	return string(body)
 }
 
 // waitMigration waits until the server's latest migration has status.
