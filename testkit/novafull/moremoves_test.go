@@ -28,16 +28,17 @@ type moveScenario struct {
 	group  string // the anti-affinity server group, once made
 }
 
-// placementsUnderTest are the Placements each scenario runs against: ours
-// at both releases and the reference, whose outcome is the one wanted.
-func placementsUnderTest() []struct {
+// placementUnderTest is one Placement a scenario runs against.
+type placementUnderTest struct {
 	name  string
 	start func(t *testing.T) *placementtest.Server
-} {
-	return []struct {
-		name  string
-		start func(t *testing.T) *placementtest.Server
-	}{
+}
+
+// placementsUnderTest are the Placements each scenario runs against: ours
+// at both releases and the reference, last, whose outcome is the one
+// wanted.
+func placementsUnderTest() []placementUnderTest {
+	return []placementUnderTest{
 		{"ours-8.0.0", func(t *testing.T) *placementtest.Server {
 			return placementtest.StartOurs(t, placementtest.Options{Release: release.V8})
 		}},
