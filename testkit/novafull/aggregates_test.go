@@ -15,9 +15,7 @@ import (
 
 	"github.com/placement-syncd/placement-syncd/novaclient"
 	"github.com/placement-syncd/placement-syncd/placementclient"
-	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/reconciler"
-	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
 // The aggregates scenario's hosts and projects: az1 holds ag-a and ag-b,
@@ -64,20 +62,7 @@ func TestNovaScheduler_Aggregates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	placements := []struct {
-		name  string
-		start func(t *testing.T) *placementtest.Server
-	}{
-		{"ours-8.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartOurs(t, placementtest.Options{Release: release.V8})
-		}},
-		{"ours-15.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartOurs(t, placementtest.Options{Release: release.V15})
-		}},
-		{"reference-8.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: release.V8})
-		}},
-	}
+	placements := placementsUnderTest()
 	outcomes, tables := map[string][]string{}, map[string][]string{}
 	for i, pl := range placements {
 		t.Run(pl.name, func(t *testing.T) {

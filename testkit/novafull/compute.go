@@ -49,19 +49,9 @@ func (n *Nova) UsePlacement(base string) error {
 func (n *Nova) StartComputes(ctx context.Context, computes ...Compute) error {
 	var hosts []string
 	for _, c := range computes {
-		conf, err := n.computeConf(c)
-		if err != nil {
+		if err := n.startCompute(c); err != nil {
 			return err
 		}
-		cmd := exec.Command(python, "-c", computeMain, "--config-file", n.Conf, "--config-file", conf)
-		cmd.Env, cmd.Dir = n.env(), filepath.Dir(conf)
-		p, err := svcproc.Start(cmd, filepath.Join(filepath.Dir(conf), "nova-compute.log"))
-		if err != nil {
-			return fmt.Errorf("novafull: start nova-compute %s: %w", c.Host, err)
-		}
-		n.mu.Lock()
-		n.computes = append(n.computes, p)
-		n.mu.Unlock()
 		hosts = append(hosts, c.Host)
 	}
 	if err := n.waitServices(ctx, nil, hosts, 180*time.Second); err != nil {
@@ -71,6 +61,43 @@ func (n *Nova) StartComputes(ctx context.Context, computes ...Compute) error {
 		return err
 	}
 	return n.waitProviders(ctx, hosts, 120*time.Second)
+}
+
+// startCompute starts one compute's process and returns at once.
+func (n *Nova) startCompute(c Compute) error {
+	conf, err := n.computeConf(c)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(python, "-c", computeMain, "--config-file", n.Conf, "--config-file", conf)
+	cmd.Env, cmd.Dir = n.env(), filepath.Dir(conf)
+	p, err := svcproc.Start(cmd, filepath.Join(filepath.Dir(conf), "nova-compute.log"))
+	if err != nil {
+		return fmt.Errorf("novafull: start nova-compute %s: %w", c.Host, err)
+	}
+	n.mu.Lock()
+	n.computes = append(n.computes, p)
+	n.mu.Unlock()
+	return nil
+}
+
+// StopCompute kills the compute of host alone, as a host that fails
+// does: its service is seen up until service_down_time has passed or it
+// is forced down through os-services.
+func (n *Nova) StopCompute(host string) error {
+	log := filepath.Join(n.dir, "compute-"+host, "nova-compute.log")
+	n.mu.Lock()
+	i := slices.IndexFunc(n.computes, func(p *svcproc.Proc) bool { return p.Log == log })
+	var p *svcproc.Proc
+	if i >= 0 {
+		p = n.computes[i]
+		n.computes = slices.Delete(n.computes, i, i+1)
+	}
+	n.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("novafull: no compute running on %s", host)
+	}
+	return p.Stop(syscall.SIGKILL, 15*time.Second)
 }
 
 // discover maps hosts not mapped before to cell1.

@@ -15,7 +15,8 @@ const ImageID = "c0ffee00-0000-4000-8000-000000000001"
 
 // glanceDouble is a double of Glance's v2 image API: Nova asks for the
 // image a server boots from (and glanceclient for the schema it
-// validates images with); nothing else is needed with the fake driver.
+// validates images with); shelve makes and deletes a snapshot, and tests
+// upload images to rebuild with (glanceImages).
 func glanceDouble() *httptest.Server {
 	image := map[string]any{
 		"id": ImageID, "name": "novafull-image", "status": "active", "visibility": "public",
@@ -25,20 +26,24 @@ func glanceDouble() *httptest.Server {
 		"owner": "admin", "tags": []string{}, "file": "/v2/images/" + ImageID + "/file",
 		"self": "/v2/images/" + ImageID, "schema": "/v2/schemas/image",
 	}
-	// Nova keeps as image attributes only what the schema names.
+	// Nova keeps as image attributes only what the schema names, and
+	// glanceclient refuses an image with an attribute the schema does not
+	// name unless it is a string (Glance's own are often null).
 	props := map[string]any{}
 	for k := range image {
 		props[k] = map[string]any{}
 	}
+	for _, k := range glanceReadOnly {
+		props[k] = map[string]any{}
+	}
 	schema := map[string]any{"name": "image", "properties": props, "additionalProperties": map[string]string{"type": "string"}}
+	images := newGlanceImages(image)
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/v2/schemas/image":
 			writeJSON(w, http.StatusOK, schema)
-		case r.Method == http.MethodGet && r.URL.Path == "/v2/images/"+ImageID:
-			writeJSON(w, http.StatusOK, image)
 		default:
-			writeJSON(w, http.StatusNotFound, map[string]string{"message": "not in the Glance double"})
+			images.ServeHTTP(w, r)
 		}
 	}))
 }

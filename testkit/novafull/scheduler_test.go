@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
@@ -59,20 +58,7 @@ func TestNovaScheduler_Moves(t *testing.T) {
 		}
 		flavors[name] = id
 	}
-	placements := []struct {
-		name  string
-		start func(t *testing.T) *placementtest.Server
-	}{
-		{"ours-8.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartOurs(t, placementtest.Options{Release: release.V8})
-		}},
-		{"ours-15.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartOurs(t, placementtest.Options{Release: release.V15})
-		}},
-		{"reference-8.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: release.V8})
-		}},
-	}
+	placements := placementsUnderTest()
 	outcomes := map[string][]string{}
 	for _, pl := range placements {
 		t.Run(pl.name, func(t *testing.T) {
