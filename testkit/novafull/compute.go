@@ -53,15 +53,9 @@ func (n *Nova) StartComputes(ctx context.Context, computes ...Compute) error {
 		if err != nil {
 			return err
 		}
-		cmd := exec.Command(python, "-c", computeMain, "--config-file", n.Conf, "--config-file", conf)
-		cmd.Env, cmd.Dir = n.env(), filepath.Dir(conf)
-		p, err := svcproc.Start(cmd, filepath.Join(filepath.Dir(conf), "nova-compute.log"))
-		if err != nil {
-			return fmt.Errorf("novafull: start nova-compute %s: %w", c.Host, err)
+		if err := n.launchCompute(c.Host, conf); err != nil {
+			return err
 		}
-		n.mu.Lock()
-		n.computes = append(n.computes, p)
-		n.mu.Unlock()
 		hosts = append(hosts, c.Host)
 	}
 	if err := n.waitServices(ctx, nil, hosts, 180*time.Second); err != nil {
@@ -71,6 +65,21 @@ func (n *Nova) StartComputes(ctx context.Context, computes ...Compute) error {
 		return err
 	}
 	return n.waitProviders(ctx, hosts, 120*time.Second)
+}
+
+// launchCompute starts one nova-compute reading nova.conf then conf;
+// StopComputes stops it.
+func (n *Nova) launchCompute(host, conf string) error {
+	cmd := exec.Command(python, "-c", computeMain, "--config-file", n.Conf, "--config-file", conf)
+	cmd.Env, cmd.Dir = n.env(), filepath.Dir(conf)
+	p, err := svcproc.Start(cmd, filepath.Join(filepath.Dir(conf), "nova-compute.log"))
+	if err != nil {
+		return fmt.Errorf("novafull: start nova-compute %s: %w", host, err)
+	}
+	n.mu.Lock()
+	n.computes = append(n.computes, p)
+	n.mu.Unlock()
+	return nil
 }
 
 // discover maps hosts not mapped before to cell1.
