@@ -170,7 +170,7 @@ func (s *bmScenario) reserved(step string, want map[string]int) {
 	for {
 		got := map[string]int{}
 		for u := range want {
-			got[u] = s.reservedOf(u)
+			got[u] = reservedOf(s.t, s.p, u)
 		}
 		if fmt.Sprint(got) == fmt.Sprint(want) {
 			break
@@ -188,9 +188,11 @@ func (s *bmScenario) reserved(step string, want map[string]int) {
 	s.record = append(s.record, fmt.Sprintf("%s: reserved %s", step, strings.Join(parts, " ")))
 }
 
-// reservedOf is the reserved of the node's one inventory, -1 without one.
-func (s *bmScenario) reservedOf(node string) int {
-	code, body := s.p.Do(s.t, http.MethodGet, "/resource_providers/"+node+"/inventories", "1.39", nil)
+// reservedOf is the reserved of the node's one inventory in p, -1
+// without one.
+func reservedOf(t *testing.T, p *placementtest.Server, node string) int {
+	t.Helper()
+	code, body := p.Do(t, http.MethodGet, "/resource_providers/"+node+"/inventories", "1.39", nil)
 	if code != http.StatusOK {
 		return -1
 	}
