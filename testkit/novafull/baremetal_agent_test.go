@@ -2,6 +2,7 @@ package novafull
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/drivers/ironic"
 	"github.com/placement-syncd/placement-syncd/placementclient"
 	"github.com/placement-syncd/placement-syncd/placementsrv/release"
+	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
@@ -23,64 +25,106 @@ import (
 const cleaningCycles = 20
 
 // writerInterval is how often each writer reads Ironic and reports: the
-// agent's interval and the compute's update_resources_interval.
+// agents' interval and the compute's update_resources_interval.
 const writerInterval = 2 * time.Second
 
-// TestNovaIronic_AgentBeside runs placement-syncd's agent (the ironic
-// driver) beside Nova's ironic driver, both reading the same real Ironic
-// and writing the same providers of one Placement (ours at 15.0.0),
-// each through a recording proxy, over cleaningCycles cleaning cycles
-// of two nodes. Each state a node passes through is held until both
-// writers have read Ironic in it twice and Placement holds the reserved
-// it asks for, so that every state reaches both. The counts per node and
-// writer (inventory and trait writes, 409s, changes one writer undid of
-// the other's) are logged for docs/nova.md.
+// The two ways the agent can stand beside Nova's ironic driver, each
+// with its own agent and its own Ironic shard of two nodes.
+const (
+	shardDefer = "defer" // agent.ironic.defer_to_nova: true, the default
+	shardWrite = "write" // defer_to_nova: false, the behaviour before it
+)
+
+// TestNovaIronic_AgentBeside runs Nova's ironic driver and
+// placement-syncd's agent (the ironic driver) on the same real Ironic
+// and the same Placement (ours at 15.0.0), each writer through a
+// recording proxy, over cleaningCycles cleaning cycles of four nodes:
+// two read by an agent that defers to Nova (the default) and two by one
+// that does not (defer_to_nova: false). Every state a node passes
+// through is held until the compute has run its periodic twice, the
+// node's agent has ended two passes, and Placement holds the reserved
+// the state asks for. The counts per node and writer (inventory and
+// trait writes, 409s, changes one writer undid of the other's) are
+// logged for docs/nova.md, and checked: the writers never undo each
+// other's reserved; the deferring agent never writes Nova's providers,
+// so Nova meets no 409; the other one fights Nova over OWNER_NOVA.
 func TestNovaIronic_AgentBeside(t *testing.T) {
 	n := nova.Get(t)
-	b := startBareMetal(t, n)
+	began := time.Now()
+	ir := ironictest.Start(t, ironictest.Options{})
+	shards := map[string][]string{}
+	for _, sh := range []string{shardDefer, shardWrite} {
+		shards[sh] = ir.EnrollAvailable(t, 2, ironictest.NodeSpec{Name: "bm-" + sh, ResourceClass: "baremetal-gold", Shard: sh})
+	}
+	t.Logf("real Ironic started in %s; four nodes available in %s", ir.StartUp.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 	p := placementtest.StartOurs(t, placementtest.Options{Release: release.V15})
 	wl := newWriterLog()
-	b.startIronicCompute(t, n, wl.proxy(t, "nova", p.URL))
-	ag := startAgent(t, b.ir.URL, wl.proxy(t, "agent", p.URL))
-	nodes := []string{b.gold, b.silver}
-	c := &cycler{b: b, p: p, wl: wl, ag: ag}
-	c.settle(t, b.gold, 0)
-	c.settle(t, b.silver, 0)
+	all := append(append([]string{}, shards[shardDefer]...), shards[shardWrite]...)
+	startIronicCompute(t, n, ir, wl.proxy(t, "nova", p.URL), all...)
+	c := &cycler{ir: ir, p: p, wl: wl, clocks: map[string]*passClock{}, names: map[string]string{}}
+	for _, sh := range []string{shardDefer, shardWrite} {
+		clock := startAgent(t, ir.URL, wl.proxy(t, "agent", p.URL), sh)
+		for i, node := range shards[sh] {
+			c.clocks[node], c.names[node] = clock, fmt.Sprintf("%s-%d", sh, i)
+		}
+	}
+	for _, node := range all {
+		c.settle(t, node, 0)
+	}
 	start := time.Now()
 	t.Run("cycles", func(t *testing.T) {
-		for _, node := range nodes {
-			t.Run(c.name(node), func(t *testing.T) {
+		for _, node := range all {
+			t.Run(c.names[node], func(t *testing.T) {
 				t.Parallel()
 				c.cycle(t, node)
 			})
 		}
 	})
-	t.Logf("%d cleaning cycles of %d nodes in %s", cleaningCycles, len(nodes), time.Since(start).Round(time.Millisecond))
-	counts := wl.counts(nodes)
-	for _, node := range nodes {
-		t.Logf("%s: %s", c.name(node), counts[node])
+	t.Logf("%d cleaning cycles of %d nodes in %s", cleaningCycles, len(all), time.Since(start).Round(time.Millisecond))
+	counts := wl.counts(all)
+	for _, node := range all {
+		t.Logf("%s: %s", c.names[node], counts[node])
 	}
-	for _, node := range nodes {
-		checkWriters(t, c.name(node), counts[node])
+	for _, node := range shards[shardDefer] {
+		checkDeferred(t, c.names[node], counts[node])
+	}
+	for _, node := range shards[shardWrite] {
+		checkFight(t, c.names[node], counts[node])
 	}
 }
 
-// checkWriters checks what the two writers did to one node over the
-// cycles: every reserved change reached Placement, and neither undid the
-// other's reserved.
-func checkWriters(t *testing.T, name string, c *nodeCounts) {
+// checkDeferred checks a node whose agent defers to Nova: Nova wrote
+// every reserved change, the agent nothing, and Nova met no 409.
+func checkDeferred(t *testing.T, name string, c *nodeCounts) {
+	t.Helper()
+	if c.invWrites["nova"] < 2*cleaningCycles || c.invWrites["agent"] != 0 || c.traitWrites["agent"] != 0 {
+		t.Errorf("%s: inventory writes %v, trait writes %v; want at least %d of Nova's and none of the agent's",
+			name, c.invWrites, c.traitWrites, 2*cleaningCycles)
+	}
+	if len(c.conflicts) != 0 || len(c.reservedFlaps) != 0 || len(c.ownerFlaps) != 0 {
+		t.Errorf("%s: 409s %v, reserved flaps %v, OWNER_NOVA flaps %v; want none", name, c.conflicts, c.reservedFlaps, c.ownerFlaps)
+	}
+}
+
+// checkFight checks a node whose agent writes whoever else does: the
+// two agree on reserved (every change made, none undone), while Nova,
+// whose writes meet 409s after the agent's, re-reads the provider and
+// drops OWNER_NOVA, which the agent puts back.
+func checkFight(t *testing.T, name string, c *nodeCounts) {
 	t.Helper()
 	if w := c.invWrites["nova"] + c.invWrites["agent"]; w < 2*cleaningCycles {
 		t.Errorf("%s: %d inventory writes over %d cycles, want at least %d (each reserved change)", name, w, cleaningCycles, 2*cleaningCycles)
 	}
-	for _, w := range []string{"nova", "agent"} {
-		if c.reservedFlaps[w] != 0 {
-			t.Errorf("%s: %s undid the other writer's reserved %d times", name, w, c.reservedFlaps[w])
-		}
+	if len(c.reservedFlaps) != 0 {
+		t.Errorf("%s: reserved undone %v; want never", name, c.reservedFlaps)
+	}
+	if c.conflicts["nova"] == 0 || c.ownerFlaps["agent"] == 0 {
+		t.Errorf("%s: Nova's 409s %d, OWNER_NOVA put back by the agent %d; Nova 26.2 drops the traits it does not set, so want both > 0",
+			name, c.conflicts["nova"], c.ownerFlaps["agent"])
 	}
 }
 
-// passClock records when the agent's passes ended.
+// passClock records when an agent's passes ended.
 type passClock struct {
 	mu   sync.Mutex
 	ends []time.Time
@@ -98,11 +142,12 @@ func (pc *passClock) since(t0 time.Time) int {
 	return n
 }
 
-// startAgent runs the agent with the ironic driver against Ironic at
-// ironicURL and Placement at placementURL until the test's cleanup.
-func startAgent(t *testing.T, ironicURL, placementURL string) *passClock {
+// startAgent runs an agent with the ironic driver on shard's nodes of
+// Ironic at ironicURL, deferring to Nova for shardDefer, against
+// Placement at placementURL until the test's cleanup.
+func startAgent(t *testing.T, ironicURL, placementURL, shard string) *passClock {
 	t.Helper()
-	d, err := ironic.New(t.Context(), ironic.Options{Endpoint: ironicURL})
+	d, err := ironic.New(t.Context(), ironic.Options{Endpoint: ironicURL, Microversion: ironic.ShardMicroversion, Shard: shard, DeferToNova: shard == shardDefer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,17 +182,11 @@ func startAgent(t *testing.T, ironicURL, placementURL string) *passClock {
 
 // cycler drives the nodes through cleaning cycles.
 type cycler struct {
-	b  *bmNodes
-	p  *placementtest.Server
-	wl *writerLog
-	ag *passClock
-}
-
-func (c *cycler) name(node string) string {
-	if node == c.b.gold {
-		return "gold"
-	}
-	return "silver"
+	ir     *ironictest.Ironic
+	p      *placementtest.Server
+	wl     *writerLog
+	clocks map[string]*passClock // node → its agent's passes
+	names  map[string]string
 }
 
 // cycle manages and provides the node cleaningCycles times, each state
@@ -155,31 +194,31 @@ func (c *cycler) name(node string) string {
 func (c *cycler) cycle(t *testing.T, node string) {
 	for range cleaningCycles {
 		c.wl.nextPhase(node)
-		c.b.ir.Manage(t, node)
+		c.ir.Manage(t, node)
 		c.settle(t, node, 1)
 		c.wl.nextPhase(node)
-		c.b.ir.Provide(t, node)
+		c.ir.Provide(t, node)
 		c.settle(t, node, 0)
 	}
 }
 
 // settle waits until Nova's compute has run its periodic for the node
 // twice (it reads the node's allocations each time, after reading
-// Ironic), the agent has ended two passes, and Placement holds reserved
-// as wanted; it fails the test after two minutes.
+// Ironic), the node's agent has ended two passes, and Placement holds
+// reserved as wanted; it fails the test after two minutes.
 func (c *cycler) settle(t *testing.T, node string, want int) {
 	t.Helper()
 	since := time.Now()
 	deadline := since.Add(2 * time.Minute)
 	path := "/resource_providers/" + node + "/allocations"
 	for {
-		novaRuns, agentPasses := c.wl.seen("nova", http.MethodGet, path, since), c.ag.since(since)
+		novaRuns, agentPasses := c.wl.seen("nova", http.MethodGet, path, since), c.clocks[node].since(since)
 		got := reservedOf(t, c.p, node)
 		if novaRuns >= 2 && agentPasses >= 2 && got == want {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: after 2m: %d compute periodics, %d agent passes, reserved %d; want 2, 2 and %d", c.name(node), novaRuns, agentPasses, got, want)
+			t.Fatalf("%s: after 2m: %d compute periodics, %d agent passes, reserved %d; want 2, 2 and %d", c.names[node], novaRuns, agentPasses, got, want)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

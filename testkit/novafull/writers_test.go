@@ -158,7 +158,7 @@ type nodeCounts struct {
 	reservedFlaps, ownerFlaps map[string]int
 }
 
-// counts tallies the log per node.
+// counts tallies the log per node, over the cycles.
 func (l *writerLog) counts(nodes []string) map[string]*nodeCounts {
 	l.mu.Lock()
 	entries := slices.Clone(l.entries)
@@ -169,7 +169,8 @@ func (l *writerLog) counts(nodes []string) map[string]*nodeCounts {
 			conflicts: map[string]int{}, reservedFlaps: map[string]int{}, ownerFlaps: map[string]int{}}
 		res, own := &flapTrack{}, &flapTrack{}
 		for _, e := range entries {
-			if e.node != n {
+			// Phase 0 is the set-up, before the first cycle.
+			if e.node != n || e.phase == 0 {
 				continue
 			}
 			switch {
