@@ -45,9 +45,9 @@ const (
 // node's agent has ended two passes, and Placement holds the reserved
 // the state asks for. The counts per node and writer (inventory and
 // trait writes, 409s, changes one writer undid of the other's) are
-// logged for docs/nova.md, and checked: the writers never undo each
-// other's reserved; the deferring agent never writes Nova's providers,
-// so Nova meets no 409; the other one fights Nova over OWNER_NOVA.
+// logged for docs/nova.md, and checked: the deferring agent never writes
+// Nova's providers, so Nova meets no 409 and nothing is undone; the
+// other one fights Nova over OWNER_NOVA.
 func TestNovaIronic_AgentBeside(t *testing.T) {
 	n := nova.Get(t)
 	began := time.Now()
@@ -72,14 +72,7 @@ func TestNovaIronic_AgentBeside(t *testing.T) {
 		c.settle(t, node, 0)
 	}
 	start := time.Now()
-	t.Run("cycles", func(t *testing.T) {
-		for _, node := range all {
-			t.Run(c.names[node], func(t *testing.T) {
-				t.Parallel()
-				c.cycle(t, node)
-			})
-		}
-	})
+	c.cycle(t, all)
 	t.Logf("%d cleaning cycles of %d nodes in %s", cleaningCycles, len(all), time.Since(start).Round(time.Millisecond))
 	counts := wl.counts(all)
 	for _, node := range all {
@@ -106,17 +99,16 @@ func checkDeferred(t *testing.T, name string, c *nodeCounts) {
 	}
 }
 
-// checkFight checks a node whose agent writes whoever else does: the
-// two agree on reserved (every change made, none undone), while Nova,
-// whose writes meet 409s after the agent's, re-reads the provider and
-// drops OWNER_NOVA, which the agent puts back.
+// checkFight checks a node whose agent writes whoever else does: every
+// reserved change is made, and Nova, whose writes meet 409s after the
+// agent's, re-reads the provider and drops OWNER_NOVA, which the agent
+// puts back. Reserved changes undone are counted, not checked: Nova
+// retries a write that met a 409 with the node it read before the
+// change, so it undoes one only when its periodic straddles the change.
 func checkFight(t *testing.T, name string, c *nodeCounts) {
 	t.Helper()
 	if w := c.invWrites["nova"] + c.invWrites["agent"]; w < 2*cleaningCycles {
 		t.Errorf("%s: %d inventory writes over %d cycles, want at least %d (each reserved change)", name, w, cleaningCycles, 2*cleaningCycles)
-	}
-	if len(c.reservedFlaps) != 0 {
-		t.Errorf("%s: reserved undone %v; want never", name, c.reservedFlaps)
 	}
 	if c.conflicts["nova"] == 0 || c.ownerFlaps["agent"] == 0 {
 		t.Errorf("%s: Nova's 409s %d, OWNER_NOVA put back by the agent %d; Nova 26.2 drops the traits it does not set, so want both > 0",
@@ -189,16 +181,25 @@ type cycler struct {
 	names  map[string]string
 }
 
-// cycle manages and provides the node cleaningCycles times, each state
-// settled before the next.
-func (c *cycler) cycle(t *testing.T, node string) {
+// cycle manages and provides the nodes cleaningCycles times, all at
+// once, each state settled before the next.
+func (c *cycler) cycle(t *testing.T, nodes []string) {
 	for range cleaningCycles {
-		c.wl.nextPhase(node)
-		c.ir.Manage(t, node)
-		c.settle(t, node, 1)
-		c.wl.nextPhase(node)
-		c.ir.Provide(t, node)
-		c.settle(t, node, 0)
+		for _, step := range []struct {
+			target, state string
+			reserved      int
+		}{{"manage", "manageable", 1}, {"provide", "available", 0}} {
+			for _, node := range nodes {
+				c.wl.nextPhase(node)
+				c.ir.Provision(t, node, step.target, nil)
+			}
+			for _, node := range nodes {
+				c.ir.WaitState(t, node, step.state)
+			}
+			for _, node := range nodes {
+				c.settle(t, node, step.reserved)
+			}
+		}
 	}
 }
 
