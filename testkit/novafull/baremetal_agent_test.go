@@ -28,6 +28,9 @@ const cleaningCycles = 20
 // agents' interval and the compute's update_resources_interval.
 const writerInterval = 2 * time.Second
 
+// besideHost is the ironic compute's host in TestNovaIronic_AgentBeside.
+const besideHost = "bm-beside"
+
 // The two ways the agent can stand beside Nova's ironic driver, each
 // with its own agent and its own Ironic shard of two nodes.
 const (
@@ -60,7 +63,11 @@ func TestNovaIronic_AgentBeside(t *testing.T) {
 	p := placementtest.StartOurs(t, placementtest.Options{Release: release.V15})
 	wl := newWriterLog()
 	all := append(append([]string{}, shards[shardDefer]...), shards[shardWrite]...)
-	startIronicCompute(t, n, ir, wl.proxy(t, "nova", p.URL), all...)
+	// A host of its own: the scenario's host keeps the compute nodes of
+	// its own nodes, and a restarted compute deletes the compute nodes
+	// of nodes gone from Ironic (Nova 26.2 then fails to start when
+	// their providers are not in the Placement now in use).
+	startIronicCompute(t, n, ir, besideHost, wl.proxy(t, "nova", p.URL), all...)
 	c := &cycler{ir: ir, p: p, wl: wl, clocks: map[string]*passClock{}, names: map[string]string{}}
 	for _, sh := range []string{shardDefer, shardWrite} {
 		clock := startAgent(t, ir.URL, wl.proxy(t, "agent", p.URL), sh)
@@ -149,7 +156,7 @@ func startAgent(t *testing.T, ironicURL, placementURL, shard string) *passClock 
 	}
 	clock := &passClock{}
 	a, err := agent.New(agent.Options{
-		Placement: pc, Drivers: []drivers.Driver{d}, Host: bmHost, Version: "test", Interval: writerInterval,
+		Placement: pc, Drivers: []drivers.Driver{d}, Host: besideHost, Version: "test", Interval: writerInterval,
 		Logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
 		OnPass: func([]agent.Result) {
 			clock.mu.Lock()

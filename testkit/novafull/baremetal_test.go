@@ -15,7 +15,7 @@ import (
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
-// The bare-metal scenario's nodes: gold is the one node of its resource
+// The bare-metal scenario's ironic compute host and nodes: gold is the one node of its resource
 // class, the one that is cleaned and put in maintenance; silver stays
 // available throughout, so that the scheduler has somewhere to go.
 const (
@@ -54,15 +54,20 @@ func startBareMetal(t *testing.T, n *Nova) *bmNodes {
 // startIronicCompute points Nova at placementURL and starts the ironic
 // compute for Ironic's nodes, waiting for those named; the compute is
 // stopped at the test's cleanup.
-func startIronicCompute(t *testing.T, n *Nova, ir *ironictest.Ironic, placementURL string, nodes ...string) {
+func startIronicCompute(t *testing.T, n *Nova, ir *ironictest.Ironic, host, placementURL string, nodes ...string) {
 	t.Helper()
 	if err := n.UsePlacement(placementURL); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = n.UsePlacement("") })
+	t.Cleanup(func() {
+		if err := n.ForceDown(context.Background(), host, true); err != nil {
+			t.Error(err)
+		}
+	})
 	t.Cleanup(n.StopComputes)
 	start := time.Now()
-	if err := n.StartIronicCompute(t.Context(), IronicCompute{Host: bmHost, Endpoint: ir.URL, Nodes: nodes}); err != nil {
+	if err := n.StartIronicCompute(t.Context(), IronicCompute{Host: host, Endpoint: ir.URL, Nodes: nodes}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("ironic compute up, %d nodes reported, in %s", len(nodes), time.Since(start).Round(time.Millisecond))
@@ -98,7 +103,7 @@ func TestNovaScheduler_BareMetal(t *testing.T) {
 		t.Run(pl.name, func(t *testing.T) {
 			start := time.Now()
 			s := &bmScenario{t: t, ctx: t.Context(), n: n, b: b, p: pl.start(t)}
-			startIronicCompute(t, n, b.ir, s.p.URL, b.gold, b.silver)
+			startIronicCompute(t, n, b.ir, bmHost, s.p.URL, b.gold, b.silver)
 			s.run()
 			outcomes[pl.name] = s.record
 			t.Logf("%s: %d checks passed in %s", pl.name, len(s.record), time.Since(start).Round(time.Millisecond))

@@ -47,6 +47,10 @@ func (n *Nova) StartIronicCompute(ctx context.Context, c IronicCompute) error {
 	if err != nil {
 		return err
 	}
+	// A host started before was forced down when it stopped.
+	if err := n.ForceDown(ctx, c.Host, false); err != nil {
+		return err
+	}
 	if err := n.launchCompute(c.Host, conf); err != nil {
 		return err
 	}
@@ -116,4 +120,27 @@ func (n *Nova) BaremetalFlavor(ctx context.Context, name, rc string) (string, er
 		return "", err
 	}
 	return id, nil
+}
+
+// ForceDown marks the nova-compute service of host forced down, or no
+// longer (a host without a service is left alone). An ironic compute
+// that stopped is otherwise still "up" for service_down_time, and the
+// next ironic compute, on another host, would share Ironic's nodes with
+// it on its hash ring and report only its part of them.
+func (n *Nova) ForceDown(ctx context.Context, host string, down bool) error {
+	var out struct {
+		Services []struct {
+			ID string `json:"id"`
+		} `json:"services"`
+	}
+	q := url.Values{"binary": {"nova-compute"}, "host": {host}}
+	if err := n.Call(ctx, http.StatusOK, http.MethodGet, "/os-services?"+q.Encode(), nil, &out); err != nil {
+		return err
+	}
+	for _, svc := range out.Services {
+		if err := n.Call(ctx, http.StatusOK, http.MethodPut, "/os-services/"+url.PathEscape(svc.ID), map[string]bool{"forced_down": down}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
