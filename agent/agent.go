@@ -126,6 +126,9 @@ type Agent struct {
 	ensuredRC map[string]bool
 	ensuredTr map[string]bool
 	reported  *reportedSet
+	// deferred are the providers left to another service (see
+	// drivers.Provider.DeferTo), so that each change is logged once.
+	deferred map[string]bool
 	// held are the vanished providers reserved in full because their
 	// retirement was refused, with when that was last made sure of.
 	held   map[string]time.Time
@@ -184,6 +187,7 @@ func New(opts Options) (*Agent, error) {
 		cache:  map[string]actual{}, owned: map[string][]string{}, parents: map[string]string{},
 		observed:  map[string]map[string]bool{},
 		ensuredRC: map[string]bool{}, ensuredTr: map[string]bool{}, reported: reported, held: map[string]time.Time{},
+		deferred: map[string]bool{},
 	}
 	a.restoreCache(reported.providers)
 	return a, nil
@@ -201,6 +205,10 @@ type Result struct {
 	// HeldBack maps each provider of the driver's tree with a held-back
 	// inventory to its reason (the first class's, by name), as observed.
 	HeldBack map[string]string
+	// Deferred counts the providers left to the service that reports
+	// them (drivers.Provider.DeferTo): nothing written, none counted in
+	// Unavailable.
+	Deferred int
 	// FallbackDeleted counts unavailable inventories deleted because the
 	// server is older than 1.26.
 	FallbackDeleted int

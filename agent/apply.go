@@ -47,6 +47,10 @@ func (a *Agent) ensureNames(ctx context.Context, plan treePlan) error {
 // cache after each successful write.
 func (a *Agent) apply(ctx context.Context, pp providerPlan, have *actual, t *tally) error {
 	p := pp.p
+	if a.noteDeferred(p.UUID, pp.deferredTo) {
+		t.add(func(t *tally) { t.deferred++ })
+		return nil
+	}
 	if pp.create {
 		prov, err := a.pc.CreateProvider(ctx, placementclient.NewProvider{UUID: p.UUID, Name: p.Name, ParentUUID: pp.parent})
 		if err != nil {
@@ -101,6 +105,28 @@ func (a *Agent) apply(ctx context.Context, pp providerPlan, have *actual, t *tal
 		}
 	})
 	return nil
+}
+
+// noteDeferred records whether the provider is left to another service
+// (mark, the trait that shows it; "" when not), logging each change, and
+// reports whether it is.
+func (a *Agent) noteDeferred(uuid, mark string) bool {
+	a.mu.Lock()
+	was := a.deferred[uuid]
+	if mark != "" {
+		a.deferred[uuid] = true
+	} else {
+		delete(a.deferred, uuid)
+	}
+	a.mu.Unlock()
+	switch {
+	case mark != "" && !was:
+		a.log.Info("provider left to the service that reports it: no writes while it carries the trait",
+			zap.String("provider", uuid), zap.String("trait", mark))
+	case mark == "" && was:
+		a.log.Info("provider no longer carries another service's trait: written again", zap.String("provider", uuid))
+	}
+	return mark != ""
 }
 
 // applyInventories writes the planned inventory when it differs, never

@@ -47,6 +47,7 @@ func (a *Agent) pruneCache(driver string, tree *drivers.Tree) {
 		if !cur[u] {
 			delete(a.cache, u)
 			delete(a.owned, u)
+			delete(a.deferred, u)
 			a.cacheDirty = true
 		}
 	}

@@ -57,12 +57,18 @@ type providerPlan struct {
 	// fallbackDeletes counts the unavailable classes the inventory write
 	// deletes (servers older than 1.26).
 	fallbackDeletes int
+	// deferredTo is the trait of p.DeferTo that Placement's provider
+	// carries: another service reports it, and the plan writes nothing.
+	deferredTo string
 }
 
 // planProvider plans one provider from what is desired (p, under parent)
 // and what Placement holds (obs). previously are the traits the agent
 // owned on it before (nil: unknown). It is pure.
 func planProvider(p drivers.Provider, parent string, obs observed, previously []string, reservedOK bool) providerPlan {
+	if mark := deferredTo(p, obs); mark != "" {
+		return providerPlan{p: p, parent: parent, have: obs.have, owned: previously, deferredTo: mark}
+	}
 	pp := providerPlan{p: p, parent: parent, have: obs.have, create: !obs.exists, owned: desiredTraits(p)}
 	if pp.create {
 		pp.have = created(0, time.Time{})
@@ -89,6 +95,20 @@ func planProvider(p drivers.Provider, parent string, obs observed, previously []
 		}
 	}
 	return pp
+}
+
+// deferredTo is the first trait of p.DeferTo that the existing provider
+// carries and p does not want itself, or "".
+func deferredTo(p drivers.Provider, obs observed) string {
+	if !obs.exists {
+		return ""
+	}
+	for _, mark := range p.DeferTo {
+		if slices.Contains(obs.have.traits, mark) && !slices.Contains(p.Traits, mark) {
+			return mark
+		}
+	}
+	return ""
 }
 
 // memory is what the agent remembers across passes that a plan depends

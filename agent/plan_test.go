@@ -50,3 +50,37 @@ func TestPlanInventories(t *testing.T) {
 		}
 	})
 }
+
+// TestPlanDefers: a provider carrying one of the desired provider's
+// DeferTo traits, which the driver does not want itself, is planned
+// without writes; one that does not, or does not exist yet, is written.
+func TestPlanDefers(t *testing.T) {
+	p := drivers.Provider{UUID: "u", Name: "u", Traits: []string{"COMPUTE_NODE", "OWNER_NOVA"}, DeferTo: []string{"COMPUTE_IMAGE_TYPE_RAW"},
+		Inventories: map[string]drivers.Inventory{"CUSTOM_GOLD": {Total: 1, Unavailable: drivers.ReasonCleaning}}}
+	novas := observed{exists: true, have: actual{invs: map[string]placementclient.Inventory{}, traits: []string{"COMPUTE_IMAGE_TYPE_RAW", "COMPUTE_NODE"}}}
+	plain := observed{exists: true, have: actual{invs: map[string]placementclient.Inventory{}, traits: []string{"COMPUTE_NODE"}}}
+	ownRaw := p
+	ownRaw.Traits = append([]string{"COMPUTE_IMAGE_TYPE_RAW"}, p.Traits...)
+	old := p
+	old.DeferTo = nil
+	tests := []struct {
+		name     string
+		p        drivers.Provider
+		obs      observed
+		deferred string
+	}{
+		{"reported by nova", p, novas, "COMPUTE_IMAGE_TYPE_RAW"},
+		{"not reported", p, plain, ""},
+		{"not created yet", p, observed{}, ""},
+		{"the node's own trait", ownRaw, novas, ""},
+		{"no DeferTo", old, novas, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pp := planProvider(tc.p, "", tc.obs, []string{"OWNER_NOVA"}, true)
+			if pp.deferredTo != tc.deferred || pp.writes() == (tc.deferred != "") {
+				t.Fatalf("deferredTo %q, writes %v; want %q, %v", pp.deferredTo, pp.writes(), tc.deferred, tc.deferred == "")
+			}
+		})
+	}
+}

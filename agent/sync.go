@@ -36,6 +36,7 @@ func opOf(err error) string {
 type tally struct {
 	mu                                sync.Mutex
 	created, writes, conflicts, fbDel int
+	deferred                          int
 	unavailable                       map[string]int
 	// hits and reread are set once, from the pass's read.
 	hits   int
@@ -79,7 +80,7 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 	a.pruneCache(r.Driver, tree)
 	r.Err = errors.Join(r.Err, a.saveCache())
 	// r.Writes holds the retirements' writes already.
-	r.Created, r.Conflicts, r.FallbackDeleted = t.created, t.conflicts, t.fbDel
+	r.Created, r.Conflicts, r.FallbackDeleted, r.Deferred = t.created, t.conflicts, t.fbDel, t.deferred
 	r.Writes += t.writes
 	r.CacheHits = t.hits
 	a.metrics.cacheHits.WithLabelValues(r.Driver).Add(float64(t.hits))
@@ -99,7 +100,7 @@ func (a *Agent) logPass(r Result) {
 	}
 	a.log.Log(level, "sync pass", zap.String("driver", r.Driver), zap.Int("providers", r.Providers),
 		zap.Int("writes", r.Writes), zap.Int("created", r.Created), zap.Int("conflicts", r.Conflicts),
-		zap.Int("retired", r.Retired), zap.Int("retiring", r.Retiring), zap.Int("held_refused", r.Held),
+		zap.Int("deferred", r.Deferred), zap.Int("retired", r.Retired), zap.Int("retiring", r.Retiring), zap.Int("held_refused", r.Held),
 		zap.Int("cache_hits", r.CacheHits), zap.Any("reread", r.Reread),
 		zap.Int64("requests", r.Requests.Total()), zap.Int64("request_writes", r.Requests.Write),
 		zap.Duration("duration", r.Duration.Round(time.Millisecond)), zap.Error(r.Err))

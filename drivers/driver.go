@@ -79,6 +79,12 @@ type Provider struct {
 	Traits []string
 	// Aggregates, when non-nil, is the provider's whole aggregate set.
 	Aggregates []string
+	// DeferTo are traits that mark the provider as reported by another
+	// service (Nova's compute puts its virt driver's capability traits
+	// on every provider it reports). When Placement's provider carries
+	// one of them that Traits does not list, the agent leaves the
+	// provider to that service: it writes nothing to it.
+	DeferTo []string
 }
 
 // Ref names a provider by UUID or, failing that, by Name.

@@ -63,6 +63,11 @@ type Options struct {
 	// SkipReserveInUse turns off reserving nodes that have an instance
 	// (Nova's [workarounds]skip_reserve_in_use_ironic_nodes).
 	SkipReserveInUse bool
+	// DeferToNova leaves a node's provider to Nova's ironic driver once
+	// Placement shows that a nova-compute reports it (NovaComputeTraits):
+	// both would write the same provider, and Nova's removes the traits
+	// it does not set (OWNER_NOVA among them) whenever it re-reads it.
+	DeferToNova bool
 	// HTTPClient for the Ironic API; nil means a 30 s timeout client.
 	HTTPClient *http.Client
 	Logger     *zap.Logger
@@ -192,6 +197,9 @@ func (d *Driver) Observe(ctx context.Context) (*drivers.Tree, error) {
 			}
 			continue
 		}
+		if d.opts.DeferToNova {
+			p.DeferTo = NovaComputeTraits()
+		}
 		tree.Providers = append(tree.Providers, p)
 	}
 	tree.Keep = unclassed
@@ -223,6 +231,14 @@ func ParseNodes(r io.Reader) ([]nodes.Node, error) {
 		return nil, errors.New(`ironic: decode nodes: no "nodes" list`)
 	}
 	return *doc.Nodes, nil
+}
+
+// NovaComputeTraits are the traits Nova's resource tracker puts on every
+// provider its ironic driver reports (the driver's capabilities: attach
+// interface, and the image types it deploys); the agent never sets them
+// unless a node carries them as its own traits.
+func NovaComputeTraits() []string {
+	return []string{"COMPUTE_NET_ATTACH_INTERFACE", "COMPUTE_IMAGE_TYPE_RAW", "COMPUTE_IMAGE_TYPE_QCOW2", "COMPUTE_IMAGE_TYPE_AMI"}
 }
 
 // cleaningStates are the provision states of a node being cleaned.

@@ -212,3 +212,26 @@ func TestObserve_DoublePages(t *testing.T) {
 		t.Fatalf("%d requests, want 3", got)
 	}
 }
+
+// TestDeferToNova: with DeferToNova every node's provider carries Nova's
+// capability traits as DeferTo, without it none does.
+func TestDeferToNova(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		d, err := ironic.New(t.Context(), ironic.Options{File: "testdata/nodes_detail.json", DeferToNova: on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := d.Observe(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tree.Providers) == 0 {
+			t.Fatal("no provider observed")
+		}
+		for _, p := range tree.Providers {
+			if want := map[bool][]string{true: ironic.NovaComputeTraits()}[on]; !slices.Equal(p.DeferTo, want) {
+				t.Errorf("DeferToNova %v: %s DeferTo %v, want %v", on, p.UUID, p.DeferTo, want)
+			}
+		}
+	}
+}

@@ -69,11 +69,17 @@ func (n *Nova) startCompute(c Compute) error {
 	if err != nil {
 		return err
 	}
+	return n.launchCompute(c.Host, conf)
+}
+
+// launchCompute starts one nova-compute reading nova.conf then conf;
+// StopComputes stops it.
+func (n *Nova) launchCompute(host, conf string) error {
 	cmd := exec.Command(python, "-c", computeMain, "--config-file", n.Conf, "--config-file", conf)
 	cmd.Env, cmd.Dir = n.env(), filepath.Dir(conf)
 	p, err := svcproc.Start(cmd, filepath.Join(filepath.Dir(conf), "nova-compute.log"))
 	if err != nil {
-		return fmt.Errorf("novafull: start nova-compute %s: %w", c.Host, err)
+		return fmt.Errorf("novafull: start nova-compute %s: %w", host, err)
 	}
 	n.mu.Lock()
 	n.computes = append(n.computes, p)

@@ -2,9 +2,11 @@
 // need Nova's own scheduler to choose hosts through a Placement: a
 // RabbitMQ node of its own, nova-api (noauth2), nova-scheduler,
 // nova-conductor and nova-computes running python3-nova's fake virt
-// driver, over a MariaDB from testkit/mariadbtest holding the API
-// database, cell0 and one cell. Glance and Neutron are doubles answering
-// only what Nova asks of them for servers booted with networks "none".
+// driver (or Nova's ironic driver against a real Ironic from
+// testkit/ironictest: StartIronicCompute), over a MariaDB from
+// testkit/mariadbtest holding the API database, cell0 and one cell.
+// Glance and Neutron are doubles answering only what Nova asks of them
+// for servers booted with networks "none".
 //
 // Nova reaches Placement through a router of the harness's, so that one
 // Nova (one per test binary: its start-up is the expensive part) serves

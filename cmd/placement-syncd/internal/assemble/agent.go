@@ -79,7 +79,7 @@ func openDrivers(ctx context.Context, c config.AgentConfig, host string, log *za
 				Endpoint: c.Ironic.Endpoint, Token: c.Ironic.Token, Cloud: c.Ironic.Cloud, CloudsFile: c.Ironic.CloudsFile,
 				File: c.Ironic.File, Microversion: c.Ironic.Microversion, ConductorGroup: c.Ironic.ConductorGroup,
 				Shard: c.Ironic.Shard, PageSize: c.Ironic.PageSize,
-				SkipReserveInUse: c.Ironic.SkipReserveInUse, Logger: log.Named("ironic"),
+				SkipReserveInUse: c.Ironic.SkipReserveInUse, DeferToNova: c.Ironic.DeferToNova, Logger: log.Named("ironic"),
 			})
 		}},
 		{c.FPGA.Enabled, func() (drivers.Driver, error) {

@@ -77,6 +77,7 @@ type IronicConfig struct {
 	Shard            string `yaml:"shard"`
 	PageSize         int    `yaml:"page_size"`
 	SkipReserveInUse bool   `yaml:"skip_reserve_in_use"`
+	DeferToNova      bool   `yaml:"defer_to_nova"`
 }
 
 // FPGAConfig configures drivers/fpga.
@@ -119,7 +120,7 @@ func defaultAgentConfig() AgentConfig {
 		Local:             AgentLocalConfig{Listen: defaultAgentLocalListen},
 		HeartbeatInterval: defaultAgentHeartbeat,
 		MaxRetirements:    agent.DefaultMaxRetirements().String(),
-		Ironic:            IronicConfig{Microversion: ironic.DefaultMicroversion},
+		Ironic:            IronicConfig{Microversion: ironic.DefaultMicroversion, DeferToNova: true},
 		FPGA:              FPGAConfig{ProgramCommand: []string{}, ProgramTimeout: defaultFPGAProgramTimeout},
 	}
 }
