@@ -1,6 +1,7 @@
 package novafull
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -28,13 +29,15 @@ func (s *mnScenario) createZone(name string) {
 	s.agg = out.Aggregate
 	path := "/os-aggregates/" + strconv.Itoa(s.agg.ID)
 	added := false
+	// The test's context is done by its cleanup.
 	t.Cleanup(func() {
+		ctx := context.Background()
 		if added {
-			if err := s.n.Call(s.ctx, http.StatusOK, http.MethodPost, path+"/action", map[string]any{"remove_host": map[string]any{"host": mnHost}}, nil); err != nil {
+			if err := s.n.Call(ctx, http.StatusOK, http.MethodPost, path+"/action", map[string]any{"remove_host": map[string]any{"host": mnHost}}, nil); err != nil {
 				t.Error(err)
 			}
 		}
-		if err := s.n.Call(s.ctx, http.StatusOK, http.MethodDelete, path, nil, nil); err != nil {
+		if err := s.n.Call(ctx, http.StatusOK, http.MethodDelete, path, nil, nil); err != nil {
 			t.Error(err)
 		}
 	})
@@ -230,4 +233,29 @@ func (s *mnScenario) freeNodes(step string) {
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
+}
+
+// firstNode is the host's first compute node, the one nova-api mirrors:
+// os-hypervisors lists compute nodes in the order of their ids, as
+// add_host_to_aggregate reads them.
+func (s *mnScenario) firstNode() string {
+	s.t.Helper()
+	var out struct {
+		Hypervisors []struct {
+			Name    string `json:"hypervisor_hostname"`
+			Service struct {
+				Host string `json:"host"`
+			} `json:"service"`
+		} `json:"hypervisors"`
+	}
+	if err := s.n.Call(s.ctx, http.StatusOK, http.MethodGet, "/os-hypervisors/detail", nil, &out); err != nil {
+		s.t.Fatal(err)
+	}
+	for _, h := range out.Hypervisors {
+		if h.Service.Host == mnHost {
+			return cmpOr(s.names[h.Name], h.Name)
+		}
+	}
+	s.t.Fatalf("Nova lists no compute node of %s", mnHost)
+	return ""
 }
