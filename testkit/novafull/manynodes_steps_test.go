@@ -2,9 +2,11 @@ package novafull
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,4 +260,23 @@ func (s *mnScenario) firstNode() string {
 	}
 	s.t.Fatalf("Nova lists no compute node of %s", mnHost)
 	return ""
+}
+
+// novaSync runs Nova's own repair, nova-manage placement
+// sync_aggregates: Nova 26.2 refuses a host with more than one compute
+// node (exit 1, TooManyComputesForHost) and writes nothing.
+func (s *mnScenario) novaSync() {
+	t := s.t
+	t.Helper()
+	out, err := s.n.Manage(s.ctx, "placement", "sync_aggregates")
+	var exit *exec.ExitError
+	const refusal = "Unexpected number of compute node records (2) found for host " + mnHost
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(out, refusal) {
+		t.Fatalf("nova-manage placement sync_aggregates: %v, want exit 1 with %q:\n%s", err, refusal, out)
+	}
+	if got := s.members(); got != s.own {
+		t.Fatalf("after nova-manage the aggregate holds %s, was %s", got, s.own)
+	}
+	s.novaSynced = "exit 1, wrote nothing"
+	s.record = append(s.record, "nova-manage placement sync_aggregates: exit 1, "+refusal+"; the aggregate still "+s.own)
 }

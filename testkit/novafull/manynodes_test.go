@@ -108,7 +108,7 @@ func compareManyNodes(t *testing.T, ref, ours, rec *mnScenario) {
 // manyNodesTable is the runs' outcomes side by side.
 func manyNodesTable(runs []mnRun, outcomes map[string]*mnScenario) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-36s", "")
+	fmt.Fprintf(&b, "%-38s", "")
 	for _, r := range runs {
 		fmt.Fprintf(&b, " | %-22s", r.name)
 	}
@@ -117,12 +117,13 @@ func manyNodesTable(runs []mnRun, outcomes map[string]*mnScenario) string {
 		cell  func(s *mnScenario) string
 	}{
 		{"aggregate after Nova's own mirroring", func(s *mnScenario) string { return s.own }},
+		{"nova-manage placement sync_aggregates", func(s *mnScenario) string { return cmpOr(s.novaSynced, "(not run)") }},
 		{"aggregate after the reconciler", func(s *mnScenario) string { return cmpOr(s.mirrored, "(not run)") }},
 		{"boot 1 into " + mnZone, func(s *mnScenario) string { return s.boots[0] }},
 		{"boot 2 into " + mnZone, func(s *mnScenario) string { return s.boots[1] }},
 	}
 	for _, row := range rows {
-		fmt.Fprintf(&b, "\n%-36s", row.label)
+		fmt.Fprintf(&b, "\n%-38s", row.label)
 		for _, r := range runs {
 			fmt.Fprintf(&b, " | %-22s", row.cell(outcomes[r.name]))
 		}
@@ -142,7 +143,9 @@ type mnScenario struct {
 	// Nova's own mirroring and after the reconciler ("" when not run);
 	// boots are where the two boots landed, a node or NoValidHost.
 	own, mirrored string
-	boots         [2]string
+	// novaSynced is what nova-manage placement sync_aggregates did.
+	novaSynced string
+	boots      [2]string
 }
 
 // run makes the zone's aggregate through Nova's API, adds the host,
@@ -160,6 +163,8 @@ func (s *mnScenario) run(suffix string, reconcile bool) {
 	if reconcile {
 		s.reconcile()
 		want = slices.Sorted(maps.Values(s.names))
+	} else {
+		s.novaSync()
 	}
 	var ids []string
 	for i := range s.boots {
