@@ -38,8 +38,9 @@ type mnRun struct {
 // reaches Placement, through nova-api, for the host's first compute node
 // only (Nova 26.2's add_host_to_aggregate mirrors nodes[0]), so boots
 // into the zone find one node: the second is NoValidHost although the
-// other node is free. The reference 8.0.0 and ours without the
-// reconciler do exactly that; with the reconciler's aggregate sync run
+// other node is free, and Nova's own repair (nova-manage placement
+// sync_aggregates) refuses such a host. The reference 8.0.0 and ours
+// without the reconciler do exactly that; with the reconciler's aggregate sync run
 // after Nova's mirroring, both nodes are in the aggregate and both boots
 // land.
 func TestNovaScheduler_ManyNodes(t *testing.T) {
