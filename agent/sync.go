@@ -59,12 +59,14 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 		r.Requests = a.pc.Requests().Sub(sent)
 		a.metrics.setRequests(r.Driver, r.Requests)
 		a.logPass(r)
-		a.metrics.syncs.WithLabelValues(r.Driver, result).Inc()
-		a.metrics.syncDuration.WithLabelValues(r.Driver).Observe(r.Duration.Seconds())
+		// The pass's gauges first, its counter last: a scrape that sees
+		// the pass counted sees what it found.
 		if r.Err == nil {
 			a.metrics.lastSuccess.WithLabelValues(r.Driver).SetToCurrentTime()
 			a.metrics.setUnavailable(r.Driver, r.Unavailable)
 		}
+		a.metrics.syncDuration.WithLabelValues(r.Driver).Observe(r.Duration.Seconds())
+		a.metrics.syncs.WithLabelValues(r.Driver, result).Inc()
 	}()
 	tree, err := observeTree(ctx, d)
 	if err != nil {
