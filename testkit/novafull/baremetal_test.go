@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/release"
 	"github.com/placement-syncd/placement-syncd/testkit/ironictest"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
@@ -84,20 +83,7 @@ func startIronicCompute(t *testing.T, n *Nova, ir *ironictest.Ironic, host, plac
 func TestNovaScheduler_BareMetal(t *testing.T) {
 	n := nova.Get(t)
 	b := startBareMetal(t, n)
-	placements := []struct {
-		name  string
-		start func(t *testing.T) *placementtest.Server
-	}{
-		{"ours-8.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartOurs(t, placementtest.Options{Release: release.V8})
-		}},
-		{"ours-15.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartOurs(t, placementtest.Options{Release: release.V15})
-		}},
-		{"reference-8.0.0", func(t *testing.T) *placementtest.Server {
-			return placementtest.StartReferenceWith(t, placementtest.ReferenceOptions{Release: release.V8})
-		}},
-	}
+	placements := placementsUnderTest()
 	outcomes := map[string][]string{}
 	for _, pl := range placements {
 		t.Run(pl.name, func(t *testing.T) {
@@ -109,12 +95,7 @@ func TestNovaScheduler_BareMetal(t *testing.T) {
 			t.Logf("%s: %d checks passed in %s", pl.name, len(s.record), time.Since(start).Round(time.Millisecond))
 		})
 	}
-	want := outcomes[placements[len(placements)-1].name]
-	for name, got := range outcomes {
-		if !slices.Equal(got, want) {
-			t.Errorf("%s's outcome differs from the reference's:\n%s\nreference:\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-	}
+	sameAsReference(t, placements, outcomes)
 }
 
 // bmScenario is one run of the bare-metal scenario against one Placement.

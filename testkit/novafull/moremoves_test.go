@@ -51,6 +51,18 @@ func placementsUnderTest() []placementUnderTest {
 	}
 }
 
+// sameAsReference fails the test for each Placement whose recorded
+// outcomes differ from the reference's (the last of placements).
+func sameAsReference(t *testing.T, placements []placementUnderTest, outcomes map[string][]string) {
+	t.Helper()
+	want := outcomes[placements[len(placements)-1].name]
+	for name, got := range outcomes {
+		if !slices.Equal(got, want) {
+			t.Errorf("%s's outcome differs from the reference's:\n%s\nreference:\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
 // TestNovaScheduler_MoreMoves runs the moves that write allocations in
 // other ways than a boot or a resize, through Nova's scheduler,
 // conductor and three fake computes, against our Placement at 8.0.0 and
@@ -81,12 +93,7 @@ func TestNovaScheduler_MoreMoves(t *testing.T) {
 			t.Logf("%s: %d outcomes checked in %s", pl.name, len(s.record), time.Since(start).Round(time.Millisecond))
 		})
 	}
-	want := outcomes[placements[len(placements)-1].name]
-	for name, got := range outcomes {
-		if !slices.Equal(got, want) {
-			t.Errorf("%s's outcome differs from the reference's:\n%s\nreference:\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-	}
+	sameAsReference(t, placements, outcomes)
 }
 
 // setUp points Nova at the Placement and starts fresh computes; at the

@@ -72,12 +72,7 @@ func TestNovaScheduler_Moves(t *testing.T) {
 			t.Logf("%s: %d steps checked in %s", pl.name, len(s.record), time.Since(start).Round(time.Millisecond))
 		})
 	}
-	want := outcomes[placements[len(placements)-1].name]
-	for name, got := range outcomes {
-		if !slices.Equal(got, want) {
-			t.Errorf("%s's outcome differs from the reference's:\n%s\nreference:\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-	}
+	sameAsReference(t, placements, outcomes)
 }
 
 // setUp points Nova at the Placement and starts fresh computes; at the
