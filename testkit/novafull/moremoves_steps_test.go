@@ -82,6 +82,12 @@ func (s *moveScenario) evacuate(id, from, to string) {
 	if err := s.n.Call(s.ctx, http.StatusOK, http.MethodPost, "/servers/"+id+"/action", map[string]any{"evacuate": map[string]any{}}, nil); err != nil {
 		s.t.Fatal(err)
 	}
+	// Nova's compute saves the server ACTIVE before its resource tracker
+	// moves it to the new host and marks the migration done (under a
+	// lock the periodic update may hold): ACTIVE alone may still show
+	// the old host, "done" may not.
+	s.wait(id, "ACTIVE")
+	s.waitMigration(id, "done")
 	if srv := s.wait(id, "ACTIVE"); srv.Host != to {
 		_, kind, status := s.migrationOf(id)
 		s.t.Fatalf("evacuate: ACTIVE on %s, want %s; the %s is %s; its last action: %s\n%s", srv.Host, to, kind, status, s.lastAction(id), s.n.Logs())
@@ -142,7 +148,7 @@ func (s *moveScenario) waitMigration(id, status string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("%s of %s is %s, want %s", kind, id, got, status)
+			s.t.Fatalf("%s of %s is %s, want %s; its last action: %s\n%s", kind, id, got, status, s.lastAction(id), s.n.Logs())
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
