@@ -90,14 +90,7 @@ func runMetricsScenario(t *testing.T, ts *testServer) {
 			Body: fmt.Sprintf(`{"resource_provider_generation": %v, "aggregates": [%q]}`, gen, metricsAgg)})
 	}
 
-	resp, err := ts.Client.Get(ts.URL + "/resource_providers") // no token
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 401 {
-		t.Fatalf("GET /resource_providers without a token: %s, want 401", resp.Status)
-	}
+	ts.must(t, 401, call{Method: "GET", Path: "/resource_providers", NoToken: true})
 	ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: v})
 	ts.must(t, 404, call{Method: "GET", Path: "/resource_providers/" + metricsNode1 + "/nothing-here", Version: v})
 	ts.must(t, 405, call{Method: "PATCH", Path: "/resource_providers/" + metricsNode1, Version: v})

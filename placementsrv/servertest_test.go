@@ -26,7 +26,7 @@ type testServer struct {
 	URL    string // base URL, no trailing slash
 	Client *http.Client
 	Store  store.Store
-	Path   string // the SQLite file
+	Path   string // the SQLite file, if the store is one
 	stop   func() // stops the server and closes the store; idempotent
 }
 
@@ -56,27 +56,36 @@ func startServerFile(t testing.TB, path string, storeEdit func(*ledger.Options),
 		cancel()
 		t.Fatalf("open store: %v", err)
 	}
+	ts := serveStore(t, st, func() { cancel(); _ = st.Close() }, edit)
+	ts.Path = path
+	return ts
+}
+
+// serveStore serves st through Server.Run on 127.0.0.1 until the test
+// ends or ts.stop; closeStore runs once the server has stopped.
+func serveStore(t testing.TB, st store.Store, closeStore func(), edit func(*Options)) *testServer {
+	t.Helper()
 	opts := Options{Store: st}
 	if edit != nil {
 		edit(&opts)
 	}
 	srv, err := New(opts)
 	if err != nil {
-		cancel()
+		closeStore()
 		t.Fatalf("new server: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		cancel()
+		closeStore()
 		t.Fatalf("listen: %v", err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
 	ts := &testServer{
 		URL:    "http://" + ln.Addr().String(),
 		Client: &http.Client{Timeout: 30 * time.Second},
 		Store:  st,
-		Path:   path,
 	}
 	var once sync.Once
 	ts.stop = func() {
@@ -86,7 +95,7 @@ func startServerFile(t testing.TB, path string, storeEdit func(*ledger.Options),
 				t.Errorf("server: %v", err)
 			}
 			ts.Client.CloseIdleConnections()
-			_ = st.Close()
+			closeStore()
 		})
 	}
 	t.Cleanup(ts.stop)
