@@ -26,8 +26,8 @@ func aggregatesFixture(t *testing.T) *taEnv {
 	e := newTAEnv(t)
 	e.provider("rp", taRP)
 	var got providerAggregates
-	e.mustJSON(e.do(taReq{method: "PUT", path: "/resource_providers/" + taRP + "/aggregates", mv: "1.19", ctype: "application/json",
-		body: `{"aggregates": ["` + agg1 + `", "` + agg2 + `"], "resource_provider_generation": 0}`}), 200, &got)
+	e.mustJSON(e.do(t, call{Method: "PUT", Path: "/resource_providers/" + taRP + "/aggregates", Version: "1.19", ContentType: "application/json",
+		Body: `{"aggregates": ["` + agg1 + `", "` + agg2 + `"], "resource_provider_generation": 0}`}), 200, &got)
 	if got.Generation == nil || *got.Generation != 1 {
 		t.Fatalf("fixture: %+v", got)
 	}
@@ -39,13 +39,13 @@ func aggregatesFixture(t *testing.T) *taEnv {
 // aggregate may be created by a request that failed).
 func (e *taEnv) aggregatesSnapshot() string {
 	e.t.Helper()
-	r := e.do(taReq{method: "GET", path: "/resource_providers/" + taRP + "/aggregates", mv: "1.19"})
-	if r.status != 200 {
-		e.t.Fatalf("snapshot: %d %s", r.status, r.body)
+	r := e.do(e.t, call{Method: "GET", Path: "/resource_providers/" + taRP + "/aggregates", Version: "1.19"})
+	if r.Status != 200 {
+		e.t.Fatalf("snapshot: %d %s", r.Status, r.Body)
 	}
-	db, err := sql.Open("sqlite3", "file:"+e.db+"?mode=ro")
+	db, err := sql.Open("sqlite3", "file:"+e.Path+"?mode=ro")
 	if err != nil {
-		e.t.Fatalf("open %s: %v", e.db, err)
+		e.t.Fatalf("open %s: %v", e.Path, err)
 	}
 	defer db.Close()
 	var n int
@@ -53,7 +53,7 @@ func (e *taEnv) aggregatesSnapshot() string {
 	if err := db.QueryRowContext(context.Background(), `SELECT count(*), group_concat(uuid) FROM placement_aggregates`).Scan(&n, &uuids); err != nil {
 		e.t.Fatalf("count aggregates: %v", err)
 	}
-	return string(r.body) + "|" + uuids.String
+	return string(r.Body) + "|" + uuids.String
 }
 
 func TestPutAggregatesBadInput(t *testing.T) {
@@ -65,46 +65,46 @@ func TestPutAggregatesBadInput(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		req    taReq
+		req    call
 		status int
 		detail string
 		code   string
 	}{
-		{"malformed", taReq{body: `{"bad", "not json"}`}, 400, "Malformed JSON", apierror.CodeDefault},
-		{"empty body", taReq{body: ""}, 400, "Malformed JSON", apierror.CodeDefault},
-		{"wrong content type", taReq{ctype: "text/plain", body: `[]`}, 415, "The media type text/plain is not supported, use application/json", apierror.CodeDefault},
-		{"no content type", taReq{ctype: "-", body: `[]`}, 400, "content-type header required when content-length > 0", apierror.CodeDefault},
-		{"list at 1.19", taReq{body: `["` + agg3 + `"]`}, 400, "JSON does not validate: ['" + agg3 + "'] is not of type 'object'", apierror.CodeDefault},
-		{"envelope before 1.19", taReq{mv: "1.18", body: env(`["`+agg3+`"]`, "1")}, 400, "JSON does not validate", ""},
-		{"not uuids", taReq{body: env(`["harry", "sally"]`, "1")}, 400, "'harry' is not a 'uuid'", apierror.CodeDefault},
-		{"not uuids before 1.19", taReq{mv: "1.1", body: `["` + agg3 + `", "harry"]`}, 400, "'harry' is not a 'uuid'", ""},
-		{"short uuid", taReq{body: env(`["`+agg3[:35]+`"]`, "1")}, 400, "is not a 'uuid'", apierror.CodeDefault},
-		{"uuid not a string", taReq{body: env(`[5]`, "1")}, 400, "5 is not of type 'string'", apierror.CodeDefault},
-		{"duplicates", taReq{body: env(`["`+agg3+`", "`+agg3+`"]`, "1")}, 400, "has non-unique elements", apierror.CodeDefault},
-		{"duplicates before 1.19", taReq{mv: "1.18", body: `["` + agg3 + `", "` + agg3 + `"]`}, 400, "has non-unique elements", ""},
-		{"aggregates not a list", taReq{body: env(`"x"`, "1")}, 400, "'x' is not of type 'array'", apierror.CodeDefault},
-		{"no generation", taReq{body: `{"aggregates": ["` + agg3 + `"]}`}, 400, "'resource_provider_generation' is a required property", apierror.CodeDefault},
-		{"no aggregates", taReq{body: `{"resource_provider_generation": 1}`}, 400, "'aggregates' is a required property", apierror.CodeDefault},
-		{"generation not an integer", taReq{body: env(`[]`, `"1"`)}, 400, "'1' is not of type 'integer'", apierror.CodeDefault},
-		{"unknown property", taReq{body: `{"aggregates": [], "resource_provider_generation": 1, "x": 1}`}, 400, "Additional properties are not allowed ('x' was unexpected)", apierror.CodeDefault},
-		{"stale generation", taReq{body: env(`["`+agg3+`"]`, "0")}, 409, "Resource provider's generation already changed. Please update the generation and try again.", apierror.CodeConcurrentUpdate},
-		{"huge generation", taReq{body: env(`["`+agg3+`"]`, "18446744073709551617")}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
-		{"stale generation at 1.19", taReq{mv: "1.19", body: env(`[]`, "5")}, 409, "generation already changed", ""},
-		{"before 1.1", taReq{mv: "1.0", body: `[]`}, 404, "The resource could not be found.", ""},
-		{"content type checked before version", taReq{mv: "1.0", ctype: "text/plain", body: `[]`}, 415, "use application/json", ""},
-		{"not admin", taReq{header: map[string]string{"X-Auth-Token": "user"}, body: env(`["`+agg3+`"]`, "1")}, 403, "Policy does not allow placement:resource_providers:aggregates:update to be performed.", apierror.CodeDefault},
-		{"unknown provider", taReq{path: "/resource_providers/" + taMissing + "/aggregates", body: env(`[]`, "0")}, 404, "No resource provider with uuid " + taMissing + " found", apierror.CodeDefault},
-		{"provider checked before body", taReq{path: "/resource_providers/" + taMissing + "/aggregates", body: `{`}, 404, "No resource provider with uuid", apierror.CodeDefault},
+		{"malformed", call{Body: `{"bad", "not json"}`}, 400, "Malformed JSON", apierror.CodeDefault},
+		{"empty body", call{Body: ""}, 400, "Malformed JSON", apierror.CodeDefault},
+		{"wrong content type", call{ContentType: "text/plain", Body: `[]`}, 415, "The media type text/plain is not supported, use application/json", apierror.CodeDefault},
+		{"no content type", call{ContentType: "-", Body: `[]`}, 400, "content-type header required when content-length > 0", apierror.CodeDefault},
+		{"list at 1.19", call{Body: `["` + agg3 + `"]`}, 400, "JSON does not validate: ['" + agg3 + "'] is not of type 'object'", apierror.CodeDefault},
+		{"envelope before 1.19", call{Version: "1.18", Body: env(`["`+agg3+`"]`, "1")}, 400, "JSON does not validate", ""},
+		{"not uuids", call{Body: env(`["harry", "sally"]`, "1")}, 400, "'harry' is not a 'uuid'", apierror.CodeDefault},
+		{"not uuids before 1.19", call{Version: "1.1", Body: `["` + agg3 + `", "harry"]`}, 400, "'harry' is not a 'uuid'", ""},
+		{"short uuid", call{Body: env(`["`+agg3[:35]+`"]`, "1")}, 400, "is not a 'uuid'", apierror.CodeDefault},
+		{"uuid not a string", call{Body: env(`[5]`, "1")}, 400, "5 is not of type 'string'", apierror.CodeDefault},
+		{"duplicates", call{Body: env(`["`+agg3+`", "`+agg3+`"]`, "1")}, 400, "has non-unique elements", apierror.CodeDefault},
+		{"duplicates before 1.19", call{Version: "1.18", Body: `["` + agg3 + `", "` + agg3 + `"]`}, 400, "has non-unique elements", ""},
+		{"aggregates not a list", call{Body: env(`"x"`, "1")}, 400, "'x' is not of type 'array'", apierror.CodeDefault},
+		{"no generation", call{Body: `{"aggregates": ["` + agg3 + `"]}`}, 400, "'resource_provider_generation' is a required property", apierror.CodeDefault},
+		{"no aggregates", call{Body: `{"resource_provider_generation": 1}`}, 400, "'aggregates' is a required property", apierror.CodeDefault},
+		{"generation not an integer", call{Body: env(`[]`, `"1"`)}, 400, "'1' is not of type 'integer'", apierror.CodeDefault},
+		{"unknown property", call{Body: `{"aggregates": [], "resource_provider_generation": 1, "x": 1}`}, 400, "Additional properties are not allowed ('x' was unexpected)", apierror.CodeDefault},
+		{"stale generation", call{Body: env(`["`+agg3+`"]`, "0")}, 409, "Resource provider's generation already changed. Please update the generation and try again.", apierror.CodeConcurrentUpdate},
+		{"huge generation", call{Body: env(`["`+agg3+`"]`, "18446744073709551617")}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
+		{"stale generation at 1.19", call{Version: "1.19", Body: env(`[]`, "5")}, 409, "generation already changed", ""},
+		{"before 1.1", call{Version: "1.0", Body: `[]`}, 404, "The resource could not be found.", ""},
+		{"content type checked before version", call{Version: "1.0", ContentType: "text/plain", Body: `[]`}, 415, "use application/json", ""},
+		{"not admin", call{Headers: map[string]string{"X-Auth-Token": "user"}, Body: env(`["`+agg3+`"]`, "1")}, 403, "Policy does not allow placement:resource_providers:aggregates:update to be performed.", apierror.CodeDefault},
+		{"unknown provider", call{Path: "/resource_providers/" + taMissing + "/aggregates", Body: env(`[]`, "0")}, 404, "No resource provider with uuid " + taMissing + " found", apierror.CodeDefault},
+		{"provider checked before body", call{Path: "/resource_providers/" + taMissing + "/aggregates", Body: `{`}, 404, "No resource provider with uuid", apierror.CodeDefault},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			q := tc.req
-			q.method = "PUT"
-			if q.path == "" {
-				q.path = path
+			q.Method = "PUT"
+			if q.Path == "" {
+				q.Path = path
 			}
-			q.bodyDefaults()
-			checkError(t, e.do(q), tc.status, tc.detail, tc.code)
+			taBodyDefaults(&q)
+			checkError(t, e.do(t, q), tc.status, tc.detail, tc.code)
 			if after := e.aggregatesSnapshot(); after != before {
 				t.Errorf("state changed:\n%s\n%s", before, after)
 			}
@@ -117,15 +117,15 @@ func TestPutAggregates(t *testing.T) {
 	path := "/resource_providers/" + taRP + "/aggregates"
 	put := func(mv, body string) (providerAggregates, http.Header) {
 		t.Helper()
-		r := e.do(taReq{method: "PUT", path: path, mv: mv, ctype: "application/json", body: body})
+		r := e.do(t, call{Method: "PUT", Path: path, Version: mv, ContentType: "application/json", Body: body})
 		var got providerAggregates
 		e.mustJSON(r, 200, &got)
-		return got, r.header
+		return got, r.Header
 	}
 	get := func(mv string) providerAggregates {
 		t.Helper()
 		var got providerAggregates
-		e.mustJSON(e.do(taReq{method: "GET", path: path, mv: mv}), 200, &got)
+		e.mustJSON(e.do(t, call{Method: "GET", Path: path, Version: mv}), 200, &got)
 		return got
 	}
 	// Before 1.19: bare list, no generation in or out, no increment; the
@@ -150,9 +150,9 @@ func TestPutAggregates(t *testing.T) {
 	if g := get("1.1"); g.Generation != nil || g.Aggregates == nil || len(g.Aggregates) != 0 {
 		t.Errorf("GET at 1.1: %+v", g)
 	}
-	r := e.do(taReq{method: "GET", path: path, mv: "1.15"})
-	if !httpDateRE.MatchString(r.header.Get("Last-Modified")) || r.header.Get("Cache-Control") != "no-cache" {
-		t.Errorf("GET at 1.15 headers: %v", r.header)
+	r := e.do(t, call{Method: "GET", Path: path, Version: "1.15"})
+	if !httpDateRE.MatchString(r.Header.Get("Last-Modified")) || r.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("GET at 1.15 headers: %v", r.Header)
 	}
 	// Aggregates outlive their memberships, as upstream.
 	if s := e.aggregatesSnapshot(); !strings.Contains(s, agg3) {
@@ -163,8 +163,8 @@ func TestPutAggregates(t *testing.T) {
 func TestGetAggregatesBadInput(t *testing.T) {
 	e := aggregatesFixture(t)
 	path := "/resource_providers/" + taRP + "/aggregates"
-	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/aggregates", mv: "1.39"}), 404, "No resource provider with uuid "+taMissing+" found", apierror.CodeDefault)
-	checkError(t, e.do(taReq{method: "GET", path: path, mv: "1.0"}), 404, "The resource could not be found.", "")
-	checkError(t, e.do(taReq{method: "GET", path: path, mv: "1.0", header: map[string]string{"Accept": "text/plain"}}), 406, "Only application/json is provided", "")
-	checkError(t, e.do(taReq{method: "POST", path: path, mv: "1.39"}), 405, "The method POST is not allowed for this resource.", apierror.CodeDefault)
+	checkError(t, e.do(t, call{Method: "GET", Path: "/resource_providers/" + taMissing + "/aggregates", Version: "1.39"}), 404, "No resource provider with uuid "+taMissing+" found", apierror.CodeDefault)
+	checkError(t, e.do(t, call{Method: "GET", Path: path, Version: "1.0"}), 404, "The resource could not be found.", "")
+	checkError(t, e.do(t, call{Method: "GET", Path: path, Version: "1.0", Headers: map[string]string{"Accept": "text/plain"}}), 406, "Only application/json is provided", "")
+	checkError(t, e.do(t, call{Method: "POST", Path: path, Version: "1.39"}), 405, "The method POST is not allowed for this resource.", apierror.CodeDefault)
 }

@@ -4,16 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/apierror"
-	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
@@ -24,30 +20,16 @@ const (
 	alOther    = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
 )
 
-// alEnv is a server on a real SQLite file with two providers: alRP with
-// 8 VCPU (max_unit 4, step 1) and 100 DISK_GB (step 10), alRP2 with 4
-// VCPU.
+// alEnv is a testServer with two providers: alRP with 8 VCPU (max_unit
+// 4, step 1) and 100 DISK_GB (step 10), alRP2 with 4 VCPU.
 type alEnv struct {
-	t   *testing.T
-	st  store.Store
-	srv *httptest.Server
+	t *testing.T
+	*testServer
 }
 
 func newAlEnv(t *testing.T) *alEnv {
 	t.Helper()
-	ctx := context.Background()
-	st, err := dbstore.OpenFile(ctx, filepath.Join(t.TempDir(), "placement.db"), dbstore.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s, err := New(Options{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	e := &alEnv{t: t, st: st, srv: srv}
+	e := &alEnv{t: t, testServer: startTestServer(t)}
 	e.provider(alRP, "rp1",
 		store.Inventory{ResourceClass: "VCPU", InventoryAmounts: store.InventoryAmounts{Total: 8, MinUnit: 1, MaxUnit: 4, StepSize: 1, AllocationRatio: 1}},
 		store.Inventory{ResourceClass: "DISK_GB", InventoryAmounts: store.InventoryAmounts{Total: 100, MinUnit: 10, MaxUnit: 100, StepSize: 10, AllocationRatio: 1}})
@@ -59,49 +41,18 @@ func newAlEnv(t *testing.T) *alEnv {
 func (e *alEnv) provider(uuid, name string, invs ...store.Inventory) {
 	e.t.Helper()
 	ctx := context.Background()
-	if _, err := e.st.CreateProvider(ctx, store.NewProvider{UUID: uuid, Name: name}); err != nil {
+	if _, err := e.Store.CreateProvider(ctx, store.NewProvider{UUID: uuid, Name: name}); err != nil {
 		e.t.Fatal(err)
 	}
-	if _, _, err := e.st.SetInventories(ctx, uuid, 0, invs); err != nil {
+	if _, _, err := e.Store.SetInventories(ctx, uuid, 0, invs); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-type alResp struct {
-	status int
-	body   string
-	header http.Header
-}
-
-// do sends one request; a non-empty body is sent as JSON unless
-// contentType says otherwise.
-func (e *alEnv) do(method, path, version, contentType, body string) alResp {
+// putAllocs PUTs body as the allocations of consumer.
+func (e *alEnv) putAllocs(consumer, version, body string) testResponse {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("X-Auth-Token", "admin")
-	if version != "" {
-		req.Header.Set("OpenStack-API-Version", "placement "+version)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return alResp{status: resp.StatusCode, body: string(b), header: resp.Header}
-}
-
-func (e *alEnv) putAllocs(consumer, version, body string) alResp {
-	return e.do("PUT", "/allocations/"+consumer, version, "application/json", body)
+	return e.do(e.t, call{Method: "PUT", Path: "/allocations/" + consumer, Version: version, ContentType: "application/json", Body: body})
 }
 
 // snapshot is everything an allocation write may change, as the API
@@ -114,17 +65,17 @@ func (e *alEnv) snapshot() string {
 		"/resource_providers/" + alRP + "/allocations", "/resource_providers/" + alRP2 + "/allocations",
 		"/resource_providers/" + alRP + "/inventories", "/resource_providers/" + alRP2 + "/inventories",
 	} {
-		r := e.do("GET", p, "1.38", "", "")
-		fmt.Fprintf(&b, "%s %d %s\n", p, r.status, r.body)
+		r := e.do(e.t, call{Method: "GET", Path: p, Version: "1.38"})
+		fmt.Fprintf(&b, "%s %d %s\n", p, r.Status, r.Body)
 	}
 	return b.String()
 }
 
 // alWantError checks Placement's error document.
-func alWantError(t *testing.T, r alResp, status int, code, detail string) {
+func alWantError(t *testing.T, r testResponse, status int, code, detail string) {
 	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
 	}
 	var doc struct {
 		Errors []struct {
@@ -134,8 +85,8 @@ func alWantError(t *testing.T, r alResp, status int, code, detail string) {
 			Code   string `json:"code"`
 		} `json:"errors"`
 	}
-	if err := json.Unmarshal([]byte(r.body), &doc); err != nil || len(doc.Errors) != 1 {
-		t.Fatalf("not an error document: %s", r.body)
+	if err := json.Unmarshal(r.Body, &doc); err != nil || len(doc.Errors) != 1 {
+		t.Fatalf("not an error document: %s", r.Body)
 	}
 	got := doc.Errors[0]
 	if got.Status != status || got.Title != http.StatusText(status) {
@@ -205,13 +156,17 @@ func alBadInputs() []alBadInput {
 
 func TestAllocationRoutesRejectBadInput(t *testing.T) {
 	e := newAlEnv(t)
-	if r := e.putAllocs(alConsumer, "1.38", `{"allocations": {"`+alRP+`": {"resources": {"VCPU": 2}}}, "project_id": "p", "user_id": "u", "consumer_generation": null, "consumer_type": "INSTANCE"}`); r.status != 204 {
-		t.Fatalf("seed: %d %s", r.status, r.body)
+	if r := e.putAllocs(alConsumer, "1.38", `{"allocations": {"`+alRP+`": {"resources": {"VCPU": 2}}}, "project_id": "p", "user_id": "u", "consumer_generation": null, "consumer_type": "INSTANCE"}`); r.Status != 204 {
+		t.Fatalf("seed: %d %s", r.Status, r.Body)
 	}
 	before := e.snapshot()
 	for _, tc := range alBadInputs() {
 		t.Run(tc.name, func(t *testing.T) {
-			r := e.do(tc.method, tc.path, tc.version, tc.contentType, tc.body)
+			ct := tc.contentType // none unless the case names one
+			if ct == "" {
+				ct = noContentType
+			}
+			r := e.do(t, call{Method: tc.method, Path: tc.path, Version: tc.version, ContentType: ct, Body: tc.body})
 			alWantError(t, r, tc.status, tc.code, tc.detail)
 			if after := e.snapshot(); after != before {
 				t.Fatalf("state changed:\nbefore %s\nafter %s", before, after)
@@ -225,8 +180,8 @@ func TestAllocationConflictsWriteNothing(t *testing.T) {
 	alloc := func(gen, res string) string {
 		return `{"allocations": {"` + alRP + `": {"resources": ` + res + `}}, "project_id": "p", "user_id": "u", "consumer_generation": ` + gen + `, "consumer_type": "INSTANCE"}`
 	}
-	if r := e.putAllocs(alConsumer, "1.38", alloc("null", `{"VCPU": 4}`)); r.status != 204 {
-		t.Fatalf("seed: %d %s", r.status, r.body)
+	if r := e.putAllocs(alConsumer, "1.38", alloc("null", `{"VCPU": 4}`)); r.Status != 204 {
+		t.Fatalf("seed: %d %s", r.Status, r.Body)
 	}
 	before := e.snapshot()
 	for _, tc := range []struct {
@@ -249,7 +204,7 @@ func TestAllocationConflictsWriteNothing(t *testing.T) {
 			apierror.CodeConcurrentUpdate, "consumer generation conflict - expected 1 but got 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := e.do("POST", "/allocations", tc.version, "application/json", tc.body)
+			r := e.do(t, call{Method: "POST", Path: "/allocations", Version: tc.version, ContentType: "application/json", Body: tc.body})
 			alWantError(t, r, 409, tc.code, tc.detail)
 			if after := e.snapshot(); after != before {
 				t.Fatalf("state changed:\nbefore %s\nafter %s", before, after)
@@ -264,8 +219,8 @@ func TestAllocationLifecycle(t *testing.T) {
 	e := newAlEnv(t)
 	// 1.0 list form: incomplete project and user.
 	r := e.putAllocs(strings.ToUpper(alConsumer), "1.0", `{"allocations": [{"resource_provider": {"uuid": "`+alRP+`"}, "resources": {"VCPU": 1}}, {"resource_provider": {"uuid": "`+alRP+`"}, "resources": {"VCPU": 2}}]}`)
-	if r.status != 204 {
-		t.Fatalf("put 1.0: %d %s", r.status, r.body)
+	if r.Status != 204 {
+		t.Fatalf("put 1.0: %d %s", r.Status, r.Body)
 	}
 	var got struct {
 		Allocations map[string]struct {
@@ -277,52 +232,52 @@ func TestAllocationLifecycle(t *testing.T) {
 		ConsumerGen  *int64 `json:"consumer_generation"`
 		ConsumerType string `json:"consumer_type"`
 	}
-	r = e.do("GET", "/allocations/"+alConsumer, "1.38", "", "")
-	if err := json.Unmarshal([]byte(r.body), &got); err != nil {
+	r = e.do(t, call{Method: "GET", Path: "/allocations/" + alConsumer, Version: "1.38"})
+	if err := json.Unmarshal(r.Body, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Allocations[alRP].Resources["VCPU"] != 2 || got.Allocations[alRP].Generation != 2 ||
 		got.ProjectID != store.IncompleteConsumerID || got.UserID != store.IncompleteConsumerID ||
 		got.ConsumerGen == nil || *got.ConsumerGen != 1 || got.ConsumerType != "unknown" {
-		t.Fatalf("after 1.0 put: %s", r.body)
+		t.Fatalf("after 1.0 put: %s", r.Body)
 	}
-	if r.header.Get("Last-Modified") == "" {
+	if r.Header.Get("Last-Modified") == "" {
 		t.Error("no Last-Modified at 1.38")
 	}
 	// 1.38 move to rp2 with a type: rp1's generation stays (upstream bumps
 	// only providers named in the request).
 	r = e.putAllocs(alConsumer, "1.38", `{"allocations": {"`+alRP2+`": {"resources": {"VCPU": 3}}}, "project_id": "p", "user_id": "u", "consumer_generation": 1, "consumer_type": "INSTANCE"}`)
-	if r.status != 204 {
-		t.Fatalf("move: %d %s", r.status, r.body)
+	if r.Status != 204 {
+		t.Fatalf("move: %d %s", r.Status, r.Body)
 	}
-	r = e.do("GET", "/resource_providers/"+alRP+"/allocations", "1.38", "", "")
-	if r.body != `{"allocations":{},"resource_provider_generation":2}` {
-		t.Fatalf("rp1 after move: %s", r.body)
+	r = e.do(t, call{Method: "GET", Path: "/resource_providers/" + alRP + "/allocations", Version: "1.38"})
+	if string(r.Body) != `{"allocations":{},"resource_provider_generation":2}` {
+		t.Fatalf("rp1 after move: %s", r.Body)
 	}
-	r = e.do("GET", "/resource_providers/"+alRP2+"/allocations", "1.38", "", "")
-	if r.body != `{"allocations":{"`+alConsumer+`":{"consumer_generation":2,"resources":{"VCPU":3}}},"resource_provider_generation":2}` {
-		t.Fatalf("rp2 after move: %s", r.body)
+	r = e.do(t, call{Method: "GET", Path: "/resource_providers/" + alRP2 + "/allocations", Version: "1.38"})
+	if string(r.Body) != `{"allocations":{"`+alConsumer+`":{"consumer_generation":2,"resources":{"VCPU":3}}},"resource_provider_generation":2}` {
+		t.Fatalf("rp2 after move: %s", r.Body)
 	}
 	// Emptying at 1.28+ deletes the consumer: a new PUT must send null.
 	r = e.putAllocs(alConsumer, "1.38", `{"allocations": {}, "project_id": "p", "user_id": "u", "consumer_generation": 2, "consumer_type": "INSTANCE"}`)
-	if r.status != 204 {
-		t.Fatalf("empty: %d %s", r.status, r.body)
+	if r.Status != 204 {
+		t.Fatalf("empty: %d %s", r.Status, r.Body)
 	}
-	if r = e.do("GET", "/allocations/"+alConsumer, "1.38", "", ""); r.body != `{"allocations":{}}` {
-		t.Fatalf("after empty: %s", r.body)
+	if r = e.do(t, call{Method: "GET", Path: "/allocations/" + alConsumer, Version: "1.38"}); string(r.Body) != `{"allocations":{}}` {
+		t.Fatalf("after empty: %s", r.Body)
 	}
-	if r = e.do("DELETE", "/allocations/"+alConsumer, "1.38", "", ""); r.status != 404 {
-		t.Fatalf("delete after empty: %d", r.status)
+	if r = e.do(t, call{Method: "DELETE", Path: "/allocations/" + alConsumer, Version: "1.38"}); r.Status != 404 {
+		t.Fatalf("delete after empty: %d", r.Status)
 	}
 	r = e.putAllocs(alConsumer, "1.38", `{"allocations": {"`+alRP+`": {"resources": {"VCPU": 1}}}, "project_id": "p", "user_id": "u", "consumer_generation": null, "consumer_type": "INSTANCE"}`)
-	if r.status != 204 {
-		t.Fatalf("recreate: %d %s", r.status, r.body)
+	if r.Status != 204 {
+		t.Fatalf("recreate: %d %s", r.Status, r.Body)
 	}
-	if r = e.do("DELETE", "/allocations/"+alConsumer, "1.38", "", ""); r.status != 204 {
-		t.Fatalf("delete: %d %s", r.status, r.body)
+	if r = e.do(t, call{Method: "DELETE", Path: "/allocations/" + alConsumer, Version: "1.38"}); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
 	}
-	if r = e.do("GET", "/resource_providers/"+alRP+"/allocations", "1.38", "", ""); r.body != `{"allocations":{},"resource_provider_generation":3}` {
-		t.Fatalf("rp1 after delete: %s", r.body)
+	if r = e.do(t, call{Method: "GET", Path: "/resource_providers/" + alRP + "/allocations", Version: "1.38"}); string(r.Body) != `{"allocations":{},"resource_provider_generation":3}` {
+		t.Fatalf("rp1 after delete: %s", r.Body)
 	}
 }
 
@@ -340,18 +295,13 @@ func TestConcurrentClaimsNeverOverAllocate(t *testing.T) {
 			defer wg.Done()
 			consumer := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
 			body := `{"allocations": {"` + alRP2 + `": {"resources": {"VCPU": 1}}}, "project_id": "p", "user_id": "u", "consumer_generation": null, "consumer_type": "INSTANCE"}`
-			req, _ := http.NewRequest("PUT", e.srv.URL+"/allocations/"+consumer, strings.NewReader(body))
-			req.Header.Set("X-Auth-Token", "admin")
-			req.Header.Set("OpenStack-API-Version", "placement 1.38")
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
+			// send, not do: this goroutine may not stop the test.
+			r, err := e.send(call{Method: "PUT", Path: "/allocations/" + consumer, Version: "1.38", Body: body})
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			statuses[i] = resp.StatusCode
+			statuses[i] = r.Status
 		}(i)
 	}
 	wg.Wait()
@@ -369,14 +319,14 @@ func TestConcurrentClaimsNeverOverAllocate(t *testing.T) {
 	if granted != capacity || refused != claimants-capacity {
 		t.Fatalf("granted %d refused %d, want %d and %d", granted, refused, capacity, claimants-capacity)
 	}
-	_, held, err := e.st.ProviderAllocations(context.Background(), alRP2)
+	_, held, err := e.Store.ProviderAllocations(context.Background(), alRP2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(held) != capacity {
 		t.Fatalf("%d consumers hold allocations, want %d", len(held), capacity)
 	}
-	p, err := e.st.GetProvider(context.Background(), alRP2)
+	p, err := e.Store.GetProvider(context.Background(), alRP2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,8 +337,8 @@ func TestConcurrentClaimsNeverOverAllocate(t *testing.T) {
 
 func TestReshaperAllOrNothing(t *testing.T) {
 	e := newAlEnv(t)
-	if r := e.putAllocs(alConsumer, "1.38", `{"allocations": {"`+alRP+`": {"resources": {"VCPU": 2, "DISK_GB": 20}}}, "project_id": "p", "user_id": "u", "consumer_generation": null, "consumer_type": "INSTANCE"}`); r.status != 204 {
-		t.Fatalf("seed: %d %s", r.status, r.body)
+	if r := e.putAllocs(alConsumer, "1.38", `{"allocations": {"`+alRP+`": {"resources": {"VCPU": 2, "DISK_GB": 20}}}, "project_id": "p", "user_id": "u", "consumer_generation": null, "consumer_type": "INSTANCE"}`); r.Status != 204 {
+		t.Fatalf("seed: %d %s", r.Status, r.Body)
 	}
 	before := e.snapshot()
 	// Move DISK_GB from rp1 to rp2 but leave the allocation on rp1: the
@@ -397,25 +347,25 @@ func TestReshaperAllOrNothing(t *testing.T) {
 		"` + alRP + `": {"resource_provider_generation": 2, "inventories": {"VCPU": {"total": 8, "max_unit": 4}}},
 		"` + alRP2 + `": {"resource_provider_generation": 1, "inventories": {"VCPU": {"total": 4}, "DISK_GB": {"total": 100, "step_size": 10, "min_unit": 10}}}},
 		"allocations": {"` + alConsumer + `": {"allocations": {"` + alRP + `": {"resources": {"VCPU": 2, "DISK_GB": 20}}}, "project_id": "p", "user_id": "u", "consumer_generation": 1, "consumer_type": "INSTANCE"}}}`
-	r := e.do("POST", "/reshaper", "1.38", "application/json", bad)
+	r := e.do(t, call{Method: "POST", Path: "/reshaper", Version: "1.38", ContentType: "application/json", Body: bad})
 	alWantError(t, r, 409, apierror.CodeInventoryInUse, "update conflict: Inventory for 'DISK_GB' on resource provider '"+alRP+"' in use.")
 	if after := e.snapshot(); after != before {
 		t.Fatalf("state changed:\nbefore %s\nafter %s", before, after)
 	}
 	stale := strings.Replace(bad, `"resource_provider_generation": 2`, `"resource_provider_generation": 1`, 1)
-	r = e.do("POST", "/reshaper", "1.38", "application/json", stale)
+	r = e.do(t, call{Method: "POST", Path: "/reshaper", Version: "1.38", ContentType: "application/json", Body: stale})
 	alWantError(t, r, 409, apierror.CodeConcurrentUpdate, "resource provider generation conflict for provider "+alRP+": actual: 2, given: 1")
 	if after := e.snapshot(); after != before {
 		t.Fatalf("state changed:\nbefore %s\nafter %s", before, after)
 	}
 	good := strings.Replace(bad, `"`+alRP+`": {"resources": {"VCPU": 2, "DISK_GB": 20}}`,
 		`"`+alRP+`": {"resources": {"VCPU": 2}}, "`+alRP2+`": {"resources": {"DISK_GB": 20}}`, 1)
-	if r = e.do("POST", "/reshaper", "1.38", "application/json", good); r.status != 204 {
-		t.Fatalf("reshape: %d %s", r.status, r.body)
+	if r = e.do(t, call{Method: "POST", Path: "/reshaper", Version: "1.38", ContentType: "application/json", Body: good}); r.Status != 204 {
+		t.Fatalf("reshape: %d %s", r.Status, r.Body)
 	}
 	// rp1: interim +1, allocations +1, final +1; rp2 likewise.
 	for uuid, gen := range map[string]int64{alRP: 5, alRP2: 4} {
-		p, err := e.st.GetProvider(context.Background(), uuid)
+		p, err := e.Store.GetProvider(context.Background(), uuid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -423,17 +373,17 @@ func TestReshaperAllOrNothing(t *testing.T) {
 			t.Errorf("%s generation %d, want %d", uuid, p.Generation, gen)
 		}
 	}
-	r = e.do("GET", "/allocations/"+alConsumer, "1.38", "", "")
+	r = e.do(t, call{Method: "GET", Path: "/allocations/" + alConsumer, Version: "1.38"})
 	var got struct {
 		Allocations map[string]struct {
 			Resources map[string]int64 `json:"resources"`
 		} `json:"allocations"`
 		ConsumerGen int64 `json:"consumer_generation"`
 	}
-	if err := json.Unmarshal([]byte(r.body), &got); err != nil {
+	if err := json.Unmarshal(r.Body, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Allocations[alRP2].Resources["DISK_GB"] != 20 || got.Allocations[alRP].Resources["VCPU"] != 2 || got.ConsumerGen != 2 {
-		t.Fatalf("after reshape: %s", r.body)
+		t.Fatalf("after reshape: %s", r.Body)
 	}
 }

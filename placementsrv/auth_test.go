@@ -1,8 +1,6 @@
 package placementsrv
 
 import (
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,19 +130,13 @@ func TestUnauthorizedFormats(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.accept, func(t *testing.T) {
-			req, _ := http.NewRequest("GET", ts.URL+"/resource_providers", nil)
+			c := call{Method: "GET", Path: "/resource_providers", NoToken: true}
 			if tc.accept != "" {
-				req.Header.Set("Accept", tc.accept)
+				c.Headers = map[string]string{"Accept": tc.accept}
 			}
-			resp, err := ts.Client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var b strings.Builder
-			_, _ = io.Copy(&b, resp.Body)
-			if resp.StatusCode != 401 || resp.Header.Get("Content-Type") != tc.ctype || !strings.HasPrefix(b.String(), tc.body) {
-				t.Errorf("%d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), b.String())
+			r := ts.do(t, c)
+			if r.Status != 401 || r.Header.Get("Content-Type") != tc.ctype || !strings.HasPrefix(string(r.Body), tc.body) {
+				t.Errorf("%d %q %q", r.Status, r.Header.Get("Content-Type"), r.Body)
 			}
 		})
 	}
@@ -221,14 +213,9 @@ func TestKeystoneAuth(t *testing.T) {
 		}
 	})
 	t.Run("missing token", func(t *testing.T) {
-		req, _ := http.NewRequest("GET", ts.URL+"/traits", nil)
-		resp, err := ts.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") == "" {
-			t.Errorf("%d %v", resp.StatusCode, resp.Header)
+		r := ts.do(t, call{Method: "GET", Path: "/traits", NoToken: true})
+		if r.Status != 401 || r.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%d %v", r.Status, r.Header)
 		}
 	})
 	t.Run("service token", func(t *testing.T) { testServiceToken(t, ks, rules, reader) })

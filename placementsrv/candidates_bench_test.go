@@ -3,7 +3,6 @@ package placementsrv
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 
@@ -43,23 +42,10 @@ func BenchmarkCandidatesHTTPWide(b *testing.B) {
 		}
 		query += fmt.Sprintf("&resources%d=CUSTOM_PCI_10DE_2330:1", i)
 	}
-	req, err := http.NewRequest("GET", ts.URL+"/allocation_candidates?"+query, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req.Header.Set("x-auth-token", "admin")
-	req.Header.Set("openstack-api-version", "placement 1.39")
-	size := int64(0)
+	c := call{Method: "GET", Path: "/allocation_candidates?" + query, Version: "1.39"}
+	size := 0
 	for b.Loop() {
-		resp, err := ts.Client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		size, err = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			b.Fatalf("status %d, %v", resp.StatusCode, err)
-		}
+		size = len(ts.must(b, http.StatusOK, c).Body)
 	}
 	b.ReportMetric(float64(size)/1e6, "MB")
 }

@@ -4,106 +4,35 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
 const invTestRP = "7260669a-e3d4-4867-aaa7-683e2ab6958c"
 
-// invEnv is a real server on a real SQLite file, with one provider.
+// invEnv is a testServer with one provider.
 type invEnv struct {
-	t     *testing.T
-	path  string
-	store store.Store
-	srv   *httptest.Server
+	t *testing.T
+	*testServer
 }
 
 func newInvEnv(t *testing.T) *invEnv {
 	t.Helper()
-	e := &invEnv{t: t, path: filepath.Join(t.TempDir(), "placement.db")}
-	e.start()
-	if _, err := e.store.CreateProvider(context.Background(), store.NewProvider{UUID: invTestRP, Name: "rp"}); err != nil {
+	e := &invEnv{t: t, testServer: startTestServer(t)}
+	if _, err := e.Store.CreateProvider(context.Background(), store.NewProvider{UUID: invTestRP, Name: "rp"}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.stop)
 	return e
-}
-
-func (e *invEnv) start() {
-	e.t.Helper()
-	st, err := dbstore.OpenFile(context.Background(), e.path, dbstore.Options{Migrate: true})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	srv, err := New(Options{Store: st})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.store, e.srv = st, httptest.NewServer(srv.Handler())
-}
-
-func (e *invEnv) stop() {
-	if e.srv != nil {
-		e.srv.Close()
-		e.store.Close()
-		e.srv = nil
-	}
 }
 
 // restart reopens the database file, as after a process restart.
 func (e *invEnv) restart() {
-	e.stop()
-	e.start()
-}
-
-type invResult struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (r invResult) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(r.body, &m); err != nil {
-		t.Fatalf("response is not a JSON object: %v: %s", err, r.body)
-	}
-	return m
-}
-
-// do sends a request at microversion version ("" for none) with a JSON
-// content type when body is non-empty.
-func (e *invEnv) do(method, path, version, body string) invResult {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("X-Auth-Token", "admin")
-	if version != "" {
-		req.Header.Set("OpenStack-API-Version", "placement "+version)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return invResult{status: resp.StatusCode, header: resp.Header, body: b}
+	e.testServer = e.testServer.restart(e.t)
 }
 
 // snapshot is the observable inventory state of the test provider plus
@@ -115,24 +44,24 @@ type invSnapshot struct {
 
 func (e *invEnv) snapshot() invSnapshot {
 	e.t.Helper()
-	r := e.do("GET", "/resource_providers/"+invTestRP+"/inventories", "1.39", "")
-	if r.status != 200 {
-		e.t.Fatalf("GET inventories: %d %s", r.status, r.body)
+	r := e.do(e.t, call{Method: "GET", Path: "/resource_providers/" + invTestRP + "/inventories", Version: "1.39"})
+	if r.Status != 200 {
+		e.t.Fatalf("GET inventories: %d %s", r.Status, r.Body)
 	}
-	c := e.do("GET", "/resource_classes", "1.39", "")
-	if c.status != 200 {
-		e.t.Fatalf("GET resource classes: %d %s", c.status, c.body)
+	c := e.do(e.t, call{Method: "GET", Path: "/resource_classes", Version: "1.39"})
+	if c.Status != 200 {
+		e.t.Fatalf("GET resource classes: %d %s", c.Status, c.Body)
 	}
-	return invSnapshot{Inventories: r.json(e.t), Classes: c.json(e.t)["resource_classes"].([]any)}
+	return invSnapshot{Inventories: r.JSON(e.t), Classes: c.JSON(e.t)["resource_classes"].([]any)}
 }
 
 // invWantError checks Placement's error document.
-func invWantError(t *testing.T, r invResult, status int, detail string) {
+func invWantError(t *testing.T, r testResponse, status int, detail string) {
 	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
 	}
-	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("content type %q", ct)
 	}
 	var doc struct {
@@ -142,8 +71,8 @@ func invWantError(t *testing.T, r invResult, status int, detail string) {
 			Detail string `json:"detail"`
 		} `json:"errors"`
 	}
-	if err := json.Unmarshal(r.body, &doc); err != nil || len(doc.Errors) != 1 {
-		t.Fatalf("not an error document: %v %s", err, r.body)
+	if err := json.Unmarshal(r.Body, &doc); err != nil || len(doc.Errors) != 1 {
+		t.Fatalf("not an error document: %v %s", err, r.Body)
 	}
 	if doc.Errors[0].Status != status || doc.Errors[0].Title != http.StatusText(status) {
 		t.Fatalf("error item %+v", doc.Errors[0])
@@ -154,11 +83,11 @@ func invWantError(t *testing.T, r invResult, status int, detail string) {
 }
 
 // invErrorCode returns the code of an error document.
-func invErrorCode(t *testing.T, r invResult) string {
+func invErrorCode(t *testing.T, r testResponse) string {
 	t.Helper()
-	errs, _ := r.json(t)["errors"].([]any)
+	errs, _ := r.JSON(t)["errors"].([]any)
 	if len(errs) != 1 {
-		t.Fatalf("not an error document: %s", r.body)
+		t.Fatalf("not an error document: %s", r.Body)
 	}
 	code, _ := errs[0].(map[string]any)["code"].(string)
 	return code
@@ -240,18 +169,18 @@ var invBadInputCases = []struct {
 func TestInventoryRoutesRejectBadInput(t *testing.T) {
 	e := newInvEnv(t)
 	// Start from one inventory so that "nothing changed" is meaningful.
-	seed := e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {"DISK_GB": {"total": 100}}}`)
-	if seed.status != 200 {
-		t.Fatalf("seed: %d %s", seed.status, seed.body)
+	seed := e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories", Version: "1.39", Body: `{"resource_provider_generation": 0, "inventories": {"DISK_GB": {"total": 100}}}`})
+	if seed.Status != 200 {
+		t.Fatalf("seed: %d %s", seed.Status, seed.Body)
 	}
-	if r := e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_A"}`); r.status != 201 {
-		t.Fatalf("seed class: %d %s", r.status, r.body)
+	if r := e.do(t, call{Method: "POST", Path: "/resource_classes", Version: "1.39", Body: `{"name": "CUSTOM_A"}`}); r.Status != 201 {
+		t.Fatalf("seed class: %d %s", r.Status, r.Body)
 	}
 	before := e.snapshot()
 	for _, tc := range invBadInputCases {
 		t.Run(tc.name, func(t *testing.T) {
 			body := strings.ReplaceAll(tc.body, `"resource_provider_generation": 0`, `"resource_provider_generation": 1`)
-			invWantError(t, e.do(tc.method, tc.path, tc.version, body), http.StatusBadRequest, tc.detail)
+			invWantError(t, e.do(t, call{Method: tc.method, Path: tc.path, Version: tc.version, Body: body}), http.StatusBadRequest, tc.detail)
 			if after := e.snapshot(); !reflect.DeepEqual(before, after) {
 				t.Fatalf("state changed:\nbefore %v\nafter  %v", before, after)
 			}
@@ -262,12 +191,12 @@ func TestInventoryRoutesRejectBadInput(t *testing.T) {
 func TestInventoryReservedEqualTotalByMicroversion(t *testing.T) {
 	e := newInvEnv(t)
 	body := `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8, "reserved": 8}}}`
-	invWantError(t, e.do("PUT", invRPPath+"/inventories", "1.25", body), 400, "The reserved value is greater than or equal to total.")
-	r := e.do("PUT", invRPPath+"/inventories", "1.26", body)
-	if r.status != 200 {
-		t.Fatalf("1.26: %d %s", r.status, r.body)
+	invWantError(t, e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories", Version: "1.25", Body: body}), 400, "The reserved value is greater than or equal to total.")
+	r := e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories", Version: "1.26", Body: body})
+	if r.Status != 200 {
+		t.Fatalf("1.26: %d %s", r.Status, r.Body)
 	}
-	got := r.json(t)
+	got := r.JSON(t)
 	if got["resource_provider_generation"].(float64) != 1 {
 		t.Fatalf("generation %v", got["resource_provider_generation"])
 	}
@@ -276,51 +205,51 @@ func TestInventoryReservedEqualTotalByMicroversion(t *testing.T) {
 	if !reflect.DeepEqual(vcpu, want) {
 		t.Fatalf("inventory %v, want defaults %v", vcpu, want)
 	}
-	if !strings.Contains(string(r.body), `"allocation_ratio":1.0`) {
-		t.Fatalf("allocation_ratio not rendered as a float: %s", r.body)
+	if !strings.Contains(string(r.Body), `"allocation_ratio":1.0`) {
+		t.Fatalf("allocation_ratio not rendered as a float: %s", r.Body)
 	}
 	// PUT one follows the same rule.
 	one := `{"resource_provider_generation": 1, "total": 4, "reserved": 4}`
-	invWantError(t, e.do("PUT", invRPPath+"/inventories/VCPU", "1.25", one), 400, "greater than or equal to total")
-	if r := e.do("PUT", invRPPath+"/inventories/VCPU", "1.26", one); r.status != 200 {
-		t.Fatalf("PUT one at 1.26: %d %s", r.status, r.body)
+	invWantError(t, e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories/VCPU", Version: "1.25", Body: one}), 400, "greater than or equal to total")
+	if r := e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories/VCPU", Version: "1.26", Body: one}); r.Status != 200 {
+		t.Fatalf("PUT one at 1.26: %d %s", r.Status, r.Body)
 	}
 }
 
 func TestInventoryCreateAndGenerations(t *testing.T) {
 	e := newInvEnv(t)
-	r := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "VCPU", "total": 8, "allocation_ratio": 16}`)
-	if r.status != 201 {
-		t.Fatalf("POST: %d %s", r.status, r.body)
+	r := e.do(t, call{Method: "POST", Path: invRPPath + "/inventories", Version: "1.39", Body: `{"resource_class": "VCPU", "total": 8, "allocation_ratio": 16}`})
+	if r.Status != 201 {
+		t.Fatalf("POST: %d %s", r.Status, r.Body)
 	}
-	if loc := r.header.Get("Location"); loc != e.srv.URL+invRPPath+"/inventories/VCPU" {
+	if loc := r.Header.Get("Location"); loc != e.URL+invRPPath+"/inventories/VCPU" {
 		t.Fatalf("Location %q", loc)
 	}
-	if r.header.Get("Last-Modified") == "" || r.header.Get("Cache-Control") != "no-cache" {
-		t.Fatalf("cache headers missing: %v", r.header)
+	if r.Header.Get("Last-Modified") == "" || r.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("cache headers missing: %v", r.Header)
 	}
-	if g := r.json(t)["resource_provider_generation"]; g != 1.0 {
+	if g := r.JSON(t)["resource_provider_generation"]; g != 1.0 {
 		t.Fatalf("generation %v", g)
 	}
-	dup := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "VCPU", "total": 8}`)
+	dup := e.do(t, call{Method: "POST", Path: invRPPath + "/inventories", Version: "1.39", Body: `{"resource_class": "VCPU", "total": 8}`})
 	invWantError(t, dup, 409, "Update conflict")
-	stale := e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 0, "inventories": {}}`)
+	stale := e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories", Version: "1.39", Body: `{"resource_provider_generation": 0, "inventories": {}}`})
 	invWantError(t, stale, 409, "resource provider generation conflict")
-	staleOne := e.do("PUT", invRPPath+"/inventories/VCPU", "1.39", `{"resource_provider_generation": 0, "total": 1}`)
+	staleOne := e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories/VCPU", Version: "1.39", Body: `{"resource_provider_generation": 0, "total": 1}`})
 	invWantError(t, staleOne, 409, "resource provider generation conflict")
 	if invErrorCode(t, staleOne) != "placement.concurrent_update" {
-		t.Fatalf("missing error code: %s", staleOne.body)
+		t.Fatalf("missing error code: %s", staleOne.Body)
 	}
 	e.restart()
-	got := e.do("GET", invRPPath+"/inventories/VCPU", "1.14", "")
-	if got.status != 200 || got.header.Get("Last-Modified") != "" {
-		t.Fatalf("GET one at 1.14: %d %v", got.status, got.header)
+	got := e.do(t, call{Method: "GET", Path: invRPPath + "/inventories/VCPU", Version: "1.14"})
+	if got.Status != 200 || got.Header.Get("Last-Modified") != "" {
+		t.Fatalf("GET one at 1.14: %d %v", got.Status, got.Header)
 	}
-	if m := got.json(t); m["allocation_ratio"] != 16.0 || m["resource_provider_generation"] != 1.0 {
+	if m := got.JSON(t); m["allocation_ratio"] != 16.0 || m["resource_provider_generation"] != 1.0 {
 		t.Fatalf("after restart: %v", m)
 	}
-	invWantError(t, e.do("GET", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB for "+invTestRP)
-	invWantError(t, e.do("DELETE", invRPPath+"/inventories/DISK_GB", "1.39", ""), 404, "No inventory of class DISK_GB found for delete")
+	invWantError(t, e.do(t, call{Method: "GET", Path: invRPPath + "/inventories/DISK_GB", Version: "1.39"}), 404, "No inventory of class DISK_GB for "+invTestRP)
+	invWantError(t, e.do(t, call{Method: "DELETE", Path: invRPPath + "/inventories/DISK_GB", Version: "1.39"}), 404, "No inventory of class DISK_GB found for delete")
 }
 
 // seedInvAllocation writes a consumer with one allocation on the test
@@ -353,61 +282,61 @@ func seedInvAllocation(t *testing.T, path, class string, used int) {
 func TestDeleteAllInventories(t *testing.T) {
 	e := newInvEnv(t)
 	put := `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8}, "DISK_GB": {"total": 10}, "MEMORY_MB": {"total": 10}}}`
-	if r := e.do("PUT", invRPPath+"/inventories", "1.39", put); r.status != 200 {
-		t.Fatalf("seed: %d %s", r.status, r.body)
+	if r := e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories", Version: "1.39", Body: put}); r.Status != 200 {
+		t.Fatalf("seed: %d %s", r.Status, r.Body)
 	}
 	before := e.snapshot()
-	r := e.do("DELETE", invRPPath+"/inventories", "1.4", "")
+	r := e.do(t, call{Method: "DELETE", Path: invRPPath + "/inventories", Version: "1.4"})
 	invWantError(t, r, 405, "The method DELETE is not allowed for this resource.")
-	if r.header.Get("Allow") != "" {
-		t.Fatalf("version-gated 405 has Allow %q", r.header.Get("Allow"))
+	if r.Header.Get("Allow") != "" {
+		t.Fatalf("version-gated 405 has Allow %q", r.Header.Get("Allow"))
 	}
 	if after := e.snapshot(); !reflect.DeepEqual(before, after) {
 		t.Fatalf("405 changed state")
 	}
 
 	e.stop()
-	seedInvAllocation(t, e.path, "DISK_GB", 2)
-	seedInvAllocation(t, e.path, "VCPU", 1)
-	e.start()
+	seedInvAllocation(t, e.Path, "DISK_GB", 2)
+	seedInvAllocation(t, e.Path, "VCPU", 1)
+	e.restart()
 	const inUse = "Inventory for 'VCPU, DISK_GB' on resource provider '" + invTestRP + "' in use."
-	r = e.do("DELETE", invRPPath+"/inventories", "1.39", "")
+	r = e.do(t, call{Method: "DELETE", Path: invRPPath + "/inventories", Version: "1.39"})
 	invWantError(t, r, 409, inUse)
 	if invErrorCode(t, r) != "placement.inventory.inuse" {
-		t.Fatalf("code: %s", r.body)
+		t.Fatalf("code: %s", r.Body)
 	}
-	r = e.do("PUT", invRPPath+"/inventories", "1.39", `{"resource_provider_generation": 1, "inventories": {}}`)
+	r = e.do(t, call{Method: "PUT", Path: invRPPath + "/inventories", Version: "1.39", Body: `{"resource_provider_generation": 1, "inventories": {}}`})
 	invWantError(t, r, 409, "update conflict: "+inUse)
 	// Upstream's quirk: DELETE of one in-use inventory says concurrent_update.
-	r = e.do("DELETE", invRPPath+"/inventories/VCPU", "1.39", "")
+	r = e.do(t, call{Method: "DELETE", Path: invRPPath + "/inventories/VCPU", Version: "1.39"})
 	invWantError(t, r, 409, "Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider")
 	if invErrorCode(t, r) != "placement.concurrent_update" {
-		t.Fatalf("code: %s", r.body)
+		t.Fatalf("code: %s", r.Body)
 	}
-	invWantError(t, e.do("DELETE", "/resource_classes/CUSTOM_NONE", "1.39", ""), 404, "No such resource class CUSTOM_NONE.")
+	invWantError(t, e.do(t, call{Method: "DELETE", Path: "/resource_classes/CUSTOM_NONE", Version: "1.39"}), 404, "No such resource class CUSTOM_NONE.")
 	if after := e.snapshot(); !reflect.DeepEqual(before, after) {
 		t.Fatalf("refused deletes changed state:\nbefore %v\nafter  %v", before, after)
 	}
-	usages := e.do("GET", invRPPath+"/usages", "1.39", "")
-	if got := usages.json(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"VCPU": 1.0, "DISK_GB": 2.0, "MEMORY_MB": 0.0}) {
+	usages := e.do(t, call{Method: "GET", Path: invRPPath + "/usages", Version: "1.39"})
+	if got := usages.JSON(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"VCPU": 1.0, "DISK_GB": 2.0, "MEMORY_MB": 0.0}) {
 		t.Fatalf("usages %v", got)
 	}
-	total := e.do("GET", "/usages?project_id=proj", "1.38", "")
-	if got := total.json(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"unknown": map[string]any{"VCPU": 1.0, "DISK_GB": 2.0, "consumer_count": 1.0}}) {
+	total := e.do(t, call{Method: "GET", Path: "/usages?project_id=proj", Version: "1.38"})
+	if got := total.JSON(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"unknown": map[string]any{"VCPU": 1.0, "DISK_GB": 2.0, "consumer_count": 1.0}}) {
 		t.Fatalf("total usages %v", got)
 	}
-	flat := e.do("GET", "/usages?project_id=proj", "1.9", "")
-	if got := flat.json(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"VCPU": 1.0, "DISK_GB": 2.0}) {
+	flat := e.do(t, call{Method: "GET", Path: "/usages?project_id=proj", Version: "1.9"})
+	if got := flat.JSON(t)["usages"]; !reflect.DeepEqual(got, map[string]any{"VCPU": 1.0, "DISK_GB": 2.0}) {
 		t.Fatalf("flat usages %v", got)
 	}
 
 	// Removing only the unused class is fine; then, without allocations,
 	// DELETE all works.
-	if r := e.do("DELETE", invRPPath+"/inventories/MEMORY_MB", "1.39", ""); r.status != 204 {
-		t.Fatalf("delete unused: %d %s", r.status, r.body)
+	if r := e.do(t, call{Method: "DELETE", Path: invRPPath + "/inventories/MEMORY_MB", Version: "1.39"}); r.Status != 204 {
+		t.Fatalf("delete unused: %d %s", r.Status, r.Body)
 	}
 	e.stop()
-	db, err := sql.Open("sqlite3", "file:"+e.path)
+	db, err := sql.Open("sqlite3", "file:"+e.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,9 +344,9 @@ func TestDeleteAllInventories(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	e.start()
-	if r := e.do("DELETE", invRPPath+"/inventories", "1.5", ""); r.status != 204 || len(r.body) != 0 {
-		t.Fatalf("delete all: %d %s", r.status, r.body)
+	e.restart()
+	if r := e.do(t, call{Method: "DELETE", Path: invRPPath + "/inventories", Version: "1.5"}); r.Status != 204 || len(r.Body) != 0 {
+		t.Fatalf("delete all: %d %s", r.Status, r.Body)
 	}
 	final := e.snapshot().Inventories
 	if final["resource_provider_generation"] != 3.0 || len(final["inventories"].(map[string]any)) != 0 {
@@ -427,33 +356,33 @@ func TestDeleteAllInventories(t *testing.T) {
 
 func TestResourceClassLifecycle(t *testing.T) {
 	e := newInvEnv(t)
-	invWantError(t, e.do("GET", "/resource_classes", "1.1", ""), 404, "The resource could not be found.")
-	r := e.do("PUT", "/resource_classes/CUSTOM_GOLD", "1.7", "")
-	if r.status != 201 || r.header.Get("Location") != e.srv.URL+"/resource_classes/CUSTOM_GOLD" {
-		t.Fatalf("PUT 1.7 create: %d %v", r.status, r.header)
+	invWantError(t, e.do(t, call{Method: "GET", Path: "/resource_classes", Version: "1.1"}), 404, "The resource could not be found.")
+	r := e.do(t, call{Method: "PUT", Path: "/resource_classes/CUSTOM_GOLD", Version: "1.7"})
+	if r.Status != 201 || r.Header.Get("Location") != e.URL+"/resource_classes/CUSTOM_GOLD" {
+		t.Fatalf("PUT 1.7 create: %d %v", r.Status, r.Header)
 	}
-	if r := e.do("PUT", "/resource_classes/CUSTOM_GOLD", "1.7", ""); r.status != 204 {
-		t.Fatalf("PUT 1.7 existing: %d", r.status)
+	if r := e.do(t, call{Method: "PUT", Path: "/resource_classes/CUSTOM_GOLD", Version: "1.7"}); r.Status != 204 {
+		t.Fatalf("PUT 1.7 existing: %d", r.Status)
 	}
-	invWantError(t, e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_GOLD"}`), 409, "Conflicting resource class already exists: CUSTOM_GOLD")
-	if r := e.do("POST", "/resource_classes", "1.39", `{"name": "CUSTOM_SILVER"}`); r.status != 201 {
-		t.Fatalf("POST: %d %s", r.status, r.body)
+	invWantError(t, e.do(t, call{Method: "POST", Path: "/resource_classes", Version: "1.39", Body: `{"name": "CUSTOM_GOLD"}`}), 409, "Conflicting resource class already exists: CUSTOM_GOLD")
+	if r := e.do(t, call{Method: "POST", Path: "/resource_classes", Version: "1.39", Body: `{"name": "CUSTOM_SILVER"}`}); r.Status != 201 {
+		t.Fatalf("POST: %d %s", r.Status, r.Body)
 	}
-	invWantError(t, e.do("PUT", "/resource_classes/CUSTOM_SILVER", "1.6", `{"name": "CUSTOM_GOLD"}`), 409, "Resource class already exists: CUSTOM_GOLD")
-	r = e.do("PUT", "/resource_classes/CUSTOM_SILVER", "1.6", `{"name": "CUSTOM_BRONZE"}`)
-	if r.status != 200 || r.json(t)["name"] != "CUSTOM_BRONZE" {
-		t.Fatalf("rename: %d %s", r.status, r.body)
+	invWantError(t, e.do(t, call{Method: "PUT", Path: "/resource_classes/CUSTOM_SILVER", Version: "1.6", Body: `{"name": "CUSTOM_GOLD"}`}), 409, "Resource class already exists: CUSTOM_GOLD")
+	r = e.do(t, call{Method: "PUT", Path: "/resource_classes/CUSTOM_SILVER", Version: "1.6", Body: `{"name": "CUSTOM_BRONZE"}`})
+	if r.Status != 200 || r.JSON(t)["name"] != "CUSTOM_BRONZE" {
+		t.Fatalf("rename: %d %s", r.Status, r.Body)
 	}
-	if r := e.do("POST", invRPPath+"/inventories", "1.39", `{"resource_class": "CUSTOM_GOLD", "total": 1}`); r.status != 201 {
-		t.Fatalf("inventory: %d %s", r.status, r.body)
+	if r := e.do(t, call{Method: "POST", Path: invRPPath + "/inventories", Version: "1.39", Body: `{"resource_class": "CUSTOM_GOLD", "total": 1}`}); r.Status != 201 {
+		t.Fatalf("inventory: %d %s", r.Status, r.Body)
 	}
-	invWantError(t, e.do("DELETE", "/resource_classes/CUSTOM_GOLD", "1.39", ""), 409, "Error in delete resource class: Cannot delete resource class CUSTOM_GOLD. Class is in use in inventory.")
+	invWantError(t, e.do(t, call{Method: "DELETE", Path: "/resource_classes/CUSTOM_GOLD", Version: "1.39"}), 409, "Error in delete resource class: Cannot delete resource class CUSTOM_GOLD. Class is in use in inventory.")
 	e.restart()
-	if r := e.do("GET", "/resource_classes/CUSTOM_BRONZE", "1.15", ""); r.status != 200 || r.header.Get("Last-Modified") == "" {
-		t.Fatalf("GET renamed after restart: %d %v", r.status, r.header)
+	if r := e.do(t, call{Method: "GET", Path: "/resource_classes/CUSTOM_BRONZE", Version: "1.15"}); r.Status != 200 || r.Header.Get("Last-Modified") == "" {
+		t.Fatalf("GET renamed after restart: %d %v", r.Status, r.Header)
 	}
-	if r := e.do("DELETE", "/resource_classes/CUSTOM_BRONZE", "1.39", ""); r.status != 204 {
-		t.Fatalf("delete: %d %s", r.status, r.body)
+	if r := e.do(t, call{Method: "DELETE", Path: "/resource_classes/CUSTOM_BRONZE", Version: "1.39"}); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
 	}
-	invWantError(t, e.do("GET", "/resource_classes/CUSTOM_BRONZE", "1.39", ""), 404, "No such resource class CUSTOM_BRONZE.")
+	invWantError(t, e.do(t, call{Method: "GET", Path: "/resource_classes/CUSTOM_BRONZE", Version: "1.39"}), 404, "No such resource class CUSTOM_BRONZE.")
 }

@@ -3,7 +3,6 @@ package placementsrv
 import (
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,16 +37,8 @@ func startMetricsServer(t testing.TB) *testServer {
 // with the linter promtool uses, and parses it.
 func (ts *testServer) scrape(t testing.TB) metricstest.Scrape {
 	t.Helper()
-	resp, err := ts.Client.Get(ts.URL + metrics.Path)
-	if err != nil {
-		t.Fatalf("GET /metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %s, %v: %s", resp.Status, err, raw)
-	}
-	return metricstest.Parse(t, raw)
+	r := ts.must(t, http.StatusOK, call{Method: "GET", Path: metrics.Path, NoToken: true})
+	return metricstest.Parse(t, r.Body)
 }
 
 const (
@@ -99,14 +90,7 @@ func runMetricsScenario(t *testing.T, ts *testServer) {
 			Body: fmt.Sprintf(`{"resource_provider_generation": %v, "aggregates": [%q]}`, gen, metricsAgg)})
 	}
 
-	resp, err := ts.Client.Get(ts.URL + "/resource_providers") // no token
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 401 {
-		t.Fatalf("GET /resource_providers without a token: %s, want 401", resp.Status)
-	}
+	ts.must(t, 401, call{Method: "GET", Path: "/resource_providers", NoToken: true})
 	ts.must(t, 200, call{Method: "GET", Path: "/resource_providers", Version: v})
 	ts.must(t, 404, call{Method: "GET", Path: "/resource_providers/" + metricsNode1 + "/nothing-here", Version: v})
 	ts.must(t, 405, call{Method: "PATCH", Path: "/resource_providers/" + metricsNode1, Version: v})
@@ -258,14 +242,9 @@ func TestMetrics_Families(t *testing.T) {
 func TestMetrics_MetricsEndpoint(t *testing.T) {
 	ts := startMetricsServer(t)
 	for _, method := range []string{"GET", "HEAD"} {
-		req, _ := http.NewRequest(method, ts.URL+"/metrics", nil)
-		resp, err := ts.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
-			t.Errorf("%s /metrics: %s %s", method, resp.Status, resp.Header.Get("Content-Type"))
+		r := ts.do(t, call{Method: method, Path: "/metrics", NoToken: true})
+		if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") {
+			t.Errorf("%s /metrics: %d %s", method, r.Status, r.Header.Get("Content-Type"))
 		}
 	}
 	ts.must(t, 404, call{Method: "POST", Path: "/metrics", Body: "{}"})

@@ -1,19 +1,14 @@
 package placementsrv
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/placement-syncd/placement-syncd/placementsrv/ledger"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store/mysql"
@@ -33,23 +28,27 @@ func BenchmarkReportReplicas(b *testing.B) {
 	for _, n := range []int{1, 3} {
 		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
 			db := s.NewDatabase(b)
-			urls := make([]string, n)
-			for i := range urls {
-				urls[i] = startReplica(b, s, db)
+			replicas := make([]*testServer, n)
+			for i := range replicas {
+				replicas[i] = startReplica(b, s, db)
 			}
 			const providers = 200
-			seedReportProviders(b, urls[0], providers)
+			seedReportProviders(b, replicas[0], providers)
+			// One client for all, keeping connections for 8 clients.
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			for _, r := range replicas {
+				r.Client = client
+			}
 			var next atomic.Int64
 			b.SetParallelism(4) // 8 clients on 2 CPUs
 			before := serverStatus(b, s, db)
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				id := next.Add(1)
-				url := urls[int(id)%n]
+				ts := replicas[int(id)%n]
 				rng := rand.New(rand.NewPCG(uint64(id), 7))
 				for pb.Next() {
-					if err := reportOnce(client, url, rng.IntN(providers), rng.IntN(4)); err != nil {
+					if err := reportOnce(ts, rng.IntN(providers), rng.IntN(4)); err != nil {
 						b.Error(err)
 						return
 					}
@@ -65,8 +64,8 @@ func BenchmarkReportReplicas(b *testing.B) {
 }
 
 // startReplica serves a replica's ledger on db, following the feed, for
-// the duration of the benchmark, and returns its base URL.
-func startReplica(b *testing.B, s *mariadbtest.Server, db string) string {
+// the duration of the benchmark.
+func startReplica(b *testing.B, s *mariadbtest.Server, db string) *testServer {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	be, err := mysql.Open(ctx, s.Config(db), mysql.Options{Migrate: true})
@@ -83,27 +82,11 @@ func startReplica(b *testing.B, s *mariadbtest.Server, db string) string {
 	l.SetConsistentReads(true)
 	followed := make(chan struct{})
 	go func() { defer close(followed); l.Follow(ctx, ledger.FollowOptions{}) }()
-	srv, err := New(Options{Store: l})
-	if err != nil {
+	return serveStore(b, l, func() {
 		cancel()
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		b.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			b.Errorf("server: %v", err)
-		}
 		<-followed
 		_ = l.Close()
-	})
-	return "http://" + ln.Addr().String()
+	}, nil)
 }
 
 // serverStatus reads MariaDB's global statement counters.
@@ -137,79 +120,48 @@ func serverStatus(b *testing.B, s *mariadbtest.Server, db string) map[string]int
 func reportUUID(i int) string { return fmt.Sprintf("5e5e5e5e-0000-4000-8000-%012d", i) }
 
 // seedReportProviders creates n providers with a compute node's classes.
-func seedReportProviders(b *testing.B, url string, n int) {
+func seedReportProviders(b *testing.B, ts *testServer, n int) {
 	b.Helper()
-	c := http.DefaultClient
 	for i := range n {
 		u := reportUUID(i)
-		if _, err := call1(c, "POST", url+"/resource_providers", map[string]any{"uuid": u, "name": u}, 200); err != nil {
-			b.Fatal(err)
-		}
-		inv := func(total int) map[string]any { return map[string]any{"total": total} }
-		body := map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{
-			"VCPU": inv(64), "MEMORY_MB": inv(262144), "DISK_GB": inv(2048)}}
-		if _, err := call1(c, "PUT", url+"/resource_providers/"+u+"/inventories", body, 200); err != nil {
-			b.Fatal(err)
-		}
+		ts.must(b, 200, call{Method: "POST", Path: "/resource_providers", Version: "1.39",
+			Body: fmt.Sprintf(`{"uuid": %q, "name": %q}`, u, u)})
+		ts.must(b, 200, call{Method: "PUT", Path: "/resource_providers/" + u + "/inventories", Version: "1.39",
+			Body: `{"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 64}, "MEMORY_MB": {"total": 262144}, "DISK_GB": {"total": 2048}}}`})
 	}
 }
 
 // reportOnce reads provider i's inventories and writes them back with
 // VCPU reserved set to reserved; a generation conflict with another
-// client is an answer, not an error.
-func reportOnce(c *http.Client, url string, i, reserved int) error {
-	path := url + "/resource_providers/" + reportUUID(i) + "/inventories"
-	body, err := call1(c, "GET", path, nil, 200)
+// client is an answer, not an error. It runs on the benchmark's worker
+// goroutines, so it returns errors instead of stopping the benchmark.
+func reportOnce(ts *testServer, i, reserved int) error {
+	path := "/resource_providers/" + reportUUID(i) + "/inventories"
+	r, err := ts.send(call{Method: "GET", Path: path, Version: "1.39"})
 	if err != nil {
 		return err
+	}
+	if r.Status != 200 {
+		return fmt.Errorf("GET %s: status %d: %s", path, r.Status, r.Body)
 	}
 	var doc struct {
 		Generation  int64                     `json:"resource_provider_generation"`
 		Inventories map[string]map[string]any `json:"inventories"`
 	}
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return err
+	if err := json.Unmarshal(r.Body, &doc); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
 	}
 	doc.Inventories["VCPU"]["reserved"] = reserved
-	if _, err := call1(c, "PUT", path, doc, 200, 409); err != nil {
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("encode inventories: %w", err)
+	}
+	r, err = ts.send(call{Method: "PUT", Path: path, Version: "1.39", Body: string(body)})
+	if err != nil {
 		return err
 	}
+	if r.Status != 200 && r.Status != 409 {
+		return fmt.Errorf("PUT %s: status %d: %s", path, r.Status, r.Body)
+	}
 	return nil
-}
-
-// call1 sends one request at microversion 1.39 as admin and reads the
-// answer, an error unless its status is one of want.
-func call1(c *http.Client, method, url string, body any, want ...int) ([]byte, error) {
-	var rd io.Reader
-	if body != nil {
-		bs, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(bs)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("X-Auth-Token", "admin")
-	req.Header.Set("OpenStack-API-Version", "placement 1.39")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range want {
-		if resp.StatusCode == w {
-			return out, nil
-		}
-	}
-	return nil, fmt.Errorf("%s %s: status %d: %s", method, url, resp.StatusCode, out)
 }

@@ -1,10 +1,6 @@
 package placementsrv
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +8,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
-
-	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 )
 
 // TestRequestLog checks that every request, whatever stops it, logs one
@@ -21,17 +15,7 @@ import (
 // request id the client got in x-openstack-request-id.
 func TestRequestLog(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
-	st, err := dbstore.OpenFile(context.Background(), filepath.Join(t.TempDir(), "p.db"), dbstore.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	srv, err := New(Options{Store: st, Logger: zap.New(core)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	defer hs.Close()
+	ts := startServerOpts(t, nil, func(o *Options) { o.Logger = zap.New(core) })
 
 	tests := []struct {
 		name, method, path, token, version string
@@ -49,20 +33,13 @@ func TestRequestLog(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			logs.TakeAll()
-			req, _ := http.NewRequest(tt.method, hs.URL+tt.path, nil)
+			c := call{Method: tt.method, Path: tt.path, Version: tt.version, NoToken: tt.token == ""}
 			if tt.token != "" {
-				req.Header.Set("X-Auth-Token", tt.token)
+				c.Headers = map[string]string{"X-Auth-Token": tt.token}
 			}
-			if tt.version != "" {
-				req.Header.Set("OpenStack-API-Version", "placement "+tt.version)
-			}
-			resp, err := hs.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != tt.status {
-				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
+			resp := ts.do(t, c)
+			if resp.Status != tt.status {
+				t.Fatalf("status %d, want %d", resp.Status, tt.status)
 			}
 			// The line is written after the response is sent, so the client
 			// may see the answer first: wait for it, with a deadline.

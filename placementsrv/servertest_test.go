@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +26,8 @@ type testServer struct {
 	URL    string // base URL, no trailing slash
 	Client *http.Client
 	Store  store.Store
+	Path   string // the SQLite file, if the store is one
+	stop   func() // stops the server and closes the store; idempotent
 }
 
 // startTestServer starts a server for the duration of the test.
@@ -52,20 +56,30 @@ func startServerFile(t testing.TB, path string, storeEdit func(*ledger.Options),
 		cancel()
 		t.Fatalf("open store: %v", err)
 	}
+	ts := serveStore(t, st, func() { cancel(); _ = st.Close() }, edit)
+	ts.Path = path
+	return ts
+}
+
+// serveStore serves st through Server.Run on 127.0.0.1 until the test
+// ends or ts.stop; closeStore runs once the server has stopped.
+func serveStore(t testing.TB, st store.Store, closeStore func(), edit func(*Options)) *testServer {
+	t.Helper()
 	opts := Options{Store: st}
 	if edit != nil {
 		edit(&opts)
 	}
 	srv, err := New(opts)
 	if err != nil {
-		cancel()
+		closeStore()
 		t.Fatalf("new server: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		cancel()
+		closeStore()
 		t.Fatalf("listen: %v", err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx, ln, 5*time.Second) }()
 	ts := &testServer{
@@ -73,26 +87,46 @@ func startServerFile(t testing.TB, path string, storeEdit func(*ledger.Options),
 		Client: &http.Client{Timeout: 30 * time.Second},
 		Store:  st,
 	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("server: %v", err)
-		}
-		ts.Client.CloseIdleConnections()
-		_ = st.Close()
-	})
+	var once sync.Once
+	ts.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("server: %v", err)
+			}
+			ts.Client.CloseIdleConnections()
+			closeStore()
+		})
+	}
+	t.Cleanup(ts.stop)
 	return ts
+}
+
+// restart stops ts and starts a plain server over the same database
+// file, as after a process restart.
+func (ts *testServer) restart(t testing.TB) *testServer {
+	t.Helper()
+	ts.stop()
+	return startServerFile(t, ts.Path, nil, nil)
 }
 
 // call is one request to a testServer. Headers default to the admin token;
 // Version, when set, goes in OpenStack-API-Version; a non-empty Body is
-// sent as application/json unless Headers say otherwise.
+// sent as application/json unless ContentType or Headers say otherwise.
+// ContentType, when set, is sent even with an empty body, and
+// noContentType sends none even with a body. NoToken sends no
+// X-Auth-Token unless Headers name one.
 type call struct {
 	Method, Path string
 	Version      string
 	Body         string
+	ContentType  string
+	NoToken      bool
 	Headers      map[string]string
 }
+
+// noContentType as call.ContentType sends a body without a Content-Type.
+const noContentType = "-"
 
 // testResponse is what a call got back.
 type testResponse struct {
@@ -112,22 +146,40 @@ func (r testResponse) JSON(t testing.TB) map[string]any {
 	return v
 }
 
-// do performs c and reads the whole answer.
+// do performs c and reads the whole answer, failing the test on a
+// transport error.
 func (ts *testServer) do(t testing.TB, c call) testResponse {
 	t.Helper()
+	r, err := ts.send(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// send performs c and reads the whole answer. It is the one place the
+// package's tests build requests; do and must wrap it, and goroutines
+// other than the test's call it directly, as they may not stop the test.
+func (ts *testServer) send(c call) (testResponse, error) {
 	var body io.Reader
 	if c.Body != "" {
 		body = strings.NewReader(c.Body)
 	}
 	req, err := http.NewRequest(c.Method, ts.URL+c.Path, body)
 	if err != nil {
-		t.Fatalf("build request: %v", err)
+		return testResponse{}, fmt.Errorf("build request %s %s: %w", c.Method, c.Path, err)
 	}
-	req.Header.Set("X-Auth-Token", "admin")
+	if !c.NoToken {
+		req.Header.Set("X-Auth-Token", "admin")
+	}
 	if c.Version != "" {
 		req.Header.Set("OpenStack-API-Version", "placement "+c.Version)
 	}
-	if c.Body != "" {
+	switch {
+	case c.ContentType == noContentType:
+	case c.ContentType != "":
+		req.Header.Set("Content-Type", c.ContentType)
+	case c.Body != "":
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range c.Headers {
@@ -135,14 +187,14 @@ func (ts *testServer) do(t testing.TB, c call) testResponse {
 	}
 	resp, err := ts.Client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", c.Method, c.Path, err)
+		return testResponse{}, fmt.Errorf("%s %s: %w", c.Method, c.Path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: read body: %v", c.Method, c.Path, err)
+		return testResponse{}, fmt.Errorf("%s %s: read body: %w", c.Method, c.Path, err)
 	}
-	return testResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return testResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
 // must performs c and fails the test unless the status is want.

@@ -26,12 +26,12 @@ type providerTraits struct {
 func traitsFixture(t *testing.T) *taEnv {
 	e := newTAEnv(t)
 	for _, n := range []string{"CUSTOM_A", "CUSTOM_B"} {
-		e.mustJSON(e.do(taReq{method: "PUT", path: "/traits/" + n, mv: "1.6"}), http.StatusCreated, nil)
+		e.mustJSON(e.do(t, call{Method: "PUT", Path: "/traits/" + n, Version: "1.6"}), http.StatusCreated, nil)
 	}
 	e.provider("rp", taRP)
 	var got providerTraits
-	e.mustJSON(e.do(taReq{method: "PUT", path: "/resource_providers/" + taRP + "/traits", mv: "1.6", ctype: "application/json",
-		body: `{"traits": ["CUSTOM_A"], "resource_provider_generation": 0}`}), http.StatusOK, &got)
+	e.mustJSON(e.do(t, call{Method: "PUT", Path: "/resource_providers/" + taRP + "/traits", Version: "1.6", ContentType: "application/json",
+		Body: `{"traits": ["CUSTOM_A"], "resource_provider_generation": 0}`}), http.StatusOK, &got)
 	if got.Generation != 1 || len(got.Traits) != 1 {
 		t.Fatalf("fixture: %+v", got)
 	}
@@ -42,12 +42,12 @@ func traitsFixture(t *testing.T) *taEnv {
 // the provider's traits and generation and the custom traits.
 func (e *taEnv) traitsSnapshot() string {
 	e.t.Helper()
-	a := e.do(taReq{method: "GET", path: "/resource_providers/" + taRP + "/traits", mv: "1.6"})
-	b := e.do(taReq{method: "GET", path: "/traits?name=startswith:CUSTOM_", mv: "1.6"})
-	if a.status != 200 || b.status != 200 {
-		e.t.Fatalf("snapshot: %d %s / %d %s", a.status, a.body, b.status, b.body)
+	a := e.do(e.t, call{Method: "GET", Path: "/resource_providers/" + taRP + "/traits", Version: "1.6"})
+	b := e.do(e.t, call{Method: "GET", Path: "/traits?name=startswith:CUSTOM_", Version: "1.6"})
+	if a.Status != 200 || b.Status != 200 {
+		e.t.Fatalf("snapshot: %d %s / %d %s", a.Status, a.Body, b.Status, b.Body)
 	}
-	return string(a.body) + "|" + string(b.body)
+	return string(a.Body) + "|" + string(b.Body)
 }
 
 func TestPutProviderTraitsBadInput(t *testing.T) {
@@ -57,49 +57,49 @@ func TestPutProviderTraitsBadInput(t *testing.T) {
 	long := strings.Repeat("A", 256)
 	tests := []struct {
 		name   string
-		req    taReq
+		req    call
 		status int
 		detail string
 		code   string
 	}{
-		{"malformed", taReq{body: `{"traits": [`}, 400, "Malformed JSON", apierror.CodeDefault},
-		{"trailing data", taReq{body: `{"traits": [], "resource_provider_generation": 1} x`}, 400, "Malformed JSON", apierror.CodeDefault},
-		{"empty body", taReq{body: ""}, 400, "Malformed JSON", apierror.CodeDefault},
-		{"wrong content type", taReq{ctype: "text/plain", body: `{}`}, 415, "The media type text/plain is not supported, use application/json", apierror.CodeDefault},
-		{"no content type", taReq{ctype: "-", body: `{}`}, 400, "content-type header required when content-length > 0", apierror.CodeDefault},
-		{"array body", taReq{body: `[]`}, 400, "JSON does not validate: [] is not of type 'object'", apierror.CodeDefault},
-		{"traits not a list", taReq{body: `{"traits": "invalid_type", "resource_provider_generation": 1}`}, 400, "'invalid_type' is not of type 'array'", apierror.CodeDefault},
-		{"trait not a string", taReq{body: `{"traits": [1], "resource_provider_generation": 1}`}, 400, "1 is not of type 'string'", apierror.CodeDefault},
-		{"empty trait", taReq{body: `{"traits": [""], "resource_provider_generation": 1}`}, 400, "'' is too short", apierror.CodeDefault},
-		{"over-long trait", taReq{body: `{"traits": ["` + long + `"], "resource_provider_generation": 1}`}, 400, "is too long", apierror.CodeDefault},
-		{"generation not an integer", taReq{body: `{"traits": [], "resource_provider_generation": "x"}`}, 400, "'x' is not of type 'integer'", apierror.CodeDefault},
-		{"generation with a fraction", taReq{body: `{"traits": [], "resource_provider_generation": 1.5}`}, 400, "1.5 is not of type 'integer'", apierror.CodeDefault},
-		{"generation null", taReq{body: `{"traits": [], "resource_provider_generation": null}`}, 400, "None is not of type 'integer'", apierror.CodeDefault},
-		{"no generation", taReq{body: `{"traits": ["CUSTOM_B"]}`}, 400, "'resource_provider_generation' is a required property", apierror.CodeDefault},
-		{"no traits", taReq{body: `{"resource_provider_generation": 1}`}, 400, "'traits' is a required property", apierror.CodeDefault},
-		{"unknown property", taReq{body: `{"traits": [], "resource_provider_generation": 1, "extra": 1}`}, 400, "Additional properties are not allowed ('extra' was unexpected)", apierror.CodeDefault},
-		{"stale generation", taReq{body: `{"traits": ["CUSTOM_B"], "resource_provider_generation": 0}`}, 409, "Resource provider's generation already changed. Please update the generation and try again.", apierror.CodeConcurrentUpdate},
-		{"future generation", taReq{body: `{"traits": [], "resource_provider_generation": 2}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
-		{"huge generation", taReq{body: `{"traits": [], "resource_provider_generation": 99999999999999999999}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
-		{"huge float generation", taReq{body: `{"traits": [], "resource_provider_generation": 1e30}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
-		{"stale generation before 1.23", taReq{mv: "1.22", body: `{"traits": [], "resource_provider_generation": 0}`}, 409, "generation already changed", ""},
-		{"unknown trait", taReq{body: `{"traits": ["CUSTOM_B", "CUSTOM_NOPE"], "resource_provider_generation": 1}`}, 400, "No such trait CUSTOM_NOPE", apierror.CodeDefault},
-		{"unknown traits", taReq{body: `{"traits": ["CUSTOM_Y", "CUSTOM_X", "CUSTOM_Y"], "resource_provider_generation": 1}`}, 400, "No such trait CUSTOM_X, CUSTOM_Y", apierror.CodeDefault},
-		{"generation checked before traits", taReq{body: `{"traits": ["CUSTOM_NOPE"], "resource_provider_generation": 7}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
-		{"before 1.6", taReq{mv: "1.5", body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "The resource could not be found.", ""},
-		{"unknown provider", taReq{path: "/resource_providers/" + taMissing + "/traits", body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "No resource provider with uuid " + taMissing + " found", apierror.CodeDefault},
-		{"not admin", taReq{header: map[string]string{"X-Auth-Token": "user"}, body: `{"traits": [], "resource_provider_generation": 1}`}, 403, "Policy does not allow placement:resource_providers:traits:update to be performed.", apierror.CodeDefault},
-		{"body checked before provider", taReq{path: "/resource_providers/" + taMissing + "/traits", body: `{}`}, 400, "is a required property", apierror.CodeDefault},
+		{"malformed", call{Body: `{"traits": [`}, 400, "Malformed JSON", apierror.CodeDefault},
+		{"trailing data", call{Body: `{"traits": [], "resource_provider_generation": 1} x`}, 400, "Malformed JSON", apierror.CodeDefault},
+		{"empty body", call{Body: ""}, 400, "Malformed JSON", apierror.CodeDefault},
+		{"wrong content type", call{ContentType: "text/plain", Body: `{}`}, 415, "The media type text/plain is not supported, use application/json", apierror.CodeDefault},
+		{"no content type", call{ContentType: "-", Body: `{}`}, 400, "content-type header required when content-length > 0", apierror.CodeDefault},
+		{"array body", call{Body: `[]`}, 400, "JSON does not validate: [] is not of type 'object'", apierror.CodeDefault},
+		{"traits not a list", call{Body: `{"traits": "invalid_type", "resource_provider_generation": 1}`}, 400, "'invalid_type' is not of type 'array'", apierror.CodeDefault},
+		{"trait not a string", call{Body: `{"traits": [1], "resource_provider_generation": 1}`}, 400, "1 is not of type 'string'", apierror.CodeDefault},
+		{"empty trait", call{Body: `{"traits": [""], "resource_provider_generation": 1}`}, 400, "'' is too short", apierror.CodeDefault},
+		{"over-long trait", call{Body: `{"traits": ["` + long + `"], "resource_provider_generation": 1}`}, 400, "is too long", apierror.CodeDefault},
+		{"generation not an integer", call{Body: `{"traits": [], "resource_provider_generation": "x"}`}, 400, "'x' is not of type 'integer'", apierror.CodeDefault},
+		{"generation with a fraction", call{Body: `{"traits": [], "resource_provider_generation": 1.5}`}, 400, "1.5 is not of type 'integer'", apierror.CodeDefault},
+		{"generation null", call{Body: `{"traits": [], "resource_provider_generation": null}`}, 400, "None is not of type 'integer'", apierror.CodeDefault},
+		{"no generation", call{Body: `{"traits": ["CUSTOM_B"]}`}, 400, "'resource_provider_generation' is a required property", apierror.CodeDefault},
+		{"no traits", call{Body: `{"resource_provider_generation": 1}`}, 400, "'traits' is a required property", apierror.CodeDefault},
+		{"unknown property", call{Body: `{"traits": [], "resource_provider_generation": 1, "extra": 1}`}, 400, "Additional properties are not allowed ('extra' was unexpected)", apierror.CodeDefault},
+		{"stale generation", call{Body: `{"traits": ["CUSTOM_B"], "resource_provider_generation": 0}`}, 409, "Resource provider's generation already changed. Please update the generation and try again.", apierror.CodeConcurrentUpdate},
+		{"future generation", call{Body: `{"traits": [], "resource_provider_generation": 2}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
+		{"huge generation", call{Body: `{"traits": [], "resource_provider_generation": 99999999999999999999}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
+		{"huge float generation", call{Body: `{"traits": [], "resource_provider_generation": 1e30}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
+		{"stale generation before 1.23", call{Version: "1.22", Body: `{"traits": [], "resource_provider_generation": 0}`}, 409, "generation already changed", ""},
+		{"unknown trait", call{Body: `{"traits": ["CUSTOM_B", "CUSTOM_NOPE"], "resource_provider_generation": 1}`}, 400, "No such trait CUSTOM_NOPE", apierror.CodeDefault},
+		{"unknown traits", call{Body: `{"traits": ["CUSTOM_Y", "CUSTOM_X", "CUSTOM_Y"], "resource_provider_generation": 1}`}, 400, "No such trait CUSTOM_X, CUSTOM_Y", apierror.CodeDefault},
+		{"generation checked before traits", call{Body: `{"traits": ["CUSTOM_NOPE"], "resource_provider_generation": 7}`}, 409, "generation already changed", apierror.CodeConcurrentUpdate},
+		{"before 1.6", call{Version: "1.5", Body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "The resource could not be found.", ""},
+		{"unknown provider", call{Path: "/resource_providers/" + taMissing + "/traits", Body: `{"traits": [], "resource_provider_generation": 1}`}, 404, "No resource provider with uuid " + taMissing + " found", apierror.CodeDefault},
+		{"not admin", call{Headers: map[string]string{"X-Auth-Token": "user"}, Body: `{"traits": [], "resource_provider_generation": 1}`}, 403, "Policy does not allow placement:resource_providers:traits:update to be performed.", apierror.CodeDefault},
+		{"body checked before provider", call{Path: "/resource_providers/" + taMissing + "/traits", Body: `{}`}, 400, "is a required property", apierror.CodeDefault},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			q := tc.req
-			q.method = "PUT"
-			if q.path == "" {
-				q.path = path
+			q.Method = "PUT"
+			if q.Path == "" {
+				q.Path = path
 			}
-			q.bodyDefaults()
-			checkError(t, e.do(q), tc.status, tc.detail, tc.code)
+			taBodyDefaults(&q)
+			checkError(t, e.do(t, q), tc.status, tc.detail, tc.code)
 			if after := e.traitsSnapshot(); after != before {
 				t.Errorf("state changed:\n%s\n%s", before, after)
 			}
@@ -113,7 +113,7 @@ func TestPutProviderTraits(t *testing.T) {
 	put := func(body string) providerTraits {
 		t.Helper()
 		var got providerTraits
-		e.mustJSON(e.do(taReq{method: "PUT", path: path, mv: "1.39", ctype: "application/json", body: body}), 200, &got)
+		e.mustJSON(e.do(t, call{Method: "PUT", Path: path, Version: "1.39", ContentType: "application/json", Body: body}), 200, &got)
 		return got
 	}
 	// Same set: no generation change, as upstream.
@@ -126,13 +126,13 @@ func TestPutProviderTraits(t *testing.T) {
 		t.Errorf("PUT answer %+v", got)
 	}
 	var read providerTraits
-	e.mustJSON(e.do(taReq{method: "GET", path: path, mv: "1.6"}), 200, &read)
+	e.mustJSON(e.do(t, call{Method: "GET", Path: path, Version: "1.6"}), 200, &read)
 	// Read order is trait id order: standard traits were created first.
 	if read.Generation != 2 || strings.Join(read.Traits, ",") != "HW_CPU_X86_SSE,CUSTOM_A,CUSTOM_B" {
 		t.Errorf("GET answer %+v", read)
 	}
 	var assoc struct{ Traits []string }
-	e.mustJSON(e.do(taReq{method: "GET", path: "/traits?associated=TRUE", mv: "1.6"}), 200, &assoc)
+	e.mustJSON(e.do(t, call{Method: "GET", Path: "/traits?associated=TRUE", Version: "1.6"}), 200, &assoc)
 	if strings.Join(assoc.Traits, ",") != "HW_CPU_X86_SSE,CUSTOM_A,CUSTOM_B" {
 		t.Errorf("associated traits %v", assoc.Traits)
 	}
@@ -145,19 +145,19 @@ func TestDeleteProviderTraits(t *testing.T) {
 	e := traitsFixture(t)
 	path := "/resource_providers/" + taRP + "/traits"
 	for i, wantGen := range []int64{2, 2} { // the second delete changes nothing
-		r := e.do(taReq{method: "DELETE", path: path, mv: "1.39"})
-		if r.status != 204 || len(r.body) != 0 || r.header.Get("Content-Type") != "" || r.header.Get("Last-Modified") != "" {
-			t.Fatalf("delete %d: %d %v %s", i, r.status, r.header, r.body)
+		r := e.do(t, call{Method: "DELETE", Path: path, Version: "1.39"})
+		if r.Status != 204 || len(r.Body) != 0 || r.Header.Get("Content-Type") != "" || r.Header.Get("Last-Modified") != "" {
+			t.Fatalf("delete %d: %d %v %s", i, r.Status, r.Header, r.Body)
 		}
 		var got providerTraits
-		e.mustJSON(e.do(taReq{method: "GET", path: path, mv: "1.6"}), 200, &got)
+		e.mustJSON(e.do(t, call{Method: "GET", Path: path, Version: "1.6"}), 200, &got)
 		if got.Generation != wantGen || len(got.Traits) != 0 {
 			t.Errorf("after delete %d: %+v", i, got)
 		}
 	}
-	checkError(t, e.do(taReq{method: "DELETE", path: "/resource_providers/" + taMissing + "/traits", mv: "1.39"}), 404,
+	checkError(t, e.do(t, call{Method: "DELETE", Path: "/resource_providers/" + taMissing + "/traits", Version: "1.39"}), 404,
 		"No resource provider with uuid "+taMissing+" found", apierror.CodeDefault)
-	checkError(t, e.do(taReq{method: "DELETE", path: path, mv: "1.5"}), 404, "The resource could not be found.", "")
+	checkError(t, e.do(t, call{Method: "DELETE", Path: path, Version: "1.5"}), 404, "The resource could not be found.", "")
 }
 
 // wantInvalidTraitName is upstream's fixed text for a PUT /traits/{name}
@@ -182,42 +182,42 @@ func TestPutTraitBadNames(t *testing.T) {
 	}
 	for _, tc := range names {
 		t.Run(tc.name, func(t *testing.T) {
-			checkError(t, e.do(taReq{method: "PUT", path: "/traits/" + tc.path, mv: "1.39"}), 400, wantInvalidTraitName, apierror.CodeDefault)
+			checkError(t, e.do(t, call{Method: "PUT", Path: "/traits/" + tc.path, Version: "1.39"}), 400, wantInvalidTraitName, apierror.CodeDefault)
 			if after := e.traitsSnapshot(); after != before {
 				t.Errorf("state changed:\n%s\n%s", before, after)
 			}
 		})
 	}
 	t.Run("one final newline is dropped by routing", func(t *testing.T) {
-		if r := e.do(taReq{method: "PUT", path: "/traits/CUSTOM_A%0A", mv: "1.39"}); r.status != 204 {
-			t.Fatalf("status %d: %s", r.status, r.body)
+		if r := e.do(t, call{Method: "PUT", Path: "/traits/CUSTOM_A%0A", Version: "1.39"}); r.Status != 204 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
 		if after := e.traitsSnapshot(); after != before {
 			t.Errorf("state changed:\n%s\n%s", before, after)
 		}
 	})
 	t.Run("before 1.6", func(t *testing.T) {
-		checkError(t, e.do(taReq{method: "PUT", path: "/traits/CUSTOM_NEW", mv: "1.5"}), 404, "The resource could not be found.", "")
-		checkError(t, e.do(taReq{method: "GET", path: "/traits/CUSTOM_NEW", mv: "1.6"}), 404, "No such trait(s): CUSTOM_NEW.", "")
+		checkError(t, e.do(t, call{Method: "PUT", Path: "/traits/CUSTOM_NEW", Version: "1.5"}), 404, "The resource could not be found.", "")
+		checkError(t, e.do(t, call{Method: "GET", Path: "/traits/CUSTOM_NEW", Version: "1.6"}), 404, "No such trait(s): CUSTOM_NEW.", "")
 	})
 }
 
 func TestPutTrait(t *testing.T) {
 	e := newTAEnv(t)
 	name := "CUSTOM_" + strings.Repeat("Z", 248) // 255 characters: the longest allowed
-	r := e.do(taReq{method: "PUT", path: "/traits/" + name, mv: "1.14"})
-	if r.status != 201 || r.header.Get("Location") != e.url+"/traits/"+name || r.header.Get("Content-Type") != "" ||
-		r.header.Get("Last-Modified") != "" || r.header.Get("Cache-Control") != "" {
-		t.Fatalf("create: %d %v %s", r.status, r.header, r.body)
+	r := e.do(t, call{Method: "PUT", Path: "/traits/" + name, Version: "1.14"})
+	if r.Status != 201 || r.Header.Get("Location") != e.URL+"/traits/"+name || r.Header.Get("Content-Type") != "" ||
+		r.Header.Get("Last-Modified") != "" || r.Header.Get("Cache-Control") != "" {
+		t.Fatalf("create: %d %v %s", r.Status, r.Header, r.Body)
 	}
-	r = e.do(taReq{method: "PUT", path: "/traits/" + name, mv: "1.15"})
-	if r.status != 204 || r.header.Get("Location") != e.url+"/traits/"+name || !httpDateRE.MatchString(r.header.Get("Last-Modified")) ||
-		r.header.Get("Cache-Control") != "no-cache" {
-		t.Fatalf("exists: %d %v %s", r.status, r.header, r.body)
+	r = e.do(t, call{Method: "PUT", Path: "/traits/" + name, Version: "1.15"})
+	if r.Status != 204 || r.Header.Get("Location") != e.URL+"/traits/"+name || !httpDateRE.MatchString(r.Header.Get("Last-Modified")) ||
+		r.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("exists: %d %v %s", r.Status, r.Header, r.Body)
 	}
-	r = e.do(taReq{method: "GET", path: "/traits/" + name, mv: "1.15"})
-	if r.status != 204 || !httpDateRE.MatchString(r.header.Get("Last-Modified")) || len(r.body) != 0 {
-		t.Fatalf("get: %d %v %s", r.status, r.header, r.body)
+	r = e.do(t, call{Method: "GET", Path: "/traits/" + name, Version: "1.15"})
+	if r.Status != 204 || !httpDateRE.MatchString(r.Header.Get("Last-Modified")) || len(r.Body) != 0 {
+		t.Fatalf("get: %d %v %s", r.Status, r.Header, r.Body)
 	}
 }
 
@@ -236,22 +236,22 @@ func TestDeleteTraitBadInput(t *testing.T) {
 		{"before 1.6", "CUSTOM_B", "1.5", 404, "The resource could not be found.", ""},
 	}
 	t.Run("not admin", func(t *testing.T) {
-		r := e.do(taReq{method: "DELETE", path: "/traits/CUSTOM_B", mv: "1.39", header: map[string]string{"X-Auth-Token": "user"}})
+		r := e.do(t, call{Method: "DELETE", Path: "/traits/CUSTOM_B", Version: "1.39", Headers: map[string]string{"X-Auth-Token": "user"}})
 		checkError(t, r, 403, "Policy does not allow placement:traits:delete to be performed.", apierror.CodeDefault)
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkError(t, e.do(taReq{method: "DELETE", path: "/traits/" + tc.trait, mv: tc.mv}), tc.status, tc.detail, tc.code)
+			checkError(t, e.do(t, call{Method: "DELETE", Path: "/traits/" + tc.trait, Version: tc.mv}), tc.status, tc.detail, tc.code)
 			if after := e.traitsSnapshot(); after != before {
 				t.Errorf("state changed:\n%s\n%s", before, after)
 			}
 		})
 	}
-	r := e.do(taReq{method: "DELETE", path: "/traits/CUSTOM_B", mv: "1.39"})
-	if r.status != 204 || r.header.Get("Last-Modified") != "" {
-		t.Fatalf("delete: %d %v", r.status, r.header)
+	r := e.do(t, call{Method: "DELETE", Path: "/traits/CUSTOM_B", Version: "1.39"})
+	if r.Status != 204 || r.Header.Get("Last-Modified") != "" {
+		t.Fatalf("delete: %d %v", r.Status, r.Header)
 	}
-	checkError(t, e.do(taReq{method: "GET", path: "/traits/CUSTOM_B", mv: "1.39"}), 404, "No such trait(s): CUSTOM_B.", apierror.CodeDefault)
+	checkError(t, e.do(t, call{Method: "GET", Path: "/traits/CUSTOM_B", Version: "1.39"}), 404, "No such trait(s): CUSTOM_B.", apierror.CodeDefault)
 }
 
 func TestListTraitsBadQuery(t *testing.T) {
@@ -270,7 +270,7 @@ func TestListTraitsBadQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkError(t, e.do(taReq{method: "GET", path: "/traits?" + tc.query, mv: tc.mv, header: tc.header}), tc.status, tc.detail, "")
+			checkError(t, e.do(t, call{Method: "GET", Path: "/traits?" + tc.query, Version: tc.mv, Headers: tc.header}), tc.status, tc.detail, "")
 		})
 	}
 }
@@ -278,7 +278,7 @@ func TestListTraitsBadQuery(t *testing.T) {
 func TestListTraitsFilters(t *testing.T) {
 	e := traitsFixture(t)
 	for _, n := range []string{"CUSTOM_Z1", "CUSTOM_AB", "CUSTOM_XAB"} {
-		e.mustJSON(e.do(taReq{method: "PUT", path: "/traits/" + n, mv: "1.6"}), 201, nil)
+		e.mustJSON(e.do(t, call{Method: "PUT", Path: "/traits/" + n, Version: "1.6"}), 201, nil)
 	}
 	tests := []struct{ query, want string }{
 		{"name=in:CUSTOM_Z1,CUSTOM_B,CUSTOM_NOPE,CUSTOM_A,CUSTOM_B", "CUSTOM_A,CUSTOM_B,CUSTOM_Z1"},
@@ -297,7 +297,7 @@ func TestListTraitsFilters(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
 			var got struct{ Traits []string }
-			e.mustJSON(e.do(taReq{method: "GET", path: "/traits?" + tc.query, mv: "1.6"}), 200, &got)
+			e.mustJSON(e.do(t, call{Method: "GET", Path: "/traits?" + tc.query, Version: "1.6"}), 200, &got)
 			if got.Traits == nil || strings.Join(got.Traits, ",") != tc.want {
 				t.Errorf("got %q, want %q", got.Traits, tc.want)
 			}
@@ -305,8 +305,8 @@ func TestListTraitsFilters(t *testing.T) {
 	}
 	// An unknown operator filters nothing.
 	var all, other struct{ Traits []string }
-	e.mustJSON(e.do(taReq{method: "GET", path: "/traits", mv: "1.6"}), 200, &all)
-	e.mustJSON(e.do(taReq{method: "GET", path: "/traits?name=foo:bar", mv: "1.6"}), 200, &other)
+	e.mustJSON(e.do(t, call{Method: "GET", Path: "/traits", Version: "1.6"}), 200, &all)
+	e.mustJSON(e.do(t, call{Method: "GET", Path: "/traits?name=foo:bar", Version: "1.6"}), 200, &other)
 	if len(all.Traits) < 300 || strings.Join(all.Traits, ",") != strings.Join(other.Traits, ",") {
 		t.Errorf("unfiltered lists differ: %d vs %d", len(all.Traits), len(other.Traits))
 	}
@@ -315,24 +315,24 @@ func TestListTraitsFilters(t *testing.T) {
 func TestTraitsCacheHeaders(t *testing.T) {
 	e := traitsFixture(t)
 	path := "/resource_providers/" + taRP + "/traits"
-	reqs := []taReq{
-		{method: "GET", path: "/traits"},
-		{method: "GET", path: "/traits?name=in:CUSTOM_NOPE"}, // empty: now
-		{method: "GET", path: "/traits/CUSTOM_A"},
-		{method: "PUT", path: "/traits/CUSTOM_A"},
-		{method: "GET", path: path},
-		{method: "PUT", path: path, ctype: "application/json", body: `{"traits": ["CUSTOM_A"], "resource_provider_generation": 1}`},
+	reqs := []call{
+		{Method: "GET", Path: "/traits"},
+		{Method: "GET", Path: "/traits?name=in:CUSTOM_NOPE"}, // empty: now
+		{Method: "GET", Path: "/traits/CUSTOM_A"},
+		{Method: "PUT", Path: "/traits/CUSTOM_A"},
+		{Method: "GET", Path: path},
+		{Method: "PUT", Path: path, ContentType: "application/json", Body: `{"traits": ["CUSTOM_A"], "resource_provider_generation": 1}`},
 	}
 	for _, q := range reqs {
 		for _, mv := range []string{"1.14", "1.15"} {
-			q.mv = mv
-			r := e.do(q)
-			if r.status >= 300 {
-				t.Fatalf("%s %s: %d %s", q.method, q.path, r.status, r.body)
+			q.Version = mv
+			r := e.do(t, q)
+			if r.Status >= 300 {
+				t.Fatalf("%s %s: %d %s", q.Method, q.Path, r.Status, r.Body)
 			}
-			lm, cc := r.header.Get("Last-Modified"), r.header.Get("Cache-Control")
+			lm, cc := r.Header.Get("Last-Modified"), r.Header.Get("Cache-Control")
 			if mv == "1.14" && (lm != "" || cc != "") || mv == "1.15" && (!httpDateRE.MatchString(lm) || cc != "no-cache") {
-				t.Errorf("%s %s at %s: last-modified %q cache-control %q", q.method, q.path, mv, lm, cc)
+				t.Errorf("%s %s at %s: last-modified %q cache-control %q", q.Method, q.Path, mv, lm, cc)
 			}
 		}
 	}
@@ -341,7 +341,7 @@ func TestTraitsCacheHeaders(t *testing.T) {
 func TestGetProviderTraitsNotFound(t *testing.T) {
 	e := newTAEnv(t)
 	msg := "No resource provider with uuid " + taMissing + " found"
-	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/traits", mv: "1.39"}), 404, msg+": "+msg, apierror.CodeDefault)
-	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/traits", mv: "1.5"}), 404, "The resource could not be found.", "")
-	checkError(t, e.do(taReq{method: "GET", path: "/resource_providers/" + taMissing + "/traits", mv: "1.6", header: map[string]string{"Accept": "text/html"}}), 406, "Only application/json is provided", "")
+	checkError(t, e.do(t, call{Method: "GET", Path: "/resource_providers/" + taMissing + "/traits", Version: "1.39"}), 404, msg+": "+msg, apierror.CodeDefault)
+	checkError(t, e.do(t, call{Method: "GET", Path: "/resource_providers/" + taMissing + "/traits", Version: "1.5"}), 404, "The resource could not be found.", "")
+	checkError(t, e.do(t, call{Method: "GET", Path: "/resource_providers/" + taMissing + "/traits", Version: "1.6", Headers: map[string]string{"Accept": "text/html"}}), 406, "Only application/json is provided", "")
 }

@@ -3,110 +3,46 @@ package placementsrv
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/placement-syncd/placement-syncd/placementsrv/dbstore"
 	"github.com/placement-syncd/placement-syncd/placementsrv/store"
 )
 
-// taEnv is a server on a real SQLite file for the traits and aggregates
-// tests.
+// taEnv is the traits and aggregates tests' fixture: a testServer and
+// the test it belongs to.
 type taEnv struct {
-	t   *testing.T
-	url string
-	st  store.Store
-	db  string
+	t *testing.T
+	*testServer
 }
 
 func newTAEnv(t *testing.T) *taEnv {
 	t.Helper()
-	db := filepath.Join(t.TempDir(), "placement.db")
-	st, err := dbstore.OpenFile(context.Background(), db, dbstore.Options{Migrate: true})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := New(Options{Store: st})
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	return &taEnv{t: t, url: ts.URL, st: st, db: db}
+	return &taEnv{t: t, testServer: startTestServer(t)}
 }
 
-// taReq is one request; an empty ctype sends no Content-Type.
-type taReq struct {
-	method, path, mv, ctype, body string
-	header                        map[string]string
-}
-
-// bodyDefaults fills what a table case leaves out: microversion 1.39 and a
-// JSON content type ("-" sends none).
-func (q *taReq) bodyDefaults() {
-	if q.mv == "" {
-		q.mv = "1.39"
+// taBodyDefaults fills what a table case leaves out: microversion 1.39
+// and a JSON content type, sent even with an empty body (noContentType
+// sends none).
+func taBodyDefaults(c *call) {
+	if c.Version == "" {
+		c.Version = "1.39"
 	}
-	switch q.ctype {
-	case "":
-		q.ctype = "application/json"
-	case "-":
-		q.ctype = ""
+	if c.ContentType == "" {
+		c.ContentType = "application/json"
 	}
-}
-
-type taResp struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (e *taEnv) do(q taReq) taResp {
-	e.t.Helper()
-	var body io.Reader
-	if q.body != "" {
-		body = strings.NewReader(q.body)
-	}
-	req, err := http.NewRequest(q.method, e.url+q.path, body)
-	if err != nil {
-		e.t.Fatalf("build request: %v", err)
-	}
-	req.Header.Set("X-Auth-Token", "admin")
-	if q.mv != "" {
-		req.Header.Set("OpenStack-API-Version", "placement "+q.mv)
-	}
-	if q.ctype != "" {
-		req.Header.Set("Content-Type", q.ctype)
-	}
-	for k, v := range q.header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", q.method, q.path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatalf("read body: %v", err)
-	}
-	return taResp{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
 // mustJSON decodes a successful answer's body.
-func (e *taEnv) mustJSON(r taResp, want int, out any) {
+func (e *taEnv) mustJSON(r testResponse, want int, out any) {
 	e.t.Helper()
-	if r.status != want {
-		e.t.Fatalf("status %d, want %d: %s", r.status, want, r.body)
+	if r.Status != want {
+		e.t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
 	}
 	if out != nil {
-		if err := json.Unmarshal(r.body, out); err != nil {
-			e.t.Fatalf("decode %s: %v", r.body, err)
+		if err := json.Unmarshal(r.Body, out); err != nil {
+			e.t.Fatalf("decode %s: %v", r.Body, err)
 		}
 	}
 }
@@ -115,26 +51,26 @@ func (e *taEnv) mustJSON(r taResp, want int, out any) {
 // another family's).
 func (e *taEnv) provider(name, uuid string) {
 	e.t.Helper()
-	if _, err := e.st.CreateProvider(context.Background(), store.NewProvider{Name: name, UUID: uuid}); err != nil {
+	if _, err := e.Store.CreateProvider(context.Background(), store.NewProvider{Name: name, UUID: uuid}); err != nil {
 		e.t.Fatalf("create provider: %v", err)
 	}
 }
 
 // checkError asserts Placement's error document: status, title, a detail
 // substring and, from 1.23, the error code.
-func checkError(t *testing.T, r taResp, status int, detail, code string) {
+func checkError(t *testing.T, r testResponse, status int, detail, code string) {
 	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
 	}
-	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 		// A client that does not accept JSON gets the 406 in the type it
 		// asked for, as webob renders it upstream.
 		if status != http.StatusNotAcceptable || !strings.HasPrefix(ct, "text/") {
 			t.Fatalf("content-type %q for status %d", ct, status)
 		}
-		if !strings.Contains(string(r.body), detail) {
-			t.Errorf("body %q does not contain %q", r.body, detail)
+		if !strings.Contains(string(r.Body), detail) {
+			t.Errorf("body %q does not contain %q", r.Body, detail)
 		}
 		return
 	}
@@ -147,8 +83,8 @@ func checkError(t *testing.T, r taResp, status int, detail, code string) {
 			RequestID string  `json:"request_id"`
 		} `json:"errors"`
 	}
-	if err := json.Unmarshal(r.body, &doc); err != nil || len(doc.Errors) != 1 {
-		t.Fatalf("not an error document (%v): %s", err, r.body)
+	if err := json.Unmarshal(r.Body, &doc); err != nil || len(doc.Errors) != 1 {
+		t.Fatalf("not an error document (%v): %s", err, r.Body)
 	}
 	got := doc.Errors[0]
 	if got.Status != status || got.Title != http.StatusText(status) || !strings.HasPrefix(got.RequestID, "req-") {
