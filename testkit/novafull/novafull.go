@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/computeapi"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
@@ -49,8 +50,9 @@ const (
 
 // Nova is a running Nova with its broker, databases and doubles.
 type Nova struct {
-	// Endpoint is the compute API with its version, http://127.0.0.1:N/v2.1.
-	Endpoint string
+	// Client calls the compute API (Do, DoAs, Call) as the admin; its
+	// Endpoint is nova-api's, http://127.0.0.1:N/v2.1.
+	computeapi.Client
 	// Conf is the nova.conf every service reads (computes add their own).
 	Conf string
 	// DB is the MariaDB holding Nova's databases.
@@ -98,7 +100,7 @@ func Start(ctx context.Context) (_ *Nova, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("novafull: %w", err)
 	}
-	n := &Nova{dir: dir, mapped: map[string]bool{}}
+	n := &Nova{Client: client(), dir: dir, mapped: map[string]bool{}}
 	defer func() {
 		if err != nil {
 			_ = n.Stop()

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/computeapi"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
@@ -53,8 +54,9 @@ func cellNames() []string { return []string{"cell1", "cell2"} }
 
 // Nova is a running nova-api with its databases.
 type Nova struct {
-	// Endpoint is the compute API with its version, http://127.0.0.1:N/v2.1.
-	Endpoint string
+	// Client calls the compute API (Do, Call) as the admin; its Endpoint
+	// is nova-api's, http://127.0.0.1:N/v2.1.
+	computeapi.Client
 	// Root is the server's root (the version document, answered with 300).
 	Root string
 	// DB is the MariaDB holding Nova's databases.
@@ -123,6 +125,7 @@ func Start(ctx context.Context) (_ *Nova, err error) {
 		return nil, fmt.Errorf("novatest: %w", err)
 	}
 	n := &Nova{dir: dir, cells: map[string]*Cell{}, nextID: 1}
+	n.Client = n.client()
 	defer func() {
 		if err != nil {
 			_ = n.Stop()
