@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"syscall"
 	"time"
 
@@ -127,4 +128,23 @@ func (c *Client) Call(ctx context.Context, want int, method, path string, body, 
 		return fmt.Errorf("computeapi: %s %s: %d, want %d: %s", method, path, code, want, data)
 	}
 	return nil
+}
+
+// ComputeServices lists the ids of host's nova-compute services (uuids
+// from microversion 2.53).
+func (c *Client) ComputeServices(ctx context.Context, host string) ([]string, error) {
+	var out struct {
+		Services []struct {
+			ID string `json:"id"`
+		} `json:"services"`
+	}
+	q := url.Values{"binary": {"nova-compute"}, "host": {host}}
+	if err := c.Call(ctx, http.StatusOK, http.MethodGet, "/os-services?"+q.Encode(), nil, &out); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(out.Services))
+	for _, s := range out.Services {
+		ids = append(ids, s.ID)
+	}
+	return ids, nil
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -69,19 +68,14 @@ func (n *Nova) RemoveHost(ctx context.Context, aggregate int, host string) error
 
 // serviceID is the uuid of host's nova-compute service.
 func (n *Nova) serviceID(ctx context.Context, host string) (string, error) {
-	var out struct {
-		Services []struct {
-			ID string `json:"id"`
-		} `json:"services"`
-	}
-	q := url.Values{"binary": {"nova-compute"}, "host": {host}}
-	if err := n.Call(ctx, http.StatusOK, http.MethodGet, "/os-services?"+q.Encode(), nil, &out); err != nil {
+	ids, err := n.ComputeServices(ctx, host)
+	if err != nil {
 		return "", err
 	}
-	if len(out.Services) != 1 {
-		return "", fmt.Errorf("novatest: %d nova-compute services on host %s", len(out.Services), host)
+	if len(ids) != 1 {
+		return "", fmt.Errorf("novatest: %d nova-compute services on host %s", len(ids), host)
 	}
-	return out.Services[0].ID, nil
+	return ids[0], nil
 }
 
 // UpdateService sets a compute service's fields through the API, e.g.
