@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/testkit/computeapi"
@@ -79,6 +80,9 @@ type Server struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Host   string `json:"OS-EXT-SRV-ATTR:host"`
+	// Node is the compute node's name: an Ironic node's uuid under the
+	// ironic driver.
+	Node   string `json:"OS-EXT-SRV-ATTR:hypervisor_hostname"`
 	Flavor struct {
 		Name string `json:"original_name"`
 	} `json:"flavor"`
@@ -86,6 +90,18 @@ type Server struct {
 		Message string `json:"message"`
 	} `json:"fault"`
 }
+
+// FaultMessage is the message of the server's fault, "" when it has none.
+func (s Server) FaultMessage() string {
+	if s.Fault == nil {
+		return ""
+	}
+	return s.Fault.Message
+}
+
+// NoValidHost says whether the server's fault is the scheduler finding
+// no host for it.
+func (s Server) NoValidHost() bool { return strings.Contains(s.FaultMessage(), "No valid host") }
 
 // Boot asks for a server of flavor from the Glance double's image, with
 // no network, and returns its id.
