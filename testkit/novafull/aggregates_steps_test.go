@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 )
 
 // boot boots one server as project into az ("": none asked for) and
@@ -26,12 +24,8 @@ func (s *aggScenario) boot(phase, project, az string, allowed ...string) {
 	landed := srv.Host
 	switch {
 	case srv.Status == "ERROR":
-		fault := ""
-		if srv.Fault != nil {
-			fault = srv.Fault.Message
-		}
-		if len(allowed) != 0 || !strings.Contains(fault, "No valid host") {
-			t.Fatalf("%s: ERROR with fault %q\n%s", label, fault, s.n.Logs())
+		if len(allowed) != 0 || !srv.NoValidHost() {
+			t.Fatalf("%s: ERROR with fault %q\n%s", label, srv.FaultMessage(), s.n.Logs())
 		}
 		s.check(label, id, "none", s.usages())
 		landed = "NoValidHost"
@@ -99,24 +93,4 @@ func (s *aggScenario) deleteAggregates() {
 			s.t.Error(err)
 		}
 	}
-}
-
-// deleteServers deletes every server while the computes still run, all
-// at once (one by one would add seconds to each run).
-func (s *aggScenario) deleteServers() {
-	ids, err := s.n.ServerIDs(s.ctx)
-	if err != nil {
-		s.t.Error(err)
-	}
-	var wg sync.WaitGroup
-	for _, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.n.Delete(s.ctx, id, 60*time.Second); err != nil {
-				s.t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
 }

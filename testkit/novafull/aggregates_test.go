@@ -99,32 +99,11 @@ func TestNovaScheduler_Aggregates(t *testing.T) {
 // reconciler that mirrors them.
 func (s *aggScenario) setUp(suffix string) {
 	t := s.t
-	if err := s.n.UsePlacement(s.p.URL); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.n.UsePlacement("") })
-	t.Cleanup(s.n.StopComputes)
 	var computes []Compute
 	for _, h := range aggHosts {
 		computes = append(computes, Compute{Host: h})
 	}
-	if err := s.n.StartComputes(s.ctx, computes...); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.deleteServers)
-	s.rp, s.host = map[string]string{}, map[string]string{}
-	for _, h := range aggHosts {
-		var out struct {
-			ResourceProviders []struct {
-				UUID string `json:"uuid"`
-			} `json:"resource_providers"`
-		}
-		s.placement("/resource_providers?name="+h, &out)
-		if len(out.ResourceProviders) != 1 {
-			t.Fatalf("%d providers named %s, want 1", len(out.ResourceProviders), h)
-		}
-		s.rp[h], s.host[out.ResourceProviders[0].UUID] = out.ResourceProviders[0].UUID, h
-	}
+	s.setUpComputes(computes, s.deleteServers)
 	s.aggs, s.member = map[string]aggregate{}, map[string]map[string]bool{}
 	for _, h := range aggHosts {
 		s.member[h] = map[string]bool{}

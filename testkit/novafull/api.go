@@ -1,15 +1,15 @@
 package novafull
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/placement-syncd/placement-syncd/testkit/computeapi"
 )
 
 // The identity of every API request: an admin of project admin, passed
@@ -23,71 +23,20 @@ const (
 // "none" needs 2.37; 2.79 is within Nova 26.2's range.
 const Microversion = "2.79"
 
-// Do sends one request to the compute API (path relative to Endpoint) as
-// the admin and decodes a JSON answer into out when it is not nil.
-func (n *Nova) Do(ctx context.Context, method, path string, body, out any) (int, []byte, error) {
-	return n.DoAs(ctx, Project, method, path, body, out)
-}
-
-// DoAs is Do on behalf of project, still with the admin role (what the
-// scheduler's tenant filters read is the request's project).
-func (n *Nova) DoAs(ctx context.Context, project, method, path string, body, out any) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, nil, fmt.Errorf("novafull: %w", err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.Endpoint+path, rd)
-	if err != nil {
-		return 0, nil, fmt.Errorf("novafull: %w", err)
-	}
-	SetIdentity(req.Header, project)
-	req.Header.Set("OpenStack-API-Version", "compute "+Microversion)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("novafull: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("novafull: %s %s: %w", method, path, err)
-	}
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, data, fmt.Errorf("novafull: %s %s: decode: %w", method, path, err)
-		}
-	}
-	return resp.StatusCode, data, nil
+// client calls the compute API as the admin of project admin, with the
+// keep-alive connections nova-api's own server keeps well.
+func client() computeapi.Client {
+	return computeapi.Client{Microversion: Microversion, Project: Project, Identity: SetIdentity, Timeout: 60 * time.Second}
 }
 
 // SetIdentity sets the headers Keystone's middleware would set for an
-// admin of project (see writePaste), for clients other than Do.
+// admin of project (see writePaste), for the client and others.
 func SetIdentity(h http.Header, project string) {
 	h.Set("X-Auth-Token", Token)
 	h.Set("X-Identity-Status", "Confirmed")
 	h.Set("X-User-Id", "admin")
 	h.Set("X-Project-Id", project)
 	h.Set("X-Roles", "admin,member,reader")
-}
-
-// Call is Do that wants one status code.
-func (n *Nova) Call(ctx context.Context, want int, method, path string, body, out any) error {
-	code, data, err := n.Do(ctx, method, path, body, out)
-	if err != nil {
-		return err
-	}
-	if code != want {
-		return fmt.Errorf("novafull: %s %s: %d, want %d: %s", method, path, code, want, data)
-	}
-	return nil
 }
 
 // Flavor returns the id of the public flavor named name, creating it
@@ -131,6 +80,9 @@ type Server struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Host   string `json:"OS-EXT-SRV-ATTR:host"`
+	// Node is the compute node's name: an Ironic node's uuid under the
+	// ironic driver.
+	Node   string `json:"OS-EXT-SRV-ATTR:hypervisor_hostname"`
 	Flavor struct {
 		Name string `json:"original_name"`
 	} `json:"flavor"`
@@ -138,6 +90,18 @@ type Server struct {
 		Message string `json:"message"`
 	} `json:"fault"`
 }
+
+// FaultMessage is the message of the server's fault, "" when it has none.
+func (s Server) FaultMessage() string {
+	if s.Fault == nil {
+		return ""
+	}
+	return s.Fault.Message
+}
+
+// NoValidHost says whether the server's fault is the scheduler finding
+// no host for it.
+func (s Server) NoValidHost() bool { return strings.Contains(s.FaultMessage(), "No valid host") }
 
 // Boot asks for a server of flavor from the Glance double's image, with
 // no network, and returns its id.

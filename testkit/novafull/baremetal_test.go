@@ -231,8 +231,8 @@ func (s *bmScenario) noValidHost(step, rc string) {
 	if err != nil {
 		s.t.Fatalf("%v\n%s", err, s.n.Logs())
 	}
-	if srv.Fault == nil || !strings.Contains(srv.Fault.Message, "No valid host") {
-		s.t.Fatalf("%s: boot of %s: ERROR with fault %+v, want No valid host", step, rc, srv.Fault)
+	if !srv.NoValidHost() {
+		s.t.Fatalf("%s: boot of %s: ERROR with fault %q, want No valid host", step, rc, srv.FaultMessage())
 	}
 	s.record = append(s.record, fmt.Sprintf("%s: boot %s: NoValidHost (Ironic: %s)", step, rc, s.held(s.b.gold)))
 	s.allocations(step, id, "none")
@@ -249,19 +249,12 @@ func (s *bmScenario) active(step, rc, node string) string {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if _, err := s.n.WaitServer(s.ctx, id, 3*time.Minute, "ACTIVE"); err != nil {
+	srv, err := s.n.WaitServer(s.ctx, id, 3*time.Minute, "ACTIVE")
+	if err != nil {
 		s.t.Fatalf("%v\n%s", err, s.n.Logs())
 	}
-	var out struct {
-		Server struct {
-			Node string `json:"OS-EXT-SRV-ATTR:hypervisor_hostname"`
-		} `json:"server"`
-	}
-	if err := s.n.Call(s.ctx, http.StatusOK, http.MethodGet, "/servers/"+id, nil, &out); err != nil {
-		s.t.Fatal(err)
-	}
-	if out.Server.Node != node {
-		s.t.Fatalf("%s: server of %s ACTIVE on node %s, want %s", step, rc, out.Server.Node, node)
+	if srv.Node != node {
+		s.t.Fatalf("%s: server of %s ACTIVE on node %s, want %s", step, rc, srv.Node, node)
 	}
 	if got := s.b.ir.Get(s.t, node); got.InstanceUUID == nil || *got.InstanceUUID != id || got.ProvisionState != "active" {
 		s.t.Fatalf("%s: node %s is %s with instance %v, want active with %s", step, node, got.ProvisionState, got.InstanceUUID, id)

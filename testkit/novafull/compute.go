@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/novaconf"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
@@ -75,7 +76,7 @@ func (n *Nova) startCompute(c Compute) error {
 // launchCompute starts one nova-compute reading nova.conf then conf;
 // StopComputes stops it.
 func (n *Nova) launchCompute(host, conf string) error {
-	cmd := exec.Command(python, "-c", computeMain, "--config-file", n.Conf, "--config-file", conf)
+	cmd := exec.Command(novaconf.Python, "-c", computeMain, "--config-file", n.Conf, "--config-file", conf)
 	cmd.Env, cmd.Dir = n.env(), filepath.Dir(conf)
 	p, err := svcproc.Start(cmd, filepath.Join(filepath.Dir(conf), "nova-compute.log"))
 	if err != nil {

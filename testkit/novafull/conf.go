@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/placement-syncd/placement-syncd/testkit/novaconf"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
@@ -27,7 +28,7 @@ func (n *Nova) writeConf() error {
 	}
 	n.apiPort = port
 	n.Conf = filepath.Join(n.dir, "nova.conf")
-	conf := fmt.Sprintf(`[DEFAULT]
+	own := fmt.Sprintf(`[DEFAULT]
 transport_url = %[2]s
 state_path = %[1]s/state
 use_stderr = true
@@ -47,12 +48,6 @@ instance_usage_audit = false
 auth_strategy = keystone
 [wsgi]
 api_paste_config = %[4]s
-[api_database]
-connection = %[5]s
-[database]
-connection = %[6]s
-[oslo_concurrency]
-lock_path = %[1]s/lock
 [scheduler]
 workers = 1
 query_placement_for_availability_zone = true
@@ -64,28 +59,18 @@ host_subset_size = 1
 shuffle_best_same_weighed_hosts = false
 [conductor]
 workers = 1
-[placement]
-auth_type = none
-endpoint_override = %[7]s
 [glance]
-api_servers = %[8]s
+api_servers = %[5]s
 [neutron]
 auth_type = none
-endpoint_override = %[9]s
-[oslo_policy]
-enforce_scope = false
-enforce_new_defaults = false
+endpoint_override = %[6]s
 [oslo_messaging_notifications]
 driver = noop
-`, n.dir, n.transport, n.apiPort, filepath.Join(n.dir, "api-paste.ini"), n.dbURL("nova_api"), n.dbURL("nova_cell1"),
-		n.router.URL, n.glance.URL, n.neutron.URL)
-	for _, d := range []string{"state", "lock"} {
-		if err := os.MkdirAll(filepath.Join(n.dir, d), 0o700); err != nil {
-			return fmt.Errorf("novafull: %w", err)
-		}
-	}
-	if err := os.WriteFile(n.Conf, []byte(conf), 0o600); err != nil {
-		return fmt.Errorf("novafull: %w", err)
+`, n.dir, n.transport, n.apiPort, filepath.Join(n.dir, "api-paste.ini"), n.glance.URL, n.neutron.URL)
+	err = novaconf.Write(n.Conf, own, novaconf.Shared{Dir: n.dir, APIDatabase: novaconf.DatabaseURL(n.DB, "nova_api"),
+		Database: novaconf.DatabaseURL(n.DB, "nova_cell1"), Placement: n.router.URL})
+	if err != nil {
+		return err
 	}
 	return writePaste(filepath.Join(n.dir, "api-paste.ini"))
 }
@@ -95,13 +80,13 @@ driver = noop
 // middleware). noauth2 would be simpler but leaves the request context
 // without a token, and Nova then cannot call Glance for the image.
 func writePaste(path string) error {
-	b, err := os.ReadFile(pastes)
+	b, err := os.ReadFile(novaconf.APIPaste)
 	if err != nil {
 		return fmt.Errorf("novafull: %w", err)
 	}
 	s := strings.ReplaceAll(string(b), " authtoken keystonecontext ", " keystonecontext ")
 	if s == string(b) {
-		return fmt.Errorf("novafull: %s has no authtoken in its keystone pipelines", pastes)
+		return fmt.Errorf("novafull: %s has no authtoken in its keystone pipelines", novaconf.APIPaste)
 	}
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
 		return fmt.Errorf("novafull: %w", err)

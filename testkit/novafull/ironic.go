@@ -130,17 +130,12 @@ func (n *Nova) BaremetalFlavor(ctx context.Context, name, rc string) (string, er
 // next ironic compute, on another host, would share Ironic's nodes with
 // it on its hash ring and report only its part of them.
 func (n *Nova) ForceDown(ctx context.Context, host string, down bool) error {
-	var out struct {
-		Services []struct {
-			ID string `json:"id"`
-		} `json:"services"`
-	}
-	q := url.Values{"binary": {"nova-compute"}, "host": {host}}
-	if err := n.Call(ctx, http.StatusOK, http.MethodGet, "/os-services?"+q.Encode(), nil, &out); err != nil {
+	ids, err := n.ComputeServices(ctx, host)
+	if err != nil {
 		return err
 	}
-	for _, svc := range out.Services {
-		if err := n.Call(ctx, http.StatusOK, http.MethodPut, "/os-services/"+url.PathEscape(svc.ID), map[string]bool{"forced_down": down}, nil); err != nil {
+	for _, id := range ids {
+		if err := n.Call(ctx, http.StatusOK, http.MethodPut, "/os-services/"+url.PathEscape(id), map[string]bool{"forced_down": down}, nil); err != nil {
 			return err
 		}
 	}

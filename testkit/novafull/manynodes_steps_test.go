@@ -115,12 +115,8 @@ func (s *mnScenario) boot(i int, allowed []string) (string, string) {
 		t.Fatalf("%s: %v\n%s", label, err, s.n.Logs())
 	}
 	if srv.Status == "ERROR" {
-		fault := ""
-		if srv.Fault != nil {
-			fault = srv.Fault.Message
-		}
-		if len(free) != 0 || !strings.Contains(fault, "No valid host") {
-			t.Fatalf("%s: ERROR with fault %q, want ACTIVE on one of %v\n%s", label, fault, free, s.n.Logs())
+		if len(free) != 0 || !srv.NoValidHost() {
+			t.Fatalf("%s: ERROR with fault %q, want ACTIVE on one of %v\n%s", label, srv.FaultMessage(), free, s.n.Logs())
 		}
 		if got := s.bmAllocs(id); got != "none" {
 			t.Fatalf("%s: NoValidHost with allocations %s", label, got)
@@ -194,15 +190,9 @@ func (s *mnScenario) nodeOf(id string) string {
 
 // bmAllocs is a consumer's allocations as "mn-0:RC=n,…", or "none".
 func (s *mnScenario) bmAllocs(consumer string) string {
-	var out struct {
-		Allocations map[string]struct {
-			Resources map[string]int `json:"resources"`
-		} `json:"allocations"`
-	}
-	s.placement("/allocations/"+consumer, &out)
 	var parts []string
-	for rp, a := range out.Allocations {
-		for rc, n := range a.Resources {
+	for rp, r := range s.allocations(consumer) {
+		for rc, n := range r {
 			parts = append(parts, fmt.Sprintf("%s:%s=%d", cmpOr(s.names[rp], rp), rc, n))
 		}
 	}

@@ -326,17 +326,5 @@ func (s *moveScenario) cleanEnd(consumers ...string) {
 	for i, c := range consumers {
 		s.expect(fmt.Sprintf("deleted all: consumer %d", i+1), c, "none", "mm-a=0 mm-b=0 mm-c=0")
 	}
-	var project struct {
-		Usages map[string]int `json:"usages"`
-	}
-	body := s.p.MustDo(s.t, http.StatusOK, "GET", "/usages?project_id="+Project, "1.9", nil)
-	if err := json.Unmarshal(body, &project); err != nil {
-		s.t.Fatalf("usages: %v: %s", err, body)
-	}
-	for rc, used := range project.Usages {
-		if used != 0 {
-			s.t.Errorf("project %s still uses %d %s", Project, used, rc)
-		}
-	}
-	s.record = append(s.record, fmt.Sprintf("deleted all: project usages %v", project.Usages))
+	s.expectProjectUnused()
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -86,7 +85,7 @@ func TestNovaScheduler_MoreMoves(t *testing.T) {
 		t.Run(pl.name, func(t *testing.T) {
 			start := time.Now()
 			s := &moveScenario{scenario: &scenario{t: t, ctx: ctx, n: n, p: pl.start(t)}, flavor: flavor}
-			s.setUp()
+			s.setUpComputes(moveComputes(), s.cleanUp)
 			t.Logf("placement and computes up in %s", time.Since(start).Round(time.Millisecond))
 			s.run()
 			outcomes[pl.name] = s.record
@@ -96,51 +95,10 @@ func TestNovaScheduler_MoreMoves(t *testing.T) {
 	sameAsReference(t, placements, outcomes)
 }
 
-// setUp points Nova at the Placement and starts fresh computes; at the
-// end every server and the server group are deleted while the computes
-// still run.
-func (s *moveScenario) setUp() {
-	t := s.t
-	if err := s.n.UsePlacement(s.p.URL); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.n.UsePlacement("") })
-	t.Cleanup(s.n.StopComputes)
-	if err := s.n.StartComputes(s.ctx, moveComputes()...); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.cleanUp)
-	s.rp, s.host = map[string]string{}, map[string]string{}
-	for _, c := range moveComputes() {
-		var out struct {
-			ResourceProviders []struct {
-				UUID string `json:"uuid"`
-			} `json:"resource_providers"`
-		}
-		s.placement("/resource_providers?name="+c.Host, &out)
-		if len(out.ResourceProviders) != 1 {
-			t.Fatalf("%d providers named %s, want 1", len(out.ResourceProviders), c.Host)
-		}
-		s.rp[c.Host], s.host[out.ResourceProviders[0].UUID] = out.ResourceProviders[0].UUID, c.Host
-	}
-}
-
 // cleanUp deletes what a failed run left: servers (all at once), the
 // group, and a compute left forced down.
 func (s *moveScenario) cleanUp() {
-	ids, err := s.n.ServerIDs(s.ctx)
-	if err != nil {
-		s.t.Error(err)
-	}
-	var wg sync.WaitGroup
-	for _, id := range ids {
-		wg.Go(func() {
-			if err := s.n.Delete(s.ctx, id, 60*time.Second); err != nil {
-				s.t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	s.deleteServers()
 	if s.group != "" {
 		_, _, _ = s.n.Do(s.ctx, http.MethodDelete, "/os-server-groups/"+s.group, nil, nil)
 	}
@@ -191,12 +149,8 @@ func (s *moveScenario) bootOn(name, host string) string {
 // holding nothing.
 func (s *moveScenario) noValidHost(step string, srv Server, usages string) {
 	s.t.Helper()
-	fault := ""
-	if srv.Fault != nil {
-		fault = srv.Fault.Message
-	}
-	if srv.Status != "ERROR" || !strings.Contains(fault, "No valid host") {
-		s.t.Fatalf("%s: %s on %q with fault %q, want ERROR with No valid host\n%s", step, srv.Status, srv.Host, fault, s.n.Logs())
+	if srv.Status != "ERROR" || !srv.NoValidHost() {
+		s.t.Fatalf("%s: %s on %q with fault %q, want ERROR with No valid host\n%s", step, srv.Status, srv.Host, srv.FaultMessage(), s.n.Logs())
 	}
 	s.expect(step+": NoValidHost", srv.ID, "none", usages)
 }

@@ -29,19 +29,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/computeapi"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/novaconf"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
-// Debian's paths; /usr/bin/python3 because the python3 first on PATH may
-// not see python3-nova.
+// Debian's paths besides novaconf's.
 const (
-	python    = "/usr/bin/python3"
 	novaAPI   = "/usr/bin/nova-api"
 	novaSched = "/usr/bin/nova-scheduler"
 	novaCond  = "/usr/bin/nova-conductor"
-	novaMgr   = "/usr/bin/nova-manage"
-	pastes    = "/etc/nova/api-paste.ini"
 	fakeVirt  = "/usr/lib/python3/dist-packages/nova/virt/fake.py"
 	// Install is what to install when a piece is missing.
 	Install = "apt-get install --no-install-recommends nova-api nova-scheduler nova-conductor nova-common python3-nova rabbitmq-server mariadb-server"
@@ -49,8 +47,9 @@ const (
 
 // Nova is a running Nova with its broker, databases and doubles.
 type Nova struct {
-	// Endpoint is the compute API with its version, http://127.0.0.1:N/v2.1.
-	Endpoint string
+	// Client calls the compute API (Do, DoAs, Call) as the admin; its
+	// Endpoint is nova-api's, http://127.0.0.1:N/v2.1.
+	computeapi.Client
 	// Conf is the nova.conf every service reads (computes add their own).
 	Conf string
 	// DB is the MariaDB holding Nova's databases.
@@ -79,12 +78,8 @@ func Shared() *svcproc.Shared[*Nova] {
 
 // checkInstalled fails with what to install when a piece is missing.
 func checkInstalled() error {
-	for _, p := range []string{python, novaAPI, novaSched, novaCond, novaMgr, pastes, fakeVirt, rabbitServer, rabbitCtl, epmd} {
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("novafull: %s %w (%s): %w", p, svcproc.ErrNotInstalled, Install, err)
-		}
-	}
-	return nil
+	return novaconf.Missing(Install, novaconf.Python, novaAPI, novaSched, novaCond, novaconf.NovaManage, novaconf.APIPaste,
+		fakeVirt, rabbitServer, rabbitCtl, epmd)
 }
 
 // Start starts MariaDB, RabbitMQ and the doubles, builds Nova's
@@ -98,7 +93,7 @@ func Start(ctx context.Context) (_ *Nova, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("novafull: %w", err)
 	}
-	n := &Nova{dir: dir, mapped: map[string]bool{}}
+	n := &Nova{Client: client(), dir: dir, mapped: map[string]bool{}}
 	defer func() {
 		if err != nil {
 			_ = n.Stop()
@@ -134,22 +129,12 @@ func Start(ctx context.Context) (_ *Nova, err error) {
 	return n, n.startServices(ctx)
 }
 
-func (n *Nova) dbURL(db string) string {
-	return fmt.Sprintf("mysql+pymysql://%s@%s/%s?charset=utf8", n.DB.User, n.DB.Addr, db)
-}
-
 // env is a clean environment for Debian's Python.
 func (n *Nova) env() []string { return svcproc.Env(n.dir, n.dir) }
 
 // Manage runs nova-manage with the harness's nova.conf.
 func (n *Nova) Manage(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, python, append([]string{novaMgr, "--config-file", n.Conf}, args...)...)
-	cmd.Env, cmd.Dir = n.env(), n.dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("novafull: nova-manage %s: %w\n%s", strings.Join(args, " "), err, svcproc.Tail(string(out), 3000))
-	}
-	return string(out), nil
+	return novaconf.Manage(ctx, n.dir, []string{n.Conf}, args...)
 }
 
 // buildSchemas syncs the API database, maps cell0 and creates cell1 on
@@ -157,40 +142,23 @@ func (n *Nova) Manage(ctx context.Context, args ...string) (string, error) {
 // is its own database, and the syncs take most of the start-up).
 func (n *Nova) buildSchemas(ctx context.Context) error {
 	cell0 := filepath.Join(n.dir, "cell0.conf")
-	if err := os.WriteFile(cell0, []byte("[database]\nconnection = "+n.dbURL("nova_cell0")+"\n"), 0o600); err != nil {
-		return fmt.Errorf("novafull: %w", err)
+	if err := novaconf.WriteDatabase(cell0, novaconf.DatabaseURL(n.DB, "nova_cell0")); err != nil {
+		return err
 	}
-	runs := [][][]string{
-		{{"api_db", "sync"},
-			{"cell_v2", "map_cell0", "--database_connection", n.dbURL("nova_cell0")},
-			{"cell_v2", "create_cell", "--name", "cell1", "--database_connection", n.dbURL("nova_cell1"), "--transport-url", n.transport}},
-		{{"db", "sync", "--local_cell"}},
-		{{"--config-file", cell0, "db", "sync", "--local_cell"}},
-	}
-	errs := make(chan error, len(runs))
-	for _, steps := range runs {
-		go func() {
-			for _, s := range steps {
-				if _, err := n.Manage(ctx, s...); err != nil {
-					errs <- err
-					return
-				}
-			}
-			errs <- nil
-		}()
-	}
-	var all []error
-	for range runs {
-		all = append(all, <-errs)
-	}
-	return errors.Join(all...)
+	conf := []string{n.Conf}
+	return novaconf.ManageBeside(ctx, n.dir,
+		[]novaconf.Run{{Confs: conf, Args: []string{"api_db", "sync"}},
+			{Confs: conf, Args: []string{"cell_v2", "map_cell0", "--database_connection", novaconf.DatabaseURL(n.DB, "nova_cell0")}},
+			{Confs: conf, Args: []string{"cell_v2", "create_cell", "--name", "cell1", "--database_connection", novaconf.DatabaseURL(n.DB, "nova_cell1"), "--transport-url", n.transport}}},
+		[]novaconf.Run{{Confs: conf, Args: []string{"db", "sync", "--local_cell"}}},
+		[]novaconf.Run{{Confs: []string{n.Conf, cell0}, Args: []string{"db", "sync", "--local_cell"}}})
 }
 
 // startServices starts nova-api, nova-scheduler and nova-conductor and
 // waits until the API answers and lists the other two as up.
 func (n *Nova) startServices(ctx context.Context) error {
 	for _, bin := range []string{novaAPI, novaSched, novaCond} {
-		cmd := exec.Command(python, bin, "--config-file", n.Conf)
+		cmd := exec.Command(novaconf.Python, bin, "--config-file", n.Conf)
 		cmd.Env, cmd.Dir = n.env(), n.dir
 		p, err := svcproc.Start(cmd, filepath.Join(n.dir, filepath.Base(bin)+".log"))
 		if err != nil {

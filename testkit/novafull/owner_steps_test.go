@@ -106,12 +106,8 @@ func (s *ownerScenario) boot(phase, flavor string, feature bool, allowed ...stri
 	var outcome, want string
 	switch {
 	case srv.Status == "ERROR":
-		fault := ""
-		if srv.Fault != nil {
-			fault = srv.Fault.Message
-		}
-		if len(allowed) != 0 || !strings.Contains(fault, "No valid host") {
-			t.Fatalf("%s: ERROR with fault %q, want a host of %v\n%s", label, fault, allowed, s.n.Logs())
+		if len(allowed) != 0 || !srv.NoValidHost() {
+			t.Fatalf("%s: ERROR with fault %q, want a host of %v\n%s", label, srv.FaultMessage(), allowed, s.n.Logs())
 		}
 		outcome, want = "NoValidHost", "none"
 	case !slices.Contains(allowed, srv.Host):
@@ -133,17 +129,11 @@ func (s *ownerScenario) boot(phase, flavor string, feature bool, allowed ...stri
 // ownerAllocs is a consumer's allocations as "provider:RC=n,…", the
 // providers by host (the device as ow-a/fpga), sorted, or "none".
 func (s *ownerScenario) ownerAllocs(consumer string) string {
-	var out struct {
-		Allocations map[string]struct {
-			Resources map[string]int `json:"resources"`
-		} `json:"allocations"`
-	}
-	s.placement("/allocations/"+consumer, &out)
 	var parts []string
-	for rp, a := range out.Allocations {
+	for rp, r := range s.allocations(consumer) {
 		var rcs []string
-		for _, rc := range slices.Sorted(maps.Keys(a.Resources)) {
-			rcs = append(rcs, fmt.Sprintf("%s=%d", rc, a.Resources[rc]))
+		for _, rc := range slices.Sorted(maps.Keys(r)) {
+			rcs = append(rcs, fmt.Sprintf("%s=%d", rc, r[rc]))
 		}
 		parts = append(parts, cmpOr(s.host[rp], rp)+":"+strings.Join(rcs, ","))
 	}

@@ -187,7 +187,7 @@ func (s *ownerScenario) setUp(gate *lateGate) {
 	if err := s.n.StartComputes(s.ctx, Compute{Host: ownerFPGAHost}, Compute{Host: ownerPlainHost}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { (&aggScenario{scenario: s.scenario}).deleteServers() })
+	t.Cleanup(s.deleteServers)
 	s.rp, s.host = map[string]string{}, map[string]string{}
 	for _, h := range ownerHosts() {
 		s.rp[h] = s.providerNamed(h)
@@ -228,20 +228,6 @@ func (s *ownerScenario) client() *placementclient.Client {
 		s.t.Fatal(err)
 	}
 	return c
-}
-
-// providerNamed is the uuid of the one provider named name.
-func (s *ownerScenario) providerNamed(name string) string {
-	var out struct {
-		ResourceProviders []struct {
-			UUID string `json:"uuid"`
-		} `json:"resource_providers"`
-	}
-	s.placement("/resource_providers?name="+name, &out)
-	if len(out.ResourceProviders) != 1 {
-		s.t.Fatalf("%d providers named %s, want 1", len(out.ResourceProviders), name)
-	}
-	return out.ResourceProviders[0].UUID
 }
 
 // startAgent runs host's agent with the fpga driver over devices (a

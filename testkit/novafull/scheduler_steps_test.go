@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 )
 
 // run is the scenario's steps; each expected outcome follows from the
@@ -65,12 +64,8 @@ func (s *scenario) bootUntilFull() map[string][]string {
 		}
 		srv := s.wait(id, "ACTIVE", "ERROR")
 		if srv.Status == "ERROR" {
-			fault := ""
-			if srv.Fault != nil {
-				fault = srv.Fault.Message
-			}
-			if !strings.Contains(fault, "No valid host") {
-				s.t.Fatalf("boot %d: ERROR with fault %q, want No valid host\n%s", i, fault, s.n.Logs())
+			if !srv.NoValidHost() {
+				s.t.Fatalf("boot %d: ERROR with fault %q, want No valid host\n%s", i, srv.FaultMessage(), s.n.Logs())
 			}
 			s.expect(fmt.Sprintf("boot %d: NoValidHost", i), id, "none", "nf-a=3072 nf-b=2048 nf-c=1024")
 			s.delete(id)
@@ -149,8 +144,14 @@ func (s *scenario) deleteAll(consumers map[string]string) {
 	for _, name := range slices.Sorted(maps.Keys(consumers)) {
 		s.expect("deleted: "+name, consumers[name], "none", "nf-a=0 nf-b=0 nf-c=0")
 	}
-	// 1.9's form of the project's usages (1.38 groups them by consumer
-	// type).
+	s.expectProjectUnused()
+}
+
+// expectProjectUnused checks that the project uses nothing any more, in
+// 1.9's form of its usages (1.38 groups them by consumer type), and
+// records them.
+func (s *scenario) expectProjectUnused() {
+	s.t.Helper()
 	var project struct {
 		Usages map[string]int `json:"usages"`
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,7 +65,7 @@ func TestNovaScheduler_Moves(t *testing.T) {
 		t.Run(pl.name, func(t *testing.T) {
 			start := time.Now()
 			s := &scenario{t: t, ctx: ctx, n: n, p: pl.start(t), flavors: flavors}
-			s.setUp()
+			s.setUpComputes(scenarioComputes(), s.deleteServers)
 			t.Logf("placement and computes up in %s", time.Since(start).Round(time.Millisecond))
 			s.run()
 			outcomes[pl.name] = s.record
@@ -75,42 +76,57 @@ func TestNovaScheduler_Moves(t *testing.T) {
 	sameAsReference(t, placements, outcomes)
 }
 
-// setUp points Nova at the Placement and starts fresh computes; at the
-// end any server left is deleted while the computes still run.
-func (s *scenario) setUp() {
+// setUpComputes points Nova at the scenario's Placement, starts fresh
+// computes and finds each one's provider; at the end cleanUp runs while
+// the computes still run.
+func (s *scenario) setUpComputes(computes []Compute, cleanUp func()) {
 	t := s.t
 	if err := s.n.UsePlacement(s.p.URL); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.n.UsePlacement("") })
 	t.Cleanup(s.n.StopComputes)
-	if err := s.n.StartComputes(s.ctx, scenarioComputes()...); err != nil {
+	if err := s.n.StartComputes(s.ctx, computes...); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ids, err := s.n.ServerIDs(s.ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		for _, id := range ids {
-			if err := s.n.Delete(s.ctx, id, 60*time.Second); err != nil {
-				t.Error(err)
-			}
-		}
-	})
+	t.Cleanup(cleanUp)
 	s.rp, s.host = map[string]string{}, map[string]string{}
-	for _, c := range scenarioComputes() {
-		var out struct {
-			ResourceProviders []struct {
-				UUID string `json:"uuid"`
-			} `json:"resource_providers"`
-		}
-		s.placement("/resource_providers?name="+c.Host, &out)
-		if len(out.ResourceProviders) != 1 {
-			t.Fatalf("%d providers named %s, want 1", len(out.ResourceProviders), c.Host)
-		}
-		s.rp[c.Host], s.host[out.ResourceProviders[0].UUID] = out.ResourceProviders[0].UUID, c.Host
+	for _, c := range computes {
+		s.rp[c.Host] = s.providerNamed(c.Host)
+		s.host[s.rp[c.Host]] = c.Host
 	}
+}
+
+// providerNamed is the uuid of the one provider named name.
+func (s *scenario) providerNamed(name string) string {
+	var out struct {
+		ResourceProviders []struct {
+			UUID string `json:"uuid"`
+		} `json:"resource_providers"`
+	}
+	s.placement("/resource_providers?name="+name, &out)
+	if len(out.ResourceProviders) != 1 {
+		s.t.Fatalf("%d providers named %s, want 1", len(out.ResourceProviders), name)
+	}
+	return out.ResourceProviders[0].UUID
+}
+
+// deleteServers deletes every server while the computes still run, all
+// at once (one by one would add seconds to each run).
+func (s *scenario) deleteServers() {
+	ids, err := s.n.ServerIDs(s.ctx)
+	if err != nil {
+		s.t.Error(err)
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			if err := s.n.Delete(s.ctx, id, 60*time.Second); err != nil {
+				s.t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // placement GETs path from the scenario's Placement, wanting 200.
@@ -135,18 +151,27 @@ func (s *scenario) usages() string {
 	return strings.Join(parts, " ")
 }
 
-// allocs is a consumer's allocations as "host:MEMORY_MB/VCPU/DISK_GB",
-// sorted, or "none".
-func (s *scenario) allocs(consumer string) string {
+// allocations is a consumer's allocations: provider → resource class →
+// amount.
+func (s *scenario) allocations(consumer string) map[string]map[string]int {
 	var out struct {
 		Allocations map[string]struct {
 			Resources map[string]int `json:"resources"`
 		} `json:"allocations"`
 	}
 	s.placement("/allocations/"+consumer, &out)
-	var parts []string
+	all := map[string]map[string]int{}
 	for rp, a := range out.Allocations {
-		r := a.Resources
+		all[rp] = a.Resources
+	}
+	return all
+}
+
+// allocs is a consumer's allocations as "host:MEMORY_MB/VCPU/DISK_GB",
+// sorted, or "none".
+func (s *scenario) allocs(consumer string) string {
+	var parts []string
+	for rp, r := range s.allocations(consumer) {
 		parts = append(parts, fmt.Sprintf("%s:%d/%d/%d", s.host[rp], r["MEMORY_MB"], r["VCPU"], r["DISK_GB"]))
 	}
 	slices.Sort(parts)

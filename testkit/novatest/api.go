@@ -1,7 +1,6 @@
 package novatest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,13 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/placement-syncd/placement-syncd/microversion"
-	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
+	"github.com/placement-syncd/placement-syncd/testkit/computeapi"
 )
 
 // Token is the noauth2 token of an admin in project admin.
@@ -25,78 +22,19 @@ const Token = "admin:admin"
 // gives services and hypervisors their uuids.
 const Microversion = "2.53"
 
-// request builds one admin request; one connection per request, as
-// uWSGI's http-socket may close an idle one just as a POST is sent on it.
-func (n *Nova) request(ctx context.Context, method, path string, body any) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("novatest: %w", err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.Endpoint+path, rd)
-	if err != nil {
-		return nil, fmt.Errorf("novatest: %w", err)
-	}
-	req.Header.Set("X-Auth-Token", Token)
-	req.Header.Set("X-Auth-Project-Id", "admin")
-	req.Header.Set("OpenStack-API-Version", "compute "+Microversion)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Close = true
-	return req, nil
-}
-
-// Do sends one request to the compute API (path relative to Endpoint) as
-// the admin and decodes a JSON answer into out when it is not nil.
-func (n *Nova) Do(ctx context.Context, method, path string, body, out any) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var resp *http.Response
-	for attempt := 0; ; attempt++ {
-		req, err := n.request(ctx, method, path, body)
-		if err != nil {
-			return 0, nil, err
-		}
-		resp, err = http.DefaultClient.Do(req)
-		// uWSGI now and then resets or closes a fresh connection before
-		// reading the request (nothing in its log, an ECONNRESET or an
-		// EOF here): that request was not served. A retried write that
-		// had been served would answer 409, which the caller sees.
-		if err != nil && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)) && attempt < 2 {
-			continue
-		}
-		if err != nil {
-			return 0, nil, fmt.Errorf("novatest: %s %s: %w\nnova-api log:\n%s", method, path, err, svcproc.Tail(n.Log(), 2000))
-		}
-		break
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("novatest: %s %s: %w", method, path, err)
-	}
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, data, fmt.Errorf("novatest: %s %s: decode: %w", method, path, err)
-		}
-	}
-	return resp.StatusCode, data, nil
-}
-
-// call is Do that wants one status code.
-func (n *Nova) call(ctx context.Context, want int, method, path string, body, out any) error {
-	code, data, err := n.Do(ctx, method, path, body, out)
-	if err != nil {
-		return err
-	}
-	if code != want {
-		return fmt.Errorf("novatest: %s %s: %d, want %d: %s", method, path, code, want, data)
-	}
-	return nil
+// client calls the compute API as the admin. One connection per
+// request, as uWSGI's http-socket may close an idle one just as a
+// request is sent on it; and uWSGI now and then resets or closes a fresh
+// connection before reading the request (nothing in its log), so that
+// request, not served, is sent again: a retried write that had been
+// served would answer 409, which the caller sees.
+func (n *Nova) client() computeapi.Client {
+	return computeapi.Client{Microversion: Microversion, Project: "admin", Timeout: 30 * time.Second,
+		Identity: func(h http.Header, project string) {
+			h.Set("X-Auth-Token", Token)
+			h.Set("X-Auth-Project-Id", project)
+		},
+		FreshConnections: true, ServerLog: n.Log}
 }
 
 // Aggregate is a Nova host aggregate.
@@ -112,37 +50,32 @@ func (n *Nova) CreateAggregate(ctx context.Context, name string) (Aggregate, err
 	var out struct {
 		Aggregate Aggregate `json:"aggregate"`
 	}
-	err := n.call(ctx, http.StatusOK, http.MethodPost, "/os-aggregates", map[string]any{"aggregate": map[string]any{"name": name}}, &out)
+	err := n.Call(ctx, http.StatusOK, http.MethodPost, "/os-aggregates", map[string]any{"aggregate": map[string]any{"name": name}}, &out)
 	return out.Aggregate, err
 }
 
 // AddHost adds a host to an aggregate through the API.
 func (n *Nova) AddHost(ctx context.Context, aggregate int, host string) error {
-	return n.call(ctx, http.StatusOK, http.MethodPost, "/os-aggregates/"+strconv.Itoa(aggregate)+"/action",
+	return n.Call(ctx, http.StatusOK, http.MethodPost, "/os-aggregates/"+strconv.Itoa(aggregate)+"/action",
 		map[string]any{"add_host": map[string]any{"host": host}}, nil)
 }
 
 // RemoveHost removes a host from an aggregate through the API.
 func (n *Nova) RemoveHost(ctx context.Context, aggregate int, host string) error {
-	return n.call(ctx, http.StatusOK, http.MethodPost, "/os-aggregates/"+strconv.Itoa(aggregate)+"/action",
+	return n.Call(ctx, http.StatusOK, http.MethodPost, "/os-aggregates/"+strconv.Itoa(aggregate)+"/action",
 		map[string]any{"remove_host": map[string]any{"host": host}}, nil)
 }
 
 // serviceID is the uuid of host's nova-compute service.
 func (n *Nova) serviceID(ctx context.Context, host string) (string, error) {
-	var out struct {
-		Services []struct {
-			ID string `json:"id"`
-		} `json:"services"`
-	}
-	q := url.Values{"binary": {"nova-compute"}, "host": {host}}
-	if err := n.call(ctx, http.StatusOK, http.MethodGet, "/os-services?"+q.Encode(), nil, &out); err != nil {
+	ids, err := n.ComputeServices(ctx, host)
+	if err != nil {
 		return "", err
 	}
-	if len(out.Services) != 1 {
-		return "", fmt.Errorf("novatest: %d nova-compute services on host %s", len(out.Services), host)
+	if len(ids) != 1 {
+		return "", fmt.Errorf("novatest: %d nova-compute services on host %s", len(ids), host)
 	}
-	return out.Services[0].ID, nil
+	return ids[0], nil
 }
 
 // UpdateService sets a compute service's fields through the API, e.g.
@@ -152,7 +85,7 @@ func (n *Nova) UpdateService(ctx context.Context, host string, fields map[string
 	if err != nil {
 		return err
 	}
-	return n.call(ctx, http.StatusOK, http.MethodPut, "/os-services/"+id, fields, nil)
+	return n.Call(ctx, http.StatusOK, http.MethodPut, "/os-services/"+id, fields, nil)
 }
 
 // DeleteService deletes a compute service through the API.
@@ -161,7 +94,7 @@ func (n *Nova) DeleteService(ctx context.Context, host string) error {
 	if err != nil {
 		return err
 	}
-	return n.call(ctx, http.StatusNoContent, http.MethodDelete, "/os-services/"+id, nil, nil)
+	return n.Call(ctx, http.StatusNoContent, http.MethodDelete, "/os-services/"+id, nil, nil)
 }
 
 // startStub serves nova-api's [placement]: a Placement double that finds

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/novaconf"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
@@ -167,7 +168,7 @@ var oracleLine = regexp.MustCompile(`(?m)^NOVATEST-ORACLE (raised|minimum) (\S+)
 func (n *Nova) MinimumVersion(ctx context.Context) (version int, raised bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-c", oracleScript, n.Conf)
+	cmd := exec.CommandContext(ctx, novaconf.Python, "-c", oracleScript, n.Conf)
 	cmd.Env, cmd.Dir = n.env(), n.dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/novaconf"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
@@ -113,7 +114,7 @@ func (n *Nova) AddInstances(ctx context.Context, instances []Instance, migration
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-c", seedScript, n.Conf)
+	cmd := exec.CommandContext(ctx, novaconf.Python, "-c", seedScript, n.Conf)
 	cmd.Env, cmd.Dir, cmd.Stdin = n.env(), n.dir, bytes.NewReader(body)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "NOVATEST-SEED done") {

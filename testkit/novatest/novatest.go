@@ -23,23 +23,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/placement-syncd/placement-syncd/testkit/computeapi"
 	"github.com/placement-syncd/placement-syncd/testkit/mariadbtest"
+	"github.com/placement-syncd/placement-syncd/testkit/novaconf"
 	"github.com/placement-syncd/placement-syncd/testkit/svcproc"
 )
 
-// Debian's paths. The python3 first on PATH may be another installation
-// that does not see Debian's python3-nova, so these are used as they are.
+// Debian's paths besides novaconf's.
 const (
-	python   = "/usr/bin/python3"
 	uwsgi    = "/usr/bin/uwsgi"
 	novaWSGI = "/usr/bin/nova-api-wsgi"
-	novaMgr  = "/usr/bin/nova-manage"
-	pastes   = "/etc/nova/api-paste.ini"
 	// Install is what to install when a piece is missing.
 	Install = "apt-get install nova-api nova-common uwsgi-core uwsgi-plugin-python3 mariadb-server"
 )
@@ -53,8 +50,9 @@ func cellNames() []string { return []string{"cell1", "cell2"} }
 
 // Nova is a running nova-api with its databases.
 type Nova struct {
-	// Endpoint is the compute API with its version, http://127.0.0.1:N/v2.1.
-	Endpoint string
+	// Client calls the compute API (Do, Call) as the admin; its Endpoint
+	// is nova-api's, http://127.0.0.1:N/v2.1.
+	computeapi.Client
 	// Root is the server's root (the version document, answered with 300).
 	Root string
 	// DB is the MariaDB holding Nova's databases.
@@ -101,10 +99,8 @@ func Shared() *svcproc.Shared[*Nova] {
 
 // checkInstalled fails with what to install when a piece is missing.
 func checkInstalled() error {
-	for _, p := range []string{python, uwsgi, novaWSGI, novaMgr, pastes} {
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("novatest: %s %w (%s): %w", p, svcproc.ErrNotInstalled, Install, err)
-		}
+	if err := novaconf.Missing(Install, novaconf.Python, uwsgi, novaWSGI, novaconf.NovaManage, novaconf.APIPaste); err != nil {
+		return err
 	}
 	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
 		return fmt.Errorf("novatest: uWSGI's python3 plugin %w (%s): %w", svcproc.ErrNotInstalled, Install, err)
@@ -123,6 +119,7 @@ func Start(ctx context.Context) (_ *Nova, err error) {
 		return nil, fmt.Errorf("novatest: %w", err)
 	}
 	n := &Nova{dir: dir, cells: map[string]*Cell{}, nextID: 1}
+	n.Client = n.client()
 	defer func() {
 		if err != nil {
 			_ = n.Stop()
@@ -164,7 +161,7 @@ func (n *Nova) createDatabases(ctx context.Context) error {
 	if err := n.DB.Exec(ctx, "", stmts...); err != nil {
 		return fmt.Errorf("novatest: %w", err)
 	}
-	n.APIDatabase, n.Cell0 = n.rootURL("nova_api"), n.rootURL("nova_cell0")
+	n.APIDatabase, n.Cell0 = novaconf.DatabaseURL(n.DB, "nova_api"), novaconf.DatabaseURL(n.DB, "nova_cell0")
 	return nil
 }
 
@@ -172,16 +169,12 @@ func (c *Cell) grant() string {
 	return fmt.Sprintf("GRANT ALL ON %s.* TO '%s'@'127.0.0.1'", c.Database, c.User)
 }
 
-func (n *Nova) rootURL(db string) string {
-	return fmt.Sprintf("mysql+pymysql://%s@%s/%s?charset=utf8", n.DB.User, n.DB.Addr, db)
-}
-
 // writeConf writes nova.conf: noauth2, a fake transport (no broker; the
 // computes are seen down, so nova-api calls none), a small max_limit, and a
 // Placement with no providers for nova-api's own aggregate mirroring.
 func (n *Nova) writeConf() error {
 	n.Conf = filepath.Join(n.dir, "nova.conf")
-	conf := fmt.Sprintf(`[DEFAULT]
+	own := fmt.Sprintf(`[DEFAULT]
 transport_url = fake://
 state_path = %[1]s/state
 log_dir = %[1]s/log
@@ -189,25 +182,16 @@ use_stderr = true
 [api]
 auth_strategy = noauth2
 max_limit = %[2]d
-[api_database]
-connection = %[3]s
-[database]
-connection = %[4]s
-[oslo_concurrency]
-lock_path = %[1]s/lock
-[placement]
-auth_type = none
-endpoint_override = %[5]s
-[oslo_policy]
-enforce_scope = false
-enforce_new_defaults = false
-`, n.dir, MaxLimit, n.APIDatabase, n.rootURL("nova_cell0"), "http://"+n.stubAddr())
-	for _, d := range []string{"state", "log", "lock"} {
-		if err := os.MkdirAll(filepath.Join(n.dir, d), 0o700); err != nil {
-			return fmt.Errorf("novatest: %w", err)
-		}
+`, n.dir, MaxLimit)
+	err := novaconf.Write(n.Conf, own, novaconf.Shared{Dir: n.dir, APIDatabase: n.APIDatabase,
+		Database: n.Cell0, Placement: "http://" + n.stubAddr()})
+	if err != nil {
+		return err
 	}
-	paste, err := os.ReadFile(pastes)
+	if err := os.MkdirAll(filepath.Join(n.dir, "log"), 0o700); err != nil {
+		return fmt.Errorf("novatest: %w", err)
+	}
+	paste, err := os.ReadFile(novaconf.APIPaste)
 	if err != nil {
 		return fmt.Errorf("novatest: %w", err)
 	}
@@ -216,7 +200,7 @@ enforce_new_defaults = false
 	if err := os.WriteFile(filepath.Join(n.dir, "api-paste.ini"), paste, 0o600); err != nil {
 		return fmt.Errorf("novatest: %w", err)
 	}
-	return os.WriteFile(n.Conf, []byte(conf), 0o600)
+	return nil
 }
 
 // env is a clean environment for Debian's Python: nothing of the test
@@ -228,55 +212,29 @@ func (n *Nova) env(extra ...string) []string {
 // Manage runs nova-manage with the harness's nova.conf (and extra config
 // files) and returns its output.
 func (n *Nova) Manage(ctx context.Context, confs []string, args ...string) (string, error) {
-	full := []string{novaMgr, "--config-file", n.Conf}
-	for _, c := range confs {
-		full = append(full, "--config-file", c)
-	}
-	cmd := exec.CommandContext(ctx, python, append(full, args...)...)
-	cmd.Env, cmd.Dir = n.env(), n.dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("novatest: nova-manage %s: %w\n%s", strings.Join(args, " "), err, svcproc.Tail(string(out), 3000))
-	}
-	return string(out), nil
+	return novaconf.Manage(ctx, n.dir, append([]string{n.Conf}, confs...), args...)
 }
 
-// buildSchemas runs api_db sync, maps cell0, creates the cells and syncs
-// each cell's schema (those in parallel: each is its own database).
+// buildSchemas runs api_db sync, maps cell0 and creates the cells, while
+// each cell's schema is synced beside it (each is its own database).
 func (n *Nova) buildSchemas(ctx context.Context) error {
-	if _, err := n.Manage(ctx, nil, "api_db", "sync"); err != nil {
-		return err
-	}
-	if _, err := n.Manage(ctx, nil, "cell_v2", "map_cell0", "--database_connection", n.rootURL("nova_cell0")); err != nil {
-		return err
-	}
-	confs := map[string][]string{"cell0": nil}
+	conf := []string{n.Conf}
+	setup := []novaconf.Run{{Confs: conf, Args: []string{"api_db", "sync"}},
+		{Confs: conf, Args: []string{"cell_v2", "map_cell0", "--database_connection", n.Cell0}}}
+	syncs := [][]novaconf.Run{{{Confs: conf, Args: []string{"db", "sync", "--local_cell"}}}}
 	for _, name := range cellNames() {
 		c := n.cells[name]
 		// Each cell its own transport URL: nova-manage refuses two cells
 		// with the same one. The fake driver needs no broker.
-		if _, err := n.Manage(ctx, nil, "cell_v2", "create_cell", "--name", name,
-			"--database_connection", c.URL, "--transport-url", "fake://"+name+"/"); err != nil {
+		setup = append(setup, novaconf.Run{Confs: conf, Args: []string{"cell_v2", "create_cell", "--name", name,
+			"--database_connection", c.URL, "--transport-url", "fake://" + name + "/"}})
+		cellConf := filepath.Join(n.dir, name+".conf")
+		if err := novaconf.WriteDatabase(cellConf, c.URL); err != nil {
 			return err
 		}
-		conf := filepath.Join(n.dir, name+".conf")
-		if err := os.WriteFile(conf, []byte("[database]\nconnection = "+c.URL+"\n"), 0o600); err != nil {
-			return fmt.Errorf("novatest: %w", err)
-		}
-		confs[name] = []string{conf}
+		syncs = append(syncs, []novaconf.Run{{Confs: []string{n.Conf, cellConf}, Args: []string{"db", "sync", "--local_cell"}}})
 	}
-	errs := make(chan error, len(confs))
-	for _, conf := range confs {
-		go func() {
-			_, err := n.Manage(ctx, conf, "db", "sync", "--local_cell")
-			errs <- err
-		}()
-	}
-	var all []error
-	for range confs {
-		all = append(all, <-errs)
-	}
-	return errors.Join(all...)
+	return novaconf.ManageBeside(ctx, n.dir, append([][]novaconf.Run{setup}, syncs...)...)
 }
 
 // startAPI starts the noauth2 nova-api the helpers talk to.

@@ -107,7 +107,7 @@ func TestNova_APIWrites(t *testing.T) {
 	var got struct {
 		Aggregate Aggregate `json:"aggregate"`
 	}
-	if err := n.call(ctx, http.StatusOK, http.MethodGet, fmt.Sprintf("/os-aggregates/%d", agg.ID), nil, &got); err != nil {
+	if err := n.Call(ctx, http.StatusOK, http.MethodGet, fmt.Sprintf("/os-aggregates/%d", agg.ID), nil, &got); err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Aggregate.Hosts) != 1 || got.Aggregate.Hosts[0] != "w2" || got.Aggregate.UUID == "" {
