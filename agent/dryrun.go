@@ -23,6 +23,10 @@ type Plan struct {
 	// and aggregates, then the retirement of vanished providers (a
 	// delete, or a reservation in full).
 	Writes []string
+	// Deferred has one line per provider left to the service that
+	// reports it (it carries one of drivers.Provider.DeferTo): nothing
+	// is written to it, so it has no line in Writes.
+	Deferred []string
 	// Refused, when set, says why vanished providers would not be
 	// retired (max_retirements, an empty answer).
 	Refused string
@@ -57,7 +61,8 @@ func (a *Agent) dryRun(ctx context.Context, d drivers.Driver) Plan {
 		pl.Err = err
 		return pl
 	}
-	pl.Writes = a.planTree(tree, st).lines()
+	tp := a.planTree(tree, st)
+	pl.Writes, pl.Deferred = tp.lines(), tp.deferredLines()
 	errs := st.errs
 	if rt, ok := a.planRetirement(d, tree); ok {
 		refused, writes, err := a.retirementPlan(ctx, rt)
@@ -80,6 +85,21 @@ func (tp treePlan) lines() []string {
 	for _, g := range tp.groups {
 		for _, pp := range g {
 			out = append(out, pp.lines()...)
+		}
+	}
+	return out
+}
+
+// deferredLines describes the providers the plan leaves to the service
+// that reports them, one line each, in the driver's order.
+func (tp treePlan) deferredLines() []string {
+	var out []string
+	for _, g := range tp.groups {
+		for _, pp := range g {
+			if pp.deferredTo != "" {
+				out = append(out, fmt.Sprintf("leave provider %q (%s) to the service that reports it: it carries %s; no writes",
+					pp.p.Name, pp.p.UUID, pp.deferredTo))
+			}
 		}
 	}
 	return out

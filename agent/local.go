@@ -136,6 +136,7 @@ func (a *Agent) serveStatus(w http.ResponseWriter, r *http.Request) {
 		Writes      int            `json:"writes"`
 		Conflicts   int            `json:"conflicts"`
 		Unavailable map[string]int `json:"unavailable"`
+		Deferred    int            `json:"deferred"`
 		Error       string         `json:"error,omitempty"`
 	}
 	out := struct {
@@ -144,7 +145,8 @@ func (a *Agent) serveStatus(w http.ResponseWriter, r *http.Request) {
 		Devices     any            `json:"devices,omitempty"`
 	}{LastSuccess: lastOK}
 	for _, res := range results {
-		ds := driverStatus{Driver: res.Driver, Providers: res.Providers, Writes: res.Writes, Conflicts: res.Conflicts, Unavailable: res.Unavailable}
+		ds := driverStatus{Driver: res.Driver, Providers: res.Providers, Writes: res.Writes, Conflicts: res.Conflicts,
+			Unavailable: res.Unavailable, Deferred: res.Deferred}
 		if res.Err != nil {
 			ds.Error = res.Err.Error()
 		}

@@ -18,6 +18,7 @@ type agentMetrics struct {
 	placementErrors  prometheus.Counter
 	fallbackDeletes  prometheus.Counter
 	unavailable      *prometheus.GaugeVec
+	deferred         *prometheus.GaugeVec
 	programs         *prometheus.CounterVec
 	devicesFailed    prometheus.Gauge
 	placementUp      prometheus.Gauge
@@ -50,6 +51,9 @@ func newMetrics(reg prometheus.Registerer) (*agentMetrics, error) {
 			"Unavailable inventories deleted because the server is older than microversion 1.26."),
 		unavailable: s.GaugeVec("unavailable_resources",
 			"Inventories held back (reserved == total) in the last pass, by driver and reason.", "driver", "reason"),
+		deferred: s.GaugeVec("providers_deferred",
+			"Providers the agent leaves to the service that reports them and writes nothing to (they carry its trait; "+
+				"agent.ironic.defer_to_nova), in the driver's last successful pass.", "driver"),
 		programs: s.CounterVec("fpga_programs_total",
 			"FPGA programming requests, by result (success, failure, timeout, refused).", "result"),
 		devicesFailed:    s.Gauge("fpga_devices_failed", "FPGA devices whose last programming failed or timed out (kept reserved)."),

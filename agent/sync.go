@@ -64,6 +64,7 @@ func (a *Agent) syncDriver(ctx context.Context, d drivers.Driver) (r Result) {
 		if r.Err == nil {
 			a.metrics.lastSuccess.WithLabelValues(r.Driver).SetToCurrentTime()
 			a.metrics.setUnavailable(r.Driver, r.Unavailable)
+			a.metrics.deferred.WithLabelValues(r.Driver).Set(float64(r.Deferred))
 		}
 		a.metrics.syncDuration.WithLabelValues(r.Driver).Observe(r.Duration.Seconds())
 		a.metrics.syncs.WithLabelValues(r.Driver, result).Inc()

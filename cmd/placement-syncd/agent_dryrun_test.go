@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placement-syncd/placement-syncd/agent"
 	"github.com/placement-syncd/placement-syncd/testkit/placementtest"
 )
 
@@ -109,5 +110,27 @@ func TestAgentDryRun_NeedsOnce(t *testing.T) {
 	if help := stderr.String(); !strings.Contains(help, "agent --config FILE [--once [--dry-run] [--max-retirements N|N%]]") ||
 		!strings.Contains(help, "-dry-run") || !strings.Contains(help, "-max-retirements") {
 		t.Fatalf("help:\n%s", help)
+	}
+}
+
+// TestAgentDryRun_DeferredLines: the providers a driver leaves to another
+// service are printed before its writes and counted apart from them in
+// the summary; without any, the summary is as it was.
+func TestAgentDryRun_DeferredLines(t *testing.T) {
+	const left = `leave provider "node-1" (u1) to the service that reports it: it carries COMPUTE_IMAGE_TYPE_RAW; no writes`
+	var out bytes.Buffer
+	plans := []agent.Plan{{Driver: "ironic", Deferred: []string{left}, Writes: []string{`set traits of "node-2" (u2): +OWNER_NOVA`}}}
+	if err := printPlans(&out, plans); err != nil {
+		t.Fatal(err)
+	}
+	want := "ironic: " + left + "\n" +
+		"ironic: set traits of \"node-2\" (u2): +OWNER_NOVA\n" +
+		"dry run: 1 writes planned, 1 providers left to the service that reports them, nothing written\n"
+	if out.String() != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
+	if err := printPlans(&out, []agent.Plan{{Driver: "ironic"}}); err != nil || out.String() != "dry run: 0 writes planned, nothing written\n" {
+		t.Fatalf("nothing deferred: %q, %v", out.String(), err)
 	}
 }

@@ -79,24 +79,33 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return daemon.RunAgent(ctx, cfg, a, reg, log)
 }
 
-// printPlans prints each driver's plan, "driver: write" per line, and a
+// printPlans prints each driver's plan, "driver: line" per line (the
+// providers it leaves to another service, then its writes), and a
 // summary; a driver that could not be planned fully is an error.
 func printPlans(w io.Writer, plans []agent.Plan) error {
-	writes := 0
+	writes, deferred := 0, 0
 	var errs []error
 	for _, pl := range plans {
 		if pl.Refused != "" {
 			fmt.Fprintf(w, "%s: %s\n", pl.Driver, pl.Refused)
 		}
+		for _, line := range pl.Deferred {
+			fmt.Fprintf(w, "%s: %s\n", pl.Driver, line)
+		}
 		for _, line := range pl.Writes {
 			fmt.Fprintf(w, "%s: %s\n", pl.Driver, line)
 		}
 		writes += len(pl.Writes)
+		deferred += len(pl.Deferred)
 		if pl.Err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", pl.Driver, pl.Err))
 		}
 	}
-	fmt.Fprintf(w, "dry run: %d writes planned, nothing written\n", writes)
+	left := ""
+	if deferred > 0 {
+		left = fmt.Sprintf(", %d providers left to the service that reports them", deferred)
+	}
+	fmt.Fprintf(w, "dry run: %d writes planned%s, nothing written\n", writes, left)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("agent: dry run incomplete: %w", err)
 	}
