@@ -30,7 +30,7 @@ func cmdAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("agent", agentSynopsis, stderr)
 	common := registerConfig(fs, configSpec{usage: "YAML configuration `file` (its agent section)", noDB: true})
 	once := fs.Bool("once", false, "make one sync pass and exit (0: fully synced)")
-	dryRun := fs.Bool("dry-run", false, "with --once: print the pass's plan, one line per intended write, and write nothing to Placement")
+	dryRun := fs.Bool("dry-run", false, "with --once: print the pass's plan, one line per intended write and per provider left to another service, and write nothing to Placement")
 	maxRetire := fs.String("max-retirements", "", "with --once: agent.max_retirements for this pass only (`N or N%`), "+
 		"to retire vanished providers a refusal holds reserved")
 	if err := parseFlags(fs, args); err != nil {
