@@ -118,11 +118,7 @@ func (a *api) create(c *cloud) {
 	a.must(http.MethodPut, "/traits/CUSTOM_GOLD", "1.6", nil, http.StatusCreated, http.StatusNoContent)
 	for i := range c.provs {
 		p := &c.provs[i]
-		body := map[string]any{"uuid": p.uuid, "name": p.name}
-		if p.parent != "" {
-			body["parent_provider_uuid"] = p.parent
-		}
-		a.must(http.MethodPost, "/resource_providers", "1.20", body, http.StatusOK)
+		a.createProvider(p)
 		if len(p.traits) > 0 {
 			a.must(http.MethodPut, "/resource_providers/"+p.uuid+"/traits", "1.6",
 				map[string]any{"traits": p.traits, "resource_provider_generation": a.generation(p.uuid)}, http.StatusOK)
@@ -146,6 +142,15 @@ func (a *api) create(c *cloud) {
 		}
 		a.putInventories(p, false)
 	}
+}
+
+// createProvider creates p, under its parent if it has one.
+func (a *api) createProvider(p *prov) {
+	body := map[string]any{"uuid": p.uuid, "name": p.name}
+	if p.parent != "" {
+		body["parent_provider_uuid"] = p.parent
+	}
+	a.must(http.MethodPost, "/resource_providers", "1.20", body, http.StatusOK)
 }
 
 // aggUUID is the uuid a test aggregate name stands for.

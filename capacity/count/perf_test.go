@@ -23,11 +23,7 @@ const perfHostsEnv = "CAPACITY_PERF_HOSTS"
 func (a *api) createFleet(c *cloud) {
 	for i := range c.provs {
 		p := &c.provs[i]
-		body := map[string]any{"uuid": p.uuid, "name": p.name}
-		if p.parent != "" {
-			body["parent_provider_uuid"] = p.parent
-		}
-		a.must(http.MethodPost, "/resource_providers", "1.20", body, http.StatusOK)
+		a.createProvider(p)
 		invs := map[string]any{}
 		used := map[string]int64{}
 		for _, x := range p.invs {
